@@ -1,0 +1,222 @@
+/*
+ * samples.c - the thesis' sample programs as single-source element kernels,
+ * plus a few kernels over the other formats (used by the tests).
+ *
+ * Built by ravioli_add_module(samples ...) into samples.so and samples.ptx.
+ */
+#include <ravioli/kernel.h>
+
+#include "samples_params.h"
+
+/* ---- GrayScale: procPix, the average of R, G and B (thesis Fig. 24) ---- */
+RV_FN RV_Pixel gray(RV_Pixel p, const rv_noparam *prm)
+{
+    (void)prm;
+    int v = (rv_r(p) + rv_g(p) + rv_b(p)) / 3;
+    return rv_set_rgb(p, v, v, v);
+}
+RV_PROC_PIX(gray, gray, rgba, rgba, rv_noparam)
+
+/* The same average into a one-channel image (format change). */
+RV_FN uint8_t luma8(RV_Pixel p, const rv_noparam *prm)
+{
+    (void)prm;
+    return (uint8_t)((rv_r(p) + rv_g(p) + rv_b(p)) / 3);
+}
+RV_PROC_PIX(luma8, luma8, rgba, u8, rv_noparam)
+
+/* ---- Binarize: procPix with a threshold parameter ---- */
+RV_FN RV_Pixel binarize(RV_Pixel p, const rv_threshold_params *prm)
+{
+    int v = (rv_r(p) + rv_g(p) + rv_b(p)) / 3 >= prm->threshold ? 255 : 0;
+    return rv_set_rgb(p, v, v, v);
+}
+RV_PROC_PIX(binarize, binarize, rgba, rgba, rv_threshold_params)
+
+/* ---- EdgeDetect: procNbr, Sobel on the average of R, G, B ---- */
+RV_FN int lum(RV_Pixel p)
+{
+    return (rv_r(p) + rv_g(p) + rv_b(p)) / 3;
+}
+RV_FN RV_Pixel sobel(rv_nbr n, const rv_threshold_params *prm)
+{
+    int a = lum(rv_nbr_rgba(n, -1, -1)), b = lum(rv_nbr_rgba(n, 0, -1)), c = lum(rv_nbr_rgba(n, 1, -1));
+    int d = lum(rv_nbr_rgba(n, -1, 0)), f = lum(rv_nbr_rgba(n, 1, 0));
+    int g = lum(rv_nbr_rgba(n, -1, 1)), h = lum(rv_nbr_rgba(n, 0, 1)), i = lum(rv_nbr_rgba(n, 1, 1));
+    int gx = (c + 2 * f + i) - (a + 2 * d + g);
+    int gy = (g + 2 * h + i) - (a + 2 * b + c);
+    int m = rv_absi(gx) + rv_absi(gy);
+    if (prm->threshold > 0)
+        m = m >= prm->threshold ? 255 : 0;
+    else
+        m = m > 255 ? 255 : m;
+    return rv_set_rgb(rv_nbr_rgba(n, 0, 0), m, m, m);
+}
+RV_PROC_NBR(edge, sobel, rgba, rgba, 1, rv_threshold_params)
+
+/* ---- EmbossFilter: procNbr, 3x3 emboss per channel ---- */
+RV_FN int emboss_ch(int tl, int t, int l, int c, int r, int b, int br)
+{
+    /* [-2 -1 0; -1 1 1; 0 1 2] */
+    return rv_clamp8(-2 * tl - t - l + c + r + b + 2 * br);
+}
+RV_FN RV_Pixel emboss(rv_nbr n, const rv_noparam *prm)
+{
+    (void)prm;
+    RV_Pixel tl = rv_nbr_rgba(n, -1, -1), t = rv_nbr_rgba(n, 0, -1), l = rv_nbr_rgba(n, -1, 0);
+    RV_Pixel c = rv_nbr_rgba(n, 0, 0), r = rv_nbr_rgba(n, 1, 0), b = rv_nbr_rgba(n, 0, 1);
+    RV_Pixel br = rv_nbr_rgba(n, 1, 1);
+    return rv_rgba(emboss_ch(rv_r(tl), rv_r(t), rv_r(l), rv_r(c), rv_r(r), rv_r(b), rv_r(br)),
+                   emboss_ch(rv_g(tl), rv_g(t), rv_g(l), rv_g(c), rv_g(r), rv_g(b), rv_g(br)),
+                   emboss_ch(rv_b(tl), rv_b(t), rv_b(l), rv_b(c), rv_b(r), rv_b(b), rv_b(br)), rv_a(c));
+}
+RV_PROC_NBR(emboss, emboss, rgba, rgba, 1, rv_noparam)
+
+/* ---- Template matching: procBox, SAD against the template (thesis Fig. 26) ---- */
+RV_FN int32_t sad(rv_win w, const rv_noparam *prm)
+{
+    (void)prm;
+    int32_t sum = 0;
+    for (int j = 0; j < w.h; j++)
+        for (int i = 0; i < w.w; i++)
+            sum += rv_abs_diff(rv_win_rgba(w, i, j), rv_ref_rgba(w, i, j));
+    return sum;
+}
+RV_PROC_BOX(sad, sad, rgba, rgba, i32, rv_noparam)
+
+/* ---- Difference detection: compImg ---- */
+RV_FN RV_Pixel diff(RV_Pixel a, RV_Pixel b, const rv_threshold_params *prm)
+{
+    int v = rv_abs_diff(a, b) >= prm->threshold ? 255 : 0;
+    return rv_rgb(v, v, v);
+}
+RV_PROC_COMP(diff, diff, rgba, rgba, rgba, rv_threshold_params)
+
+/* ================= kernels over the other formats ================= */
+
+RV_FN uint8_t invert8(uint8_t v, const rv_noparam *prm)
+{
+    (void)prm;
+    return (uint8_t)(255 - v);
+}
+RV_PROC_PIX(invert8, invert8, u8, u8, rv_noparam)
+
+RV_FN uint16_t invert16(uint16_t v, const rv_noparam *prm)
+{
+    (void)prm;
+    return (uint16_t)(65535 - v);
+}
+RV_PROC_PIX(invert16, invert16, u16, u16, rv_noparam)
+
+RV_FN float scalef(float v, const rv_scale_params *prm)
+{
+    return v * prm->scale + prm->offset;
+}
+RV_PROC_PIX(scalef, scalef, f32, f32, rv_scale_params)
+
+RV_FN RV_Pixel16 gray16(RV_Pixel16 p, const rv_noparam *prm)
+{
+    (void)prm;
+    int v = (rv16_r(p) + rv16_g(p) + rv16_b(p)) / 3;
+    return rv16_rgba(v, v, v, rv16_a(p));
+}
+RV_PROC_PIX(gray16, gray16, rgba16, rgba16, rv_noparam)
+
+/* 3x3 mean of 8-bit samples, rounded. */
+RV_FN uint8_t blur8(rv_nbr n, const rv_noparam *prm)
+{
+    (void)prm;
+    int s = 0;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+            s += rv_nbr_u8(n, dx, dy);
+    return (uint8_t)((s + 4) / 9);
+}
+RV_PROC_NBR(blur8, blur8, u8, u8, 1, rv_noparam)
+
+/* 5x5 mean of 16-bit samples (radius 2). */
+RV_FN uint16_t blur16(rv_nbr n, const rv_noparam *prm)
+{
+    (void)prm;
+    int s = 0;
+    for (int dy = -2; dy <= 2; dy++)
+        for (int dx = -2; dx <= 2; dx++)
+            s += rv_nbr_u16(n, dx, dy);
+    return (uint16_t)((s + 12) / 25);
+}
+RV_PROC_NBR(blur16, blur16, u16, u16, 2, rv_noparam)
+
+/* 3x3 Laplacian of float samples. */
+RV_FN float laplacef(rv_nbr n, const rv_noparam *prm)
+{
+    (void)prm;
+    return rv_nbr_f32(n, -1, 0) + rv_nbr_f32(n, 1, 0) + rv_nbr_f32(n, 0, -1) + rv_nbr_f32(n, 0, 1) -
+           4.0f * rv_nbr_f32(n, 0, 0);
+}
+RV_PROC_NBR(laplacef, laplacef, f32, f32, 1, rv_noparam)
+
+RV_FN uint8_t absdiff8(uint8_t a, uint8_t b, const rv_noparam *prm)
+{
+    (void)prm;
+    return (uint8_t)(a > b ? a - b : b - a);
+}
+RV_PROC_COMP(absdiff8, absdiff8, u8, u8, u8, rv_noparam)
+
+RV_FN float subf(float a, float b, const rv_noparam *prm)
+{
+    (void)prm;
+    return a - b;
+}
+RV_PROC_COMP(subf, subf, f32, f32, f32, rv_noparam)
+
+/* Sum of squared differences of 8-bit samples against a template. */
+RV_FN int32_t ssd8(rv_win w, const rv_noparam *prm)
+{
+    (void)prm;
+    int32_t s = 0;
+    for (int j = 0; j < w.h; j++)
+        for (int i = 0; i < w.w; i++) {
+            int d = (int)rv_win_u8(w, i, j) - (int)rv_ref_u8(w, i, j);
+            s += d * d;
+        }
+    return s;
+}
+RV_PROC_BOX(ssd8, ssd8, u8, u8, i32, rv_noparam)
+
+/* Mean of a float window (no reference image). */
+RV_FN float meanf(rv_win w, const rv_noparam *prm)
+{
+    (void)prm;
+    float s = 0.0f;
+    for (int j = 0; j < w.h; j++)
+        for (int i = 0; i < w.w; i++)
+            s += rv_win_f32(w, i, j);
+    return s / (float)(w.w * w.h);
+}
+RV_PROC_BOX(meanf, meanf, f32, none, f32, rv_noparam)
+
+/* A raw kernel: adds a constant to a float plane, one block per row.
+ * (The GPU form uses threads; the CPU form loops over the row.) */
+typedef struct rv_addk_args {
+    uint64_t data;
+    int64_t pitch;
+    int32_t w, h;
+    float k;
+    int32_t pad_;
+} rv_addk_args;
+
+#if defined(RV_CUDA)
+RV_RAW_KERNEL(addk, rv_addk_args, a, blk)
+{
+    float *row = (float *)(uintptr_t)(a->data + (uint64_t)((int64_t)blk.y * a->pitch));
+    for (int x = (int)threadIdx.x; x < a->w; x += (int)blockDim.x)
+        row[x] += a->k;
+}
+#else
+RV_RAW_KERNEL(addk, rv_addk_args, a, blk)
+{
+    float *row = (float *)(uintptr_t)(a->data + (uint64_t)((int64_t)blk.y * a->pitch));
+    for (int x = 0; x < a->w; x++)
+        row[x] += a->k;
+}
+#endif

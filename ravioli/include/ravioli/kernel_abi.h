@@ -1,0 +1,109 @@
+/*
+ * ravioli/kernel_abi.h - the binary contract between the ravioli runtime and
+ * kernel modules (the CPU shared object and the PTX built from one source).
+ *
+ * Everything here has the same layout when compiled as C11 by the host
+ * compiler and as CUDA C++ by nvcc: fixed-width fields, 64-bit pointers.
+ * Bump RV_KERNEL_ABI whenever a layout below changes; the runtime refuses
+ * modules built against another ABI.
+ */
+#ifndef RAVIOLI_KERNEL_ABI_H
+#define RAVIOLI_KERNEL_ABI_H
+
+#include <stdint.h>
+
+#define RV_KERNEL_ABI   1u
+#define RV_KERNEL_MAGIC 0x314b5652u /* "RVK1" */
+
+/** Largest user parameter block an element kernel may take, in bytes. */
+#define RV_MAX_PARAMS 256
+
+#if defined(__CUDACC__) || defined(__GNUC__)
+#  define RV_ALIGNED(n) __attribute__((aligned(n)))
+#else
+#  define RV_ALIGNED(n) _Alignas(n)
+#endif
+
+/** What a kernel entry is. */
+enum rv_op {
+    RV_OP_PIX  = 1, /* one pixel -> one pixel (procPix) */
+    RV_OP_NBR  = 2, /* a pixel and its neighbours -> one pixel (procNbr) */
+    RV_OP_BOX  = 3, /* one window -> one score, optionally reduced (procBox) */
+    RV_OP_COMP = 4, /* a pixel pair from two images -> one pixel (compImg) */
+    RV_OP_RAW  = 5  /* a raw kernel with its own launch shape */
+};
+
+/** Element (sample) types of element kernels. */
+enum rv_elem_type {
+    RV_ET_NONE   = 0,
+    RV_ET_U8     = 1, /* uint8_t: GRAY8, 8-bit YUV planes */
+    RV_ET_U16    = 2, /* uint16_t: GRAY16, 16-bit YUV planes */
+    RV_ET_I32    = 3, /* int32_t: window scores */
+    RV_ET_F32    = 4, /* float: GRAYF32, window scores */
+    RV_ET_RGBA   = 5, /* RV_Pixel: RGBA8 */
+    RV_ET_RGBA16 = 6  /* RV_Pixel16: RGBA16 */
+};
+
+/** Reductions of procBox window scores. */
+enum rv_reduce_mode {
+    RV_REDUCE_NONE = 0, /* write the score map */
+    RV_REDUCE_MIN  = 1, /* smallest score; ties go to the smallest (y, x) */
+    RV_REDUCE_MAX  = 2, /* largest score; ties go to the smallest (y, x) */
+    RV_REDUCE_SUM  = 3  /* sum of all scores */
+};
+
+/** One plane as a kernel sees it (host pointer on the CPU, device pointer on the GPU). */
+typedef struct rv_plane {
+    unsigned char *data;
+    int64_t pitch; /* bytes from one row to the next */
+    int32_t w, h;  /* in samples of this plane */
+} rv_plane;
+
+/** Arguments of every element-kernel entry, passed by value to GPU entries. */
+typedef struct rv_args {
+    rv_plane dst;   /* output (procBox: the F32 score map, when not reducing) */
+    rv_plane src;   /* input */
+    rv_plane src2;  /* second input (compImg), reference image (procBox) */
+    int32_t s;      /* spatial stride, >= 1 */
+    int32_t box_w;  /* procBox window size in full-resolution pixels */
+    int32_t box_h;
+    int32_t reduce; /* enum rv_reduce_mode */
+    int32_t plane;  /* index of the plane being processed */
+    int32_t pad_;
+    uint64_t scratch; /* GPU: per-block reduction partials (struct rv_partial[]) */
+    RV_ALIGNED(16) unsigned char params[RV_MAX_PARAMS];
+} rv_args;
+
+/** A partial reduction result (one per CPU task or GPU block). */
+typedef struct rv_partial {
+    double score;  /* min/max: best score; sum of float scores */
+    int64_t isum;  /* sum of integer scores */
+    int32_t x, y;  /* position of the best score */
+    int32_t valid; /* 0 when the task saw no position */
+    int32_t pad_;
+} rv_partial;
+
+/** Where a raw kernel's block is, and (CPU) its scratch memory. */
+typedef struct rv_block {
+    int32_t x, y, z;       /* block index */
+    int32_t nx, ny, nz;    /* grid size in blocks */
+    int32_t tx, ty, tz;    /* threads per block, as launched */
+    int32_t pad_;
+    void *shared;          /* CPU: per-call scratch of the launch's shared size */
+} rv_block;
+
+/** Description of a kernel entry, exported next to it as rvk_<name>_desc. */
+typedef struct rv_kernel_desc {
+    uint32_t magic;      /* RV_KERNEL_MAGIC */
+    uint32_t abi;        /* RV_KERNEL_ABI */
+    uint32_t op;         /* enum rv_op */
+    uint32_t in_type;    /* enum rv_elem_type */
+    uint32_t in2_type;   /* compImg second input, procBox reference */
+    uint32_t out_type;   /* output element, or procBox score type */
+    int32_t radius;      /* procNbr: neighbourhood radius in samples */
+    uint32_t param_size; /* sizeof the user parameter block (0: none) */
+    uint32_t args_size;  /* raw kernels: sizeof their argument struct */
+    uint32_t flags;
+} rv_kernel_desc;
+
+#endif /* RAVIOLI_KERNEL_ABI_H */

@@ -1,0 +1,43 @@
+/*
+ * ravioli/module.h - kernel modules, loaded by name.
+ *
+ * A module is built from kernel sources by the cmake function
+ * ravioli_add_module() into NAME.so (CPU) and NAME.ptx (CUDA). Loading it
+ * by name picks the form the context's backend runs: the CPU side mirrors
+ * cuModuleLoad / cuModuleGetFunction with dlopen / dlsym.
+ *
+ * Search order for "NAME": a path containing '/' is used as it is (without
+ * its extension); otherwise the directories of RV_Settings.module_path, then
+ * of the environment variable RAVIOLI_MODULE_PATH, then the directory the
+ * library was installed to (and the build tree's modules directory).
+ */
+#ifndef RAVIOLI_MODULE_H
+#define RAVIOLI_MODULE_H
+
+#include "context.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct RV_Module RV_Module;
+typedef struct RV_Kernel RV_Kernel;
+
+/** Loads module `name`; errors name the files tried. */
+RV_API int rv_module_load(RV_Context *ctx, const char *name, RV_Module **out);
+/** Unloads a module (its kernels become invalid) and sets *m to NULL. */
+RV_API void rv_module_unload(RV_Module **m);
+/** The file the module was loaded from. */
+RV_API const char *rv_module_path(const RV_Module *m);
+
+/**
+ * Looks up kernel `name` (declared in the source with RV_PROC_*(name, ...) or
+ * RV_RAW_KERNEL(name, ...)). The kernel belongs to the module.
+ */
+RV_API int rv_kernel_get(RV_Module *m, const char *name, const RV_Kernel **out);
+RV_API const char *rv_kernel_name(const RV_Kernel *k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RAVIOLI_MODULE_H */

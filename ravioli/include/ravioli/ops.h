@@ -1,0 +1,103 @@
+/*
+ * ravioli/ops.h - the higher-order operations (thesis Table 3) and raw kernels.
+ *
+ * Each operation takes a kernel (from rv_kernel_get), its images, and the
+ * kernel's parameter block: a pointer to the same struct type the element
+ * function declares, and its size (checked against the kernel; pass NULL, 0
+ * for kernels declared with rv_noparam). Planar images are processed plane
+ * by plane, each plane at its own size. `dst` may be `src` (in place).
+ * The operation runs at the spatial stride of its (first) input image.
+ */
+#ifndef RAVIOLI_OPS_H
+#define RAVIOLI_OPS_H
+
+#include "image.h"
+#include "module.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** procPix: dst(p) = f(src(p)). */
+RV_API int rv_proc_pix(const RV_Kernel *k, RV_Image *dst, RV_Image *src,
+                       const void *params, size_t params_size);
+
+/** procNbr: dst(p) = f(src around p); neighbours beyond the border are clamped. */
+RV_API int rv_proc_nbr(const RV_Kernel *k, RV_Image *dst, RV_Image *src,
+                       const void *params, size_t params_size);
+
+/** compImg: dst(p) = f(a(p), b(p)); a, b and dst have the same size. */
+RV_API int rv_comp_img(const RV_Kernel *k, RV_Image *dst, RV_Image *a, RV_Image *b,
+                       const void *params, size_t params_size);
+
+typedef enum RV_Reduce {
+    RV_REDUCE_NONE_ = 0, /* write the score map */
+    RV_MIN = 1,          /* smallest score and where (ties: smallest y, then x) */
+    RV_MAX = 2,          /* largest score and where (ties: smallest y, then x) */
+    RV_SUM = 3           /* sum of the scores */
+} RV_Reduce;
+
+typedef struct RV_BoxResult {
+    double score; /* best score (RV_MIN/RV_MAX) or the sum (RV_SUM) */
+    int x, y;     /* top-left of the best window (RV_MIN/RV_MAX) */
+    long long positions; /* number of windows evaluated */
+} RV_BoxResult;
+
+/**
+ * procBox: the kernel scores each box_w x box_h window of `src` whose
+ * top-left is (x, y), 0 <= x <= W - box_w, 0 <= y <= H - box_h, against the
+ * optional reference image `ref` (e.g. a template, at least box_w x box_h).
+ * With reduce = RV_MIN/RV_MAX/RV_SUM the scores are reduced into *result and
+ * `score_map` may be NULL; with 0 they are written to `score_map`, a
+ * GRAYF32 image of (W - box_w + 1) x (H - box_h + 1).
+ * Single-plane images only.
+ */
+RV_API int rv_proc_box(const RV_Kernel *k, RV_Image *score_map, RV_Image *src,
+                       RV_Image *ref, int box_w, int box_h,
+                       const void *params, size_t params_size,
+                       RV_Reduce reduce, RV_BoxResult *result);
+
+/* ---------------------------------------------------------------- */
+/* Raw kernels and scratch buffers                                   */
+/* ---------------------------------------------------------------- */
+
+/** Memory owned by the context: device memory on the GPU, host memory on the CPU. */
+typedef struct RV_Buffer RV_Buffer;
+
+RV_API int rv_buffer_create(RV_Context *ctx, size_t size, RV_Buffer **out);
+RV_API void rv_buffer_destroy(RV_Buffer **buf);
+RV_API size_t rv_buffer_size(const RV_Buffer *buf);
+/** Address to put in a raw kernel's argument struct. */
+RV_API uint64_t rv_buffer_address(const RV_Buffer *buf);
+/** Copies between host memory and the buffer. */
+RV_API int rv_buffer_upload(RV_Buffer *buf, size_t offset, const void *src, size_t n);
+RV_API int rv_buffer_download(RV_Buffer *buf, size_t offset, void *dst, size_t n);
+
+typedef enum RV_Access {
+    RV_ACCESS_READ  = 1,
+    RV_ACCESS_WRITE = 2,
+    RV_ACCESS_RW    = 3
+} RV_Access;
+
+/**
+ * Address of an image plane for a raw kernel's argument struct, on the side
+ * the backend runs on (the copy is made current there first). Writing
+ * access marks the other copy stale.
+ */
+RV_API int rv_image_kernel_address(RV_Image *img, int plane, RV_Access access,
+                                   uint64_t *address, ptrdiff_t *pitch);
+
+typedef struct RV_LaunchShape {
+    unsigned grid[3];      /* blocks in x, y, z (0 is taken as 1) */
+    unsigned block[3];     /* threads per block in x, y, z (0 is taken as 1) */
+    unsigned shared_bytes; /* dynamic shared memory (CPU: scratch per block) */
+} RV_LaunchShape;
+
+/** Launches raw kernel `k` with its argument struct (copied; args_size checked). */
+RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape,
+                         const void *args, size_t args_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RAVIOLI_OPS_H */

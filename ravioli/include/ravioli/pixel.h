@@ -1,0 +1,70 @@
+/*
+ * ravioli/pixel.h - RV_Pixel: one packed 8-bit RGBA pixel, and its accessors.
+ *
+ * Usable from host code and from element kernels (C and CUDA C alike).
+ * Memory order of the four bytes is R, G, B, A; on the little-endian hosts
+ * ravioli supports that is the 32-bit value R | G << 8 | B << 16 | A << 24.
+ */
+#ifndef RAVIOLI_PIXEL_H
+#define RAVIOLI_PIXEL_H
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#  define RV_INLINE static __host__ __device__ __forceinline__
+#else
+#  define RV_INLINE static inline
+#endif
+
+/** One RGBA pixel, 8 bits per channel (format RV_FMT_RGBA8). */
+typedef uint32_t RV_Pixel;
+/** One RGBA pixel, 16 bits per channel (format RV_FMT_RGBA16). */
+typedef uint64_t RV_Pixel16;
+
+RV_INLINE int rv_r(RV_Pixel p) { return (int)(p & 0xffu); }
+RV_INLINE int rv_g(RV_Pixel p) { return (int)((p >> 8) & 0xffu); }
+RV_INLINE int rv_b(RV_Pixel p) { return (int)((p >> 16) & 0xffu); }
+RV_INLINE int rv_a(RV_Pixel p) { return (int)(p >> 24); }
+
+/** Builds a pixel; each channel is taken modulo 256 (use rv_clamp8 first). */
+RV_INLINE RV_Pixel rv_rgba(int r, int g, int b, int a)
+{
+    return (RV_Pixel)((uint32_t)(r & 0xff) | (uint32_t)(g & 0xff) << 8 |
+                      (uint32_t)(b & 0xff) << 16 | (uint32_t)(a & 0xff) << 24);
+}
+/** Opaque pixel (alpha 255). */
+RV_INLINE RV_Pixel rv_rgb(int r, int g, int b) { return rv_rgba(r, g, b, 255); }
+
+RV_INLINE RV_Pixel rv_set_r(RV_Pixel p, int v) { return (p & 0xffffff00u) | (uint32_t)(v & 0xff); }
+RV_INLINE RV_Pixel rv_set_g(RV_Pixel p, int v) { return (p & 0xffff00ffu) | (uint32_t)(v & 0xff) << 8; }
+RV_INLINE RV_Pixel rv_set_b(RV_Pixel p, int v) { return (p & 0xff00ffffu) | (uint32_t)(v & 0xff) << 16; }
+RV_INLINE RV_Pixel rv_set_a(RV_Pixel p, int v) { return (p & 0x00ffffffu) | (uint32_t)(v & 0xff) << 24; }
+/** Replaces R, G and B, keeps alpha (the thesis' setRGB). */
+RV_INLINE RV_Pixel rv_set_rgb(RV_Pixel p, int r, int g, int b)
+{
+    return rv_rgba(r, g, b, rv_a(p));
+}
+
+RV_INLINE int rv_clamp8(int v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
+RV_INLINE int rv_clamp16(int v) { return v < 0 ? 0 : v > 65535 ? 65535 : v; }
+RV_INLINE int rv_absi(int v) { return v < 0 ? -v : v; }
+
+/** Sum of the absolute R, G and B differences (the thesis' absDiff). */
+RV_INLINE int rv_abs_diff(RV_Pixel p, RV_Pixel q)
+{
+    return rv_absi(rv_r(p) - rv_r(q)) + rv_absi(rv_g(p) - rv_g(q)) +
+           rv_absi(rv_b(p) - rv_b(q));
+}
+
+/* 16-bit-per-channel pixels. */
+RV_INLINE int rv16_r(RV_Pixel16 p) { return (int)(p & 0xffffu); }
+RV_INLINE int rv16_g(RV_Pixel16 p) { return (int)((p >> 16) & 0xffffu); }
+RV_INLINE int rv16_b(RV_Pixel16 p) { return (int)((p >> 32) & 0xffffu); }
+RV_INLINE int rv16_a(RV_Pixel16 p) { return (int)(p >> 48); }
+RV_INLINE RV_Pixel16 rv16_rgba(int r, int g, int b, int a)
+{
+    return (RV_Pixel16)(uint64_t)(r & 0xffff) | (uint64_t)(g & 0xffff) << 16 |
+           (uint64_t)(b & 0xffff) << 32 | (uint64_t)(a & 0xffff) << 48;
+}
+
+#endif /* RAVIOLI_PIXEL_H */

@@ -1,0 +1,198 @@
+/*
+ * module.c - finding and loading kernel modules, looking kernels up.
+ * The backend decides the file form (".so" or ".ptx") and how to load it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#ifndef RV_MODULE_INSTALL_DIR
+#define RV_MODULE_INSTALL_DIR "/usr/local/lib/ravioli/modules"
+#endif
+#ifndef RV_MODULE_BUILD_DIR
+#define RV_MODULE_BUILD_DIR ""
+#endif
+
+/* Appends "dir/name.ext" candidates of a ':'-separated list to `tried`;
+ * returns 1 with `path` filled when one exists. */
+static int search_list(const char *list, const char *name, const char *ext, char *path,
+                       size_t path_size, char *tried, size_t tried_size)
+{
+    if (!list || !*list)
+        return 0;
+    const char *p = list;
+    while (*p) {
+        const char *e = strchr(p, ':');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n > 0) {
+            int len = snprintf(path, path_size, "%.*s/%s%s", (int)n, p, name, ext);
+            if (len > 0 && (size_t)len < path_size) {
+                if (access(path, R_OK) == 0)
+                    return 1;
+                size_t t = strlen(tried);
+                if (t + 2 < tried_size)
+                    snprintf(tried + t, tried_size - t, "%s%s", t ? ", " : "", path);
+            }
+        }
+        if (!e)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static int find_module(RV_Context *ctx, const char *name, char *path, size_t path_size)
+{
+    const char *ext = ctx->ops->module_ext;
+    char tried[2048] = "";
+    if (strchr(name, '/')) {
+        /* An explicit path: drop a known extension and use the backend's. */
+        char base[1024];
+        snprintf(base, sizeof(base), "%s", name);
+        char *dot = strrchr(base, '.');
+        char *slash = strrchr(base, '/');
+        if (dot && dot > slash && (!strcmp(dot, ".so") || !strcmp(dot, ".ptx")))
+            *dot = 0;
+        int len = snprintf(path, path_size, "%s%s", base, ext);
+        if (len > 0 && (size_t)len < path_size && access(path, R_OK) == 0)
+            return 0;
+        return rv__error(ctx, RV_ENOENT, "module '%s': %s not found (the %s backend loads %s files)",
+                         name, path, ctx->ops->name, ext);
+    }
+    if (search_list(ctx->module_path, name, ext, path, path_size, tried, sizeof(tried)) ||
+        search_list(getenv("RAVIOLI_MODULE_PATH"), name, ext, path, path_size, tried, sizeof(tried)) ||
+        search_list(RV_MODULE_INSTALL_DIR, name, ext, path, path_size, tried, sizeof(tried)) ||
+        search_list(RV_MODULE_BUILD_DIR, name, ext, path, path_size, tried, sizeof(tried)))
+        return 0;
+    return rv__error(ctx, RV_ENOENT,
+                     "module '%s' not found for the %s backend; tried: %s "
+                     "(set RV_Settings.module_path or RAVIOLI_MODULE_PATH)",
+                     name, ctx->ops->name, tried[0] ? tried : "(no directories)");
+}
+
+RV_API int rv_module_load(RV_Context *ctx, const char *name, RV_Module **out)
+{
+    if (!ctx)
+        return RV_EINVAL;
+    if (!out || !name || !*name)
+        return rv__error(ctx, RV_EINVAL, "rv_module_load: name and out are required");
+    *out = NULL;
+    char path[1024];
+    int err = find_module(ctx, name, path, sizeof(path));
+    if (err < 0)
+        return err;
+    RV_Module *m = calloc(1, sizeof(*m));
+    if (!m)
+        return rv__error(ctx, RV_ENOMEM, "rv_module_load: out of memory");
+    m->ctx = ctx;
+    m->path = strdup(path);
+    if (!m->path) {
+        free(m);
+        return rv__error(ctx, RV_ENOMEM, "rv_module_load: out of memory");
+    }
+    err = ctx->ops->module_load(ctx, path, m);
+    if (err < 0) {
+        free(m->path);
+        free(m);
+        return err;
+    }
+    pthread_mutex_lock(&ctx->lock);
+    rv__list_add(&ctx->modules, &m->link);
+    pthread_mutex_unlock(&ctx->lock);
+    rv__log(ctx, RV_LOG_DEBUG, "loaded module %s", path);
+    *out = m;
+    return 0;
+}
+
+RV_API void rv_module_unload(RV_Module **pm)
+{
+    if (!pm || !*pm)
+        return;
+    RV_Module *m = *pm;
+    RV_Context *ctx = m->ctx;
+    pthread_mutex_lock(&ctx->lock);
+    rv__list_del(&m->link);
+    pthread_mutex_unlock(&ctx->lock);
+    RV_Kernel *k = m->kernels;
+    while (k) {
+        RV_Kernel *next = k->next;
+        if (ctx->ops->kernel_free)
+            ctx->ops->kernel_free(ctx, k);
+        free(k->name);
+        free(k);
+        k = next;
+    }
+    ctx->ops->module_unload(ctx, m);
+    free(m->path);
+    free(m);
+    *pm = NULL;
+}
+
+RV_API const char *rv_module_path(const RV_Module *m)
+{
+    return m ? m->path : NULL;
+}
+
+static int check_desc(RV_Context *ctx, const RV_Module *m, const char *name, const rv_kernel_desc *d)
+{
+    if (d->magic != RV_KERNEL_MAGIC)
+        return rv__error(ctx, RV_EBADMSG, "module %s: kernel '%s' has no valid descriptor", m->path, name);
+    if (d->abi != RV_KERNEL_ABI)
+        return rv__error(ctx, RV_EBADMSG,
+                         "module %s: kernel '%s' was built for kernel ABI %u, this library has %u; rebuild the module",
+                         m->path, name, d->abi, RV_KERNEL_ABI);
+    if (d->op < RV_OP_PIX || d->op > RV_OP_RAW)
+        return rv__error(ctx, RV_EBADMSG, "module %s: kernel '%s' has unknown operation %u", m->path,
+                         name, d->op);
+    if (d->param_size > RV_MAX_PARAMS)
+        return rv__error(ctx, RV_EBADMSG,
+                         "module %s: kernel '%s' takes a %u-byte parameter block, more than the %d allowed",
+                         m->path, name, d->param_size, RV_MAX_PARAMS);
+    return 0;
+}
+
+RV_API int rv_kernel_get(RV_Module *m, const char *name, const RV_Kernel **out)
+{
+    if (!m)
+        return RV_EINVAL;
+    RV_Context *ctx = m->ctx;
+    if (!out || !name || !*name)
+        return rv__error(ctx, RV_EINVAL, "rv_kernel_get: name and out are required");
+    *out = NULL;
+    for (RV_Kernel *k = m->kernels; k; k = k->next)
+        if (!strcmp(k->name, name)) {
+            *out = k;
+            return 0;
+        }
+    RV_Kernel *k = calloc(1, sizeof(*k));
+    if (!k)
+        return rv__error(ctx, RV_ENOMEM, "rv_kernel_get: out of memory");
+    k->mod = m;
+    k->name = strdup(name);
+    if (!k->name) {
+        free(k);
+        return rv__error(ctx, RV_ENOMEM, "rv_kernel_get: out of memory");
+    }
+    int err = ctx->ops->kernel_lookup(ctx, m, name, k);
+    if (err >= 0)
+        err = check_desc(ctx, m, name, &k->desc);
+    if (err < 0) {
+        if (ctx->ops->kernel_free)
+            ctx->ops->kernel_free(ctx, k);
+        free(k->name);
+        free(k);
+        return err;
+    }
+    k->next = m->kernels;
+    m->kernels = k;
+    *out = k;
+    return 0;
+}
+
+RV_API const char *rv_kernel_name(const RV_Kernel *k)
+{
+    return k ? k->name : NULL;
+}

@@ -1,0 +1,101 @@
+/*
+ * rv_test.h - shared helpers of the CMocka tests.
+ *
+ * GPU tests call rv_test_gpu_context(): without a usable GPU it prints why
+ * and exits with 77, which ctest reports as *skipped* (SKIP_RETURN_CODE).
+ */
+#ifndef RV_TEST_H
+#define RV_TEST_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <ravioli/ravioli.h>
+
+#define RV_TEST_SKIP 77
+
+static inline void rv_test_quiet_log(void *opaque, RV_LogLevel lvl, const char *msg)
+{
+    (void)opaque;
+    if (lvl <= RV_LOG_WARN && getenv("RV_TEST_VERBOSE"))
+        fprintf(stderr, "ravioli: %s\n", msg);
+}
+
+/* A CPU context with `threads` workers (0 = cores); errors are not printed. */
+static inline RV_Context *rv_test_cpu_context(int threads)
+{
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CPU;
+    s.threads = threads;
+    s.log = rv_test_quiet_log;
+    RV_Context *ctx = NULL;
+    if (rv_context_create(&ctx, &s) < 0) {
+        fprintf(stderr, "cannot create a CPU context\n");
+        exit(1);
+    }
+    return ctx;
+}
+
+/* A CUDA context, or exit(77) = skipped when there is no GPU. */
+static inline RV_Context *rv_test_gpu_context(void)
+{
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CUDA;
+    s.log = rv_test_quiet_log;
+    RV_Context *ctx = NULL;
+    int err = rv_context_create(&ctx, &s);
+    if (err == RV_ENODEV) {
+        printf("SKIPPED: no usable GPU (CUDA context: %s)\n", rv_strerror(err));
+        exit(RV_TEST_SKIP);
+    }
+    if (err < 0) {
+        fprintf(stderr, "cannot create a CUDA context: %s\n", rv_strerror(err));
+        exit(1);
+    }
+    return ctx;
+}
+
+/* Deterministic pseudo-random bytes (xorshift64*), for test images. */
+static inline uint64_t rv_test_rand(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Fills every plane of `img` with random samples (floats in [-1, 1]). */
+static inline void rv_test_fill_random(RV_Image *img, uint64_t seed)
+{
+    uint64_t st = seed * 0x9E3779B97F4A7C15ULL + 1;
+    const RV_FormatInfo *fi = rv_format_info(rv_image_format(img));
+    for (int p = 0; p < rv_image_planes(img); p++) {
+        ptrdiff_t pitch;
+        unsigned char *d = rv_image_write(img, p, &pitch);
+        assert_non_null(d);
+        int w = rv_image_plane_width(img, p), h = rv_image_plane_height(img, p);
+        for (int y = 0; y < h; y++) {
+            unsigned char *row = d + y * pitch;
+            if (fi->elem_type == 4 /* RV_ET_F32 */) {
+                float *f = (float *)row;
+                for (int x = 0; x < w; x++)
+                    f[x] = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+            } else {
+                for (int x = 0; x < w * fi->sample_bytes; x++)
+                    row[x] = (unsigned char)(rv_test_rand(&st) >> 56);
+            }
+        }
+    }
+}
+
+#endif
