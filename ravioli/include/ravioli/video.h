@@ -1,0 +1,98 @@
+/*
+ * ravioli/video.h - frame sources (camera, Y4M, synthetic) and sinks
+ * (window, Y4M, null). RV_Streaming (stream.h) drives them; they can also
+ * be used on their own.
+ *
+ * A source delivers frames in its native format (e.g. YUV 4:2:0 from a Y4M
+ * file, RGBA8 or raw YUYV-converted RGBA8 from a camera); rv_source_info()
+ * says which, so the caller creates frames of that size and format.
+ */
+#ifndef RAVIOLI_VIDEO_H
+#define RAVIOLI_VIDEO_H
+
+#include "image.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct RV_VideoInfo {
+    int width, height;
+    RV_Format format;     /* format of the frames rv_source_read() fills */
+    int fps_num, fps_den; /* nominal frame rate (0/0 when unknown) */
+    int interlaced;       /* 0 progressive, 1 top field first, 2 bottom first */
+    long long frames;     /* number of frames when known (files), else -1 */
+} RV_VideoInfo;
+
+typedef struct RV_Source RV_Source;
+
+/** Synthetic moving test pattern: the default source when there is no camera. */
+typedef struct RV_SyntheticSettings {
+    int width, height;    /* default 640x480 */
+    RV_Format format;     /* default RV_FMT_RGBA8 */
+    int fps_num, fps_den; /* default 30/1 */
+    long long frames;     /* frames to produce, -1 = endless (default) */
+    int realtime;         /* 1: deliver at the frame rate (default); 0: as fast as asked */
+} RV_SyntheticSettings;
+RV_API void rv_synthetic_settings_default(RV_SyntheticSettings *s);
+RV_API int rv_source_open_synthetic(RV_Context *ctx, const RV_SyntheticSettings *s, RV_Source **out);
+
+/** Y4M file or pipe ("-" = standard input). */
+typedef struct RV_Y4MSettings {
+    int realtime;         /* 1: play at the file's frame rate ("as if live"); 0: as fast as possible (default) */
+} RV_Y4MSettings;
+RV_API void rv_y4m_settings_default(RV_Y4MSettings *s);
+RV_API int rv_source_open_y4m(RV_Context *ctx, const char *path, const RV_Y4MSettings *s,
+                              RV_Source **out);
+
+/** V4L2 camera through libv4l2 (RV_ENOSYS when built without libv4l2). */
+typedef struct RV_V4L2Settings {
+    const char *device;   /* default "/dev/video0" */
+    int width, height;    /* requested size; the driver may adjust (re-read after S_FMT) */
+    int fps;              /* requested frame rate, 0 = driver default */
+    int buffers;          /* mmap buffers, default 4 */
+    int reopen;           /* 1: when the camera disappears, wait for it and reopen */
+    int timeout_ms;       /* poll timeout per read, default 1000 */
+} RV_V4L2Settings;
+RV_API void rv_v4l2_settings_default(RV_V4L2Settings *s);
+RV_API int rv_source_open_v4l2(RV_Context *ctx, const RV_V4L2Settings *s, RV_Source **out);
+
+RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info);
+/**
+ * Reads the next frame into `frame` (size and format of rv_source_info()).
+ * Returns 0, RV_EAGAIN when nothing came within timeout_ms (not a frame),
+ * RV_EPIPE at the end of the stream, RV_ENODEV when the device went away,
+ * or another negative code. *pts_ns (may be NULL) gets the capture time.
+ */
+RV_API int rv_source_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int timeout_ms);
+RV_API void rv_source_close(RV_Source **src);
+
+typedef struct RV_Sink RV_Sink;
+
+/** Per-frame figures a sink may show (the window's overlay). */
+typedef struct RV_FrameStats {
+    long long index;      /* source frame number */
+    double fps;           /* processed frames per second, recent average */
+    double latency_ms;    /* capture to output */
+    double proc_ms;       /* processing time of this frame */
+    int spatial_stride, temporal_stride;
+    int repeated;         /* 1 when the frame repeats the last output (temporal stride) */
+} RV_FrameStats;
+
+RV_API int rv_sink_open_null(RV_Context *ctx, RV_Sink **out);
+RV_API int rv_sink_open_y4m(RV_Context *ctx, const char *path, const RV_VideoInfo *info, RV_Sink **out);
+/** SDL2 window (RV_ENOSYS when built without SDL2). Must be used from the main thread. */
+RV_API int rv_sink_open_sdl(RV_Context *ctx, const char *title, const RV_VideoInfo *info, RV_Sink **out);
+/**
+ * Writes/shows one frame. Returns 0, or RV_EPIPE when the user closed the
+ * window (or the pipe), or another negative code.
+ */
+RV_API int rv_sink_write(RV_Sink *sink, RV_Image *frame, const RV_FrameStats *stats);
+/** Whether a skipped frame should repeat the last output (display: 1) or be left out (file: 0). */
+RV_API int rv_sink_repeats_skipped(const RV_Sink *sink);
+RV_API void rv_sink_close(RV_Sink **sink);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RAVIOLI_VIDEO_H */
