@@ -22,6 +22,12 @@ typedef struct RV_VideoInfo {
     int fps_num, fps_den; /* nominal frame rate (0/0 when unknown) */
     int interlaced;       /* 0 progressive, 1 top field first, 2 bottom first */
     long long frames;     /* number of frames when known (files), else -1 */
+    int bit_depth;        /* significant bits of each sample: 8 for 8-bit formats; 9..16 for
+                           * the 16-bit ones (Y4M C420p10 -> yuv420p16 holding 0..1023);
+                           * 0 for grayf32 */
+    int packed_yuyv;      /* 1: V4L2 raw mode (RV_V4L2Settings.raw_yuyv): each RGBA8 pixel
+                           * holds one YUYV pair, R=Y0 G=Cb B=Y1 A=Cr; the picture is
+                           * 2*width wide. 0 otherwise. */
 } RV_VideoInfo;
 
 typedef struct RV_Source RV_Source;
@@ -53,6 +59,8 @@ typedef struct RV_V4L2Settings {
     int buffers;          /* mmap buffers, default 4 */
     int reopen;           /* 1: when the camera disappears, wait for it and reopen */
     int timeout_ms;       /* poll timeout per read, default 1000 */
+    int raw_yuyv;         /* 1: when the camera gives YUYV, deliver it unconverted for a GPU
+                           * path (see RV_VideoInfo.packed_yuyv); default 0 = RGBA8 */
 } RV_V4L2Settings;
 RV_API void rv_v4l2_settings_default(RV_V4L2Settings *s);
 RV_API int rv_source_open_v4l2(RV_Context *ctx, const RV_V4L2Settings *s, RV_Source **out);
@@ -65,6 +73,9 @@ RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info);
  * or another negative code. *pts_ns (may be NULL) gets the capture time.
  */
 RV_API int rv_source_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int timeout_ms);
+/** Frames the source dropped so far to stay live (camera: older queued frames
+ *  when the caller was slow; realtime files/synthetic: frames whose time passed). */
+RV_API long long rv_source_dropped(const RV_Source *src);
 RV_API void rv_source_close(RV_Source **src);
 
 typedef struct RV_Sink RV_Sink;
@@ -80,9 +91,31 @@ typedef struct RV_FrameStats {
 } RV_FrameStats;
 
 RV_API int rv_sink_open_null(RV_Context *ctx, RV_Sink **out);
+/**
+ * Y4M writer (path or "-" = standard output). YUV and gray frames are written
+ * as they are; RGBA8 frames are converted to 4:2:0 (BT.601, limited range,
+ * see docs/video.md).
+ */
 RV_API int rv_sink_open_y4m(RV_Context *ctx, const char *path, const RV_VideoInfo *info, RV_Sink **out);
-/** SDL2 window (RV_ENOSYS when built without SDL2). Must be used from the main thread. */
+/** As rv_sink_open_y4m(); RGBA8 frames become `rgb_to` (RV_FMT_YUV420P8 or RV_FMT_YUV444P8). */
+RV_API int rv_sink_open_y4m_ex(RV_Context *ctx, const char *path, const RV_VideoInfo *info,
+                               RV_Format rgb_to, RV_Sink **out);
+
+/**
+ * SDL2 window (RV_ENOSYS when built without SDL2). SDL renders only from the
+ * thread that initialised video, so open, write and close it from the main
+ * thread: a pipeline running stages on other threads hands finished frames
+ * to the main thread, which calls rv_sink_write().
+ */
 RV_API int rv_sink_open_sdl(RV_Context *ctx, const char *title, const RV_VideoInfo *info, RV_Sink **out);
+typedef struct RV_SDLSettings {
+    const char *title;    /* default "ravioli" */
+    int overlay;          /* 1: draw fps, latency and strides in the corner (default) */
+    int scale;            /* initial window size = frame size * scale (default 1) */
+} RV_SDLSettings;
+RV_API void rv_sdl_settings_default(RV_SDLSettings *s);
+RV_API int rv_sink_open_sdl_ex(RV_Context *ctx, const RV_SDLSettings *s, const RV_VideoInfo *info,
+                               RV_Sink **out);
 /**
  * Writes/shows one frame. Returns 0, or RV_EPIPE when the user closed the
  * window (or the pipe), or another negative code.
@@ -90,6 +123,8 @@ RV_API int rv_sink_open_sdl(RV_Context *ctx, const char *title, const RV_VideoIn
 RV_API int rv_sink_write(RV_Sink *sink, RV_Image *frame, const RV_FrameStats *stats);
 /** Whether a skipped frame should repeat the last output (display: 1) or be left out (file: 0). */
 RV_API int rv_sink_repeats_skipped(const RV_Sink *sink);
+/** Frames written so far (the null sink's count). */
+RV_API long long rv_sink_frames(const RV_Sink *sink);
 RV_API void rv_sink_close(RV_Sink **sink);
 
 #ifdef __cplusplus
