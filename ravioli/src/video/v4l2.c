@@ -276,7 +276,7 @@ static int open_device(RV_Source *src)
                          "v4l2 %s: not a streaming video capture device (caps 0x%08x)", st->dev,
                          caps);
     }
-    uint32_t want;
+    uint32_t want = 0;
     int err = choose_format(src, &want);
     if (err < 0)
         return err;
