@@ -27,6 +27,7 @@ static int teardown(void **state)
 {
     (void)state;
     rv_context_destroy(&ctx);
+    SDL_Quit(); /* SDL's process-wide leftovers */
     return 0;
 }
 
