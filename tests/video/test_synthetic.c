@@ -335,12 +335,48 @@ static void test_null_sink(void **state)
     rv_image_destroy(&img);
 }
 
+/* Parts left out of the build answer RV_ENOSYS with a message. */
+static void test_optional_parts(void **state)
+{
+    (void)state;
+    RV_V4L2Settings vs;
+    rv_v4l2_settings_default(&vs);
+    assert_string_equal(vs.device, "/dev/video0");
+    assert_int_equal(vs.buffers, 4);
+    assert_int_equal(vs.timeout_ms, 1000);
+    vs.device = "/dev/video-ravioli-test-none";
+    RV_Source *src = (RV_Source *)ctx;
+    int err = rv_source_open_v4l2(ctx, &vs, &src);
+    assert_null(src);
+#ifdef RV_TEST_HAVE_V4L2
+    assert_int_equal(err, RV_ENODEV);
+#else
+    assert_int_equal(err, RV_ENOSYS);
+    assert_non_null(strstr(rv_context_error(ctx), "libv4l2"));
+#endif
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    RV_VideoInfo info = {0};
+    info.width = 16, info.height = 16, info.format = RV_FMT_RGBA8;
+    RV_Sink *sink = NULL;
+    err = rv_sink_open_sdl(ctx, "t", &info, &sink);
+#ifdef RV_TEST_HAVE_SDL2
+    assert_int_equal(err, 0);
+    assert_int_equal(rv_sink_repeats_skipped(sink), 1);
+    rv_sink_close(&sink);
+#else
+    assert_int_equal(err, RV_ENOSYS);
+    assert_null(sink);
+    assert_non_null(strstr(rv_context_error(ctx), "SDL2"));
+#endif
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_defaults),       cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_pattern_content), cmocka_unit_test(test_formats_agree),
         cmocka_unit_test(test_realtime),       cmocka_unit_test(test_null_sink),
+        cmocka_unit_test(test_optional_parts),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
