@@ -57,8 +57,10 @@ typedef struct RV_V4L2Settings {
     int width, height;    /* requested size; the driver may adjust (re-read after S_FMT) */
     int fps;              /* requested frame rate, 0 = driver default */
     int buffers;          /* mmap buffers, default 4 */
-    int reopen;           /* 1: when the camera disappears, wait for it and reopen */
-    int timeout_ms;       /* poll timeout per read, default 1000 */
+    int reopen;           /* 1: when the camera disappears, reads return RV_EAGAIN and reopen
+                           * it once it is back; 0 (default): RV_ENODEV ends the stream */
+    int timeout_ms;       /* suggested read timeout (RV_Streaming uses it), default 1000;
+                           * rv_source_read() takes its own */
     int raw_yuyv;         /* 1: when the camera gives YUYV, deliver it unconverted for a GPU
                            * path (see RV_VideoInfo.packed_yuyv); default 0 = RGBA8 */
 } RV_V4L2Settings;
@@ -68,9 +70,15 @@ RV_API int rv_source_open_v4l2(RV_Context *ctx, const RV_V4L2Settings *s, RV_Sou
 RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info);
 /**
  * Reads the next frame into `frame` (size and format of rv_source_info()).
- * Returns 0, RV_EAGAIN when nothing came within timeout_ms (not a frame),
- * RV_EPIPE at the end of the stream, RV_ENODEV when the device went away,
- * or another negative code. *pts_ns (may be NULL) gets the capture time.
+ * Returns 0, RV_EAGAIN when nothing came within timeout_ms (not a frame;
+ * timeout_ms < 0 waits without limit), RV_EPIPE at the end of the stream,
+ * RV_ENODEV when the device went away, or another negative code.
+ * *pts_ns (may be NULL) gets the frame's time on CLOCK_MONOTONIC in ns
+ * (camera: capture time; realtime: scheduled time; else time of reading).
+ * Live sources deliver the latest frame: a camera drains older queued
+ * buffers, realtime files/synthetic skip frames whose time has passed
+ * (rv_source_dropped() counts them). Y4M reads block on the file or pipe
+ * itself; timeout_ms bounds only the realtime wait. See docs/video.md.
  */
 RV_API int rv_source_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int timeout_ms);
 /** Frames the source dropped so far to stay live (camera: older queued frames
