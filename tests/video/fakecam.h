@@ -39,6 +39,7 @@ typedef struct fakecam {
     int pattern;          /* PAT_SWEEP: U = x pair, V = y, Y0 = 2k, Y1 = 255 - 2k */
     int only_mjpeg;       /* enumerate MJPG (native) + RGB24 (emulated) only */
     int eintr_once, eagain_once;
+    int no_fill;          /* frames arrive without rewriting the buffer (benchmarks) */
     unsigned max_w, max_h;
     /* state */
     int fd;
@@ -121,7 +122,8 @@ static void fake_produce(fakecam *c, uint32_t flags, int short_frame)
         c->lost++;
         return;
     }
-    fake_fill(c, best, k);
+    if (!c->no_fill)
+        fake_fill(c, best, k);
     c->state[best] = 2;
     c->dseq[best] = ++c->seq;
     c->flags[best] = flags;
