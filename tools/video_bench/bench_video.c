@@ -7,7 +7,8 @@
  *   rv-bench-video [width height [frames [threads]]]   (default 1920 1080 60, cores)
  *
  * Besides wall time it prints the process CPU time per frame (all threads),
- * which stays meaningful on a loaded machine.
+ * which stays meaningful on a loaded machine; the ratio to the floor is
+ * taken on CPU time.
  *
  * The camera is the tests' emulated device (tests/video/fakecam.h) with
  * buffer filling switched off, so the figure is ravioli's capture path:
@@ -52,7 +53,7 @@ static void quiet(void *o, RV_LogLevel l, const char *m)
 
 static int frames = 60;
 
-/* ms per memcpy of n bytes (best of 3 rounds of `frames`). */
+/* CPU ms per memcpy of n bytes (best of 3 rounds of `frames`). */
 static double floor_ms(size_t n)
 {
     unsigned char *a = malloc(n), *b = malloc(n);
@@ -80,8 +81,8 @@ static int nframes_row = 1;
 static void row(const char *what, double ms, size_t bytes, double fl)
 {
     double cpu_ms = (cpu_s() - cpu0) * 1e3 / nframes_row;
-    printf("%-34s %8.3f ms (cpu %8.3f) %7.2f GB/s   floor %7.3f ms   x%.2f\n", what, ms, cpu_ms,
-           bytes / ms * 1e-6, fl, ms / fl);
+    printf("%-34s wall %8.3f ms  cpu %8.3f ms  %6.2f GB/s(cpu)  floor %7.3f ms  x%.2f\n", what,
+           ms, cpu_ms, bytes / cpu_ms * 1e-6, fl, cpu_ms / fl);
 }
 
 int main(int argc, char **argv)
@@ -105,7 +106,8 @@ int main(int argc, char **argv)
     const size_t rgba = (size_t)w * h * 4, yuv420 = (size_t)w * h + 2 * (size_t)((w + 1) / 2) * ((h + 1) / 2);
     printf("rv-bench-video %dx%d, %d frames a measurement, CPU backend, %d threads\n", w, h,
            frames, rv_context_threads(ctx));
-    printf("floor = memcpy of the frame the operation writes (readers) or reads (writers)\n\n");
+    printf("cpu = process CPU time per frame (all threads); floor = CPU time of a memcpy of the\n"
+           "frame the operation writes (readers) or reads (writers); x = cpu / floor\n\n");
     const double fl_rgba = floor_ms(rgba), fl_yuv = floor_ms(yuv420);
     nframes_row = frames;
     RV_Image *img = NULL, *yuv = NULL;
