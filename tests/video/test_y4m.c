@@ -9,6 +9,7 @@
 #include <ravioli/video.h>
 
 #include <math.h>
+#include <fcntl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -530,6 +531,48 @@ static void test_rgba_to_yuv(void **state)
     }
 }
 
+/* "-": the writer on standard output (redirected to a file here). */
+static void test_stdout(void **state)
+{
+    (void)state;
+    char path[400];
+    snprintf(path, sizeof(path), "%s/stdout.y4m", tmpdir);
+    RV_VideoInfo info = {0};
+    info.width = 9, info.height = 7, info.format = RV_FMT_YUV444P8, info.fps_num = 5;
+    info.fps_den = 1;
+    RV_Image *in[3];
+    fflush(stdout);
+    int saved = dup(1);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 1);
+    close(fd);
+    RV_Sink *sink = NULL;
+    int err = rv_sink_open_y4m(ctx, "-", &info, &sink);
+    for (int k = 0; k < 3 && err == 0; k++) {
+        rv_image_create(ctx, 9, 7, RV_FMT_YUV444P8, &in[k]);
+        fill_random(in[k], 8, (uint64_t)k + 77);
+        err = rv_sink_write(sink, in[k], NULL);
+    }
+    rv_sink_close(&sink);
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    assert_int_equal(err, 0);
+    RV_Source *src = NULL;
+    assert_int_equal(rv_source_open_y4m(ctx, path, NULL, &src), 0);
+    RV_Image *out = NULL;
+    assert_int_equal(rv_image_create(ctx, 9, 7, RV_FMT_YUV444P8, &out), 0);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(rv_source_read(src, out, NULL, 0), 0);
+        assert_images_equal(in[k], out);
+        rv_image_destroy(&in[k]);
+    }
+    assert_int_equal(rv_source_read(src, out, NULL, 0), RV_EPIPE);
+    rv_image_destroy(&out);
+    rv_source_close(&src);
+}
+
 static void test_writer_errors(void **state)
 {
     (void)state;
@@ -634,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_pipe_stdin),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_rgba_to_yuv),
+        cmocka_unit_test(test_stdout),
         cmocka_unit_test(test_writer_errors),
         cmocka_unit_test(test_realtime),
     };
