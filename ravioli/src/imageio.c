@@ -130,7 +130,7 @@ static int read_uint(rd *r, const char *what, int comments, uint64_t *out)
 static int check_dim(rd *r, const char *what, uint64_t v)
 {
     if (v == 0)
-        return bad(r, "%s is 0", what);
+        return bad(r, "%s is 0 (must be 1..%d)", what, RV_MAX_DIM);
     if (v > RV_MAX_DIM) {
         if (v > UINT32_MAX)
             return bad(r, "%s is too large (limit %d)", what, RV_MAX_DIM);
