@@ -597,6 +597,9 @@ RV_API int rv_image_write_file(RV_Image *img, const char *path)
         free(buf);
         return rv__error(ctx, io_code(e), "cannot create '%s': %s", path, strerror(e));
     }
+    /* Only a regular file is removed after a failed write (never a device or FIFO). */
+    struct stat st;
+    const int regular = fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
     char hdr[64];
     int hl;
     if (pfm)
@@ -651,7 +654,8 @@ RV_API int rv_image_write_file(RV_Image *img, const char *path)
         e = errno;
     }
     if (!ok) {
-        remove(path);
+        if (regular)
+            remove(path);
         return rv__error(ctx, RV_EIO, "error writing '%s': %s", path,
                          e ? strerror(e) : "short write");
     }

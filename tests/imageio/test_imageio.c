@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -745,10 +747,31 @@ static void test_file_errors(void **state)
     assert_int_equal(rv_image_create(g_ctx, 4, 4, RV_FMT_GRAY8, &g), 0);
     assert_int_equal(rv_image_write_file(g, missing), RV_ENOENT);
     assert_non_null(strstr(rv_context_error(g_ctx), missing));
-    /* /dev/full: every write fails with ENOSPC. */
+    /* /dev/full: every write fails with ENOSPC; the device node must not be removed. */
     if (access("/dev/full", W_OK) == 0) {
         assert_int_equal(rv_image_write_file(g, "/dev/full"), RV_EIO);
         assert_non_null(strstr(rv_context_error(g_ctx), "/dev/full"));
+        struct stat st;
+        assert_int_equal(stat("/dev/full", &st), 0);
+        assert_true(S_ISCHR(st.st_mode));
+    }
+    /* A failed write of a regular file (here: past RLIMIT_FSIZE) removes it. */
+    {
+        RV_Image *big = NULL;
+        assert_int_equal(rv_image_create(g_ctx, 300, 300, RV_FMT_GRAY8, &big), 0);
+        struct rlimit old, lim;
+        assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+        lim = old;
+        lim.rlim_cur = 1000;
+        void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+        int err = rv_image_write_file(big, path);
+        assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+        signal(SIGXFSZ, prev);
+        assert_int_equal(err, RV_EIO);
+        assert_non_null(strstr(rv_context_error(g_ctx), path));
+        assert_int_equal(access(path, F_OK), -1);
+        rv_image_destroy(&big);
     }
     rv_image_destroy(&g);
 
