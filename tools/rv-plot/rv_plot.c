@@ -4,12 +4,13 @@
  * time against the deadline, and the strides S_I and S_T over time.
  *
  *   rv-plot [-o out.svg] [-t title] [-m T0:T1[:label]]... [-y YMAX_MS]
- *           [label=]log.csv [[label=]log2.csv ...]
+ *           [-c COLUMN] [label=]log.csv [[label=]log2.csv ...]
  *
  * Every CSV becomes one block (two panels) of the figure, all on the same
  * time axis. Columns are found by name: time_s and proc_ms are required;
  * deadline_ms, budget_ms, met, s_spatial, s_temporal are used when present.
  * -m shades a time interval in every block (e.g. when a load was on).
+ * -c plots another column in ms instead of proc_ms (e.g. latency_ms).
  */
 #include <errno.h>
 #include <math.h>
@@ -77,6 +78,8 @@ static int num(const char *s, double *v)
     return end != s && errno != ERANGE;
 }
 
+static const char *g_ycol = "proc_ms";
+
 static int load_csv(series *s)
 {
     FILE *f = fopen(s->path, "r");
@@ -92,11 +95,11 @@ static int load_csv(series *s)
         return -1;
     }
     int nh = split(hline, hdr, MAX_COLS);
-    int c_t = col(hdr, nh, "time_s"), c_p = col(hdr, nh, "proc_ms"), c_d = col(hdr, nh, "deadline_ms");
+    int c_t = col(hdr, nh, "time_s"), c_p = col(hdr, nh, g_ycol), c_d = col(hdr, nh, "deadline_ms");
     int c_b = col(hdr, nh, "budget_ms"), c_m = col(hdr, nh, "met"), c_si = col(hdr, nh, "s_spatial");
     int c_st = col(hdr, nh, "s_temporal");
     if (c_t < 0 || c_p < 0) {
-        fprintf(stderr, "rv-plot: %s: needs the columns time_s and proc_ms\n", s->path);
+        fprintf(stderr, "rv-plot: %s: needs the columns time_s and %s\n", s->path, g_ycol);
         fclose(f);
         return -1;
     }
@@ -231,7 +234,7 @@ static void marks(FILE *o, const frame_box *b, const mark *m, int nm)
 static void usage(void)
 {
     fprintf(stderr, "usage: rv-plot [-o out.svg] [-t title] [-m T0:T1[:label]]... [-y YMAX_MS] "
-                    "[label=]log.csv [...]\n");
+                    "[-c COLUMN] [label=]log.csv [...]\n");
 }
 
 int main(int argc, char **argv)
@@ -244,7 +247,8 @@ int main(int argc, char **argv)
     memset(ser, 0, sizeof(ser));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if ((!strcmp(a, "-o") || !strcmp(a, "-t") || !strcmp(a, "-m") || !strcmp(a, "-y")) && i + 1 >= argc) {
+        if ((!strcmp(a, "-o") || !strcmp(a, "-t") || !strcmp(a, "-m") || !strcmp(a, "-y") || !strcmp(a, "-c")) &&
+            i + 1 >= argc) {
             usage();
             return 2;
         }
@@ -252,6 +256,8 @@ int main(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(a, "-t")) {
             title = argv[++i];
+        } else if (!strcmp(a, "-c")) {
+            g_ycol = argv[++i];
         } else if (!strcmp(a, "-y")) {
             ymax_user = atof(argv[++i]);
         } else if (!strcmp(a, "-m")) {
@@ -394,8 +400,10 @@ int main(int argc, char **argv)
         /* legend */
         int lx = ML + 8, ly = (int)tp.y0 + 14;
         fprintf(o, "<g font-size='10'><line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#1f5fbf'/>"
-                   "<text x='%d' y='%d'>processing time</text>",
+                   "<text x='%d' y='%d'>",
                 lx + 150, ly - 3, lx + 168, ly - 3, lx + 172, ly);
+        xml_text(o, strcmp(g_ycol, "proc_ms") ? g_ycol : "processing time");
+        fputs("</text>", o);
         fprintf(o, "<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='#888' stroke-dasharray='5,3'/>"
                    "<text x='%d' y='%d'>deadline</text>",
                 lx + 260, ly - 3, lx + 278, ly - 3, lx + 282, ly);
