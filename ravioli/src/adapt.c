@@ -46,6 +46,10 @@ struct RV_Adapt {
     int probe_pending;
     double t_up;
 
+    /* learnt relative cost of each spatial stride (shp[1] = 1) */
+    double shp[RV_ADAPT_MAX_STRIDE + 1];
+    unsigned char shp_ok[RV_ADAPT_MAX_STRIDE + 1];
+
     /* phi learning across a change of the spatial stride that frames ran with */
     int prev_si;             /* spatial stride of the previous valid frame (0: none) */
     int learned;             /* phi estimates so far */
@@ -137,6 +141,9 @@ static void clear_state(RV_Adapt *a)
     a->t_up = 0;
     a->prev_si = 0;
     a->learned = 0;
+    memset(a->shp_ok, 0, sizeof(a->shp_ok));
+    a->shp[1] = 1.0;
+    a->shp_ok[1] = 1;
     memset(&a->last, 0, sizeof(a->last));
     a->last.next_spatial = a->lad_si[0];
     a->last.next_temporal = a->lad_st[0];
@@ -219,10 +226,37 @@ RV_API void rv_adapt_strides(const RV_Adapt *a, int *s_spatial, int *s_temporal)
 /* Model                                                                */
 /* ------------------------------------------------------------------ */
 
-/* Share of the full-resolution cost a frame at spatial stride si takes. */
-static double shape(double phi, int si)
+/* The parametric shape: share of the full-resolution cost a frame at
+ * spatial stride si takes when a fraction phi does not shrink. */
+static double prior(double phi, int si)
 {
     return (1.0 - phi) / ((double)si * si) + phi;
+}
+
+/*
+ * The relative cost of spatial stride si: learnt when frames ran at si;
+ * otherwise scaled from the nearest learnt strides below and above along
+ * the parametric shape (the geometric mean of both estimates).
+ */
+static double shape_of(const RV_Adapt *a, int si)
+{
+    if (si < 1)
+        si = 1;
+    if (si > RV_ADAPT_MAX_STRIDE)
+        si = RV_ADAPT_MAX_STRIDE;
+    if (a->shp_ok[si])
+        return a->shp[si];
+    int lo = si - 1, hi = si + 1;
+    while (!a->shp_ok[lo])
+        lo--; /* shp_ok[1] is always set */
+    while (hi <= RV_ADAPT_MAX_STRIDE && !a->shp_ok[hi])
+        hi++;
+    double p = prior(a->phi, si);
+    double e_lo = a->shp[lo] * p / prior(a->phi, lo);
+    if (hi > RV_ADAPT_MAX_STRIDE)
+        return e_lo;
+    double e_hi = a->shp[hi] * p / prior(a->phi, hi);
+    return sqrt(e_lo * e_hi);
 }
 
 /* i-th latest sample (0 = newest). */
@@ -233,7 +267,7 @@ static const sample *ring_at(const RV_Adapt *a, int i)
 
 static double norm_cost(const RV_Adapt *a, const sample *sm)
 {
-    return sm->proc / shape(a->phi, sm->si);
+    return sm->proc / shape_of(a, sm->si);
 }
 
 /* Outlier-filtered full-resolution cost: the median of the latest three
@@ -261,7 +295,12 @@ RV_API double rv_adapt_predict(const RV_Adapt *a, int s_spatial)
         return 0;
     if (s_spatial < 1)
         s_spatial = 1;
-    return cost_fast(a) * shape(a->phi, s_spatial);
+    return cost_fast(a) * shape_of(a, s_spatial);
+}
+
+RV_API double rv_adapt_shape(const RV_Adapt *a, int s_spatial)
+{
+    return a ? shape_of(a, s_spatial) : 0;
 }
 
 RV_API void rv_adapt_model(const RV_Adapt *a, double *cost_s, double *overhead)
@@ -275,7 +314,7 @@ RV_API void rv_adapt_model(const RV_Adapt *a, double *cost_s, double *overhead)
 /* Does configuration j fit `level` of its budget with full-resolution cost c? */
 static int fits(const RV_Adapt *a, int j, double c, double level)
 {
-    return c * shape(a->phi, a->lad_si[j]) <= level * a->lad_st[j] * a->s.deadline_s;
+    return c * shape_of(a, a->lad_si[j]) <= level * a->lad_st[j] * a->s.deadline_s;
 }
 
 /*
@@ -304,9 +343,21 @@ static int consistent(double x, double y)
     return lo > 0 && hi <= LEARN_SPREAD * lo;
 }
 
+/* Moves learnt shape value si towards v (replaces it the first time). */
+static void learn_shape(RV_Adapt *a, int si, double v)
+{
+    if (si <= 1 || !isfinite(v))
+        return;
+    v = fmin(fmax(v, 1e-4), 4.0);
+    a->shp[si] = a->shp_ok[si] ? sqrt(a->shp[si] * v) : v;
+    a->shp_ok[si] = 1;
+}
+
 /* Called after the newest sample was pushed: when the spatial stride
  * changed from the previous frame, the previous frame(s) and this one saw
- * (nearly) the same load, which identifies phi. */
+ * (nearly) the same load, which gives the ratio of the two strides' costs:
+ * it teaches phi and the learnt shape of the stride that is not 1 (the new
+ * one when neither is). */
 static void track_phi(RV_Adapt *a)
 {
     const sample *cur = ring_at(a, 0);
@@ -318,7 +369,13 @@ static void track_phi(RV_Adapt *a)
             if (p2->si == p1->si && consistent(p1->proc, p2->proc))
                 t1 = 0.5 * (p1->proc + p2->proc);
         }
-        learn_phi(a, t1, p1->si, cur->proc, cur->si);
+        const double g = cur->proc / t1;
+        const int sa = p1->si, sb = cur->si;
+        if (sb == 1)
+            learn_shape(a, sa, 1.0 / g);
+        else
+            learn_shape(a, sb, shape_of(a, sa) * g);
+        learn_phi(a, t1, sa, cur->proc, sb);
     }
     a->prev_si = cur->si;
 }
