@@ -380,23 +380,29 @@ static void track_phi(RV_Adapt *a)
     a->prev_si = cur->si;
 }
 
-/* Largest and mean normalised cost over the hold window (the latest hold_s
- * seconds, at least up_hold_frames samples). */
-static void cost_window(const RV_Adapt *a, double t, double hold_s, double *max, double *mean)
+/* Worst and mean normalised cost over the hold window (the latest hold_s
+ * seconds, at least up_hold_frames samples). "Worst" is the second largest
+ * when the window has 6 samples or more, so that one stray slow frame (a
+ * page fault, a preempted worker) does not block every finer step. */
+static void cost_window(const RV_Adapt *a, double t, double hold_s, double *worst, double *mean)
 {
-    double m = 0, sum = 0;
+    double m1 = 0, m2 = 0, sum = 0;
     int n = 0;
     for (int i = 0; i < a->nring; i++) {
         const sample *sm = ring_at(a, i);
         if (i >= a->s.up_hold_frames && sm->t < t - hold_s)
             break;
         double c = norm_cost(a, sm);
-        if (c > m)
-            m = c;
+        if (c > m1) {
+            m2 = m1;
+            m1 = c;
+        } else if (c > m2) {
+            m2 = c;
+        }
         sum += c;
         n++;
     }
-    *max = m;
+    *worst = n >= 6 ? m2 : m1;
     *mean = n ? sum / n : 0;
 }
 

@@ -261,6 +261,14 @@ static void run_mode(int mode, stage *st, const config *cf, result *r)
     }
     hogs_reap(&h, 1);
     fclose(csv);
+    if (ad) {
+        double c, phi;
+        rv_adapt_model(ad, &c, &phi);
+        printf("  adapt model at the end: c = %.3f ms, phi = %.3f, relative cost per S_I:", c * 1e3, phi);
+        for (int si = 1; si <= 8; si++)
+            printf(" %d:%.3f", si, rv_adapt_shape(ad, si));
+        printf("\n");
+    }
     rv_adapt_destroy(&ad);
 }
 

@@ -317,6 +317,16 @@ int main(int argc, char **argv)
         t1 = t0 + 1;
     t0 = floor(t0);
 
+    /* one time scale for every block: up to 3x the deadline, or the data's largest value if less */
+    double ymax_all = 0, dl_all = 0, p_all = 0;
+    for (int i = 0; i < ns; i++)
+        for (size_t k = 0; k < ser[i].n; k++) {
+            if (isfinite(ser[i].deadline[k]))
+                dl_all = fmax(dl_all, ser[i].deadline[k]);
+            if (isfinite(ser[i].proc[k]))
+                p_all = fmax(p_all, ser[i].proc[k]);
+        }
+    ymax_all = dl_all > 0 ? fmin(3.0 * dl_all, fmax(1.2 * dl_all, 1.05 * p_all)) : 1.05 * p_all;
     FILE *o = out ? fopen(out, "w") : stdout;
     if (!o) {
         fprintf(stderr, "rv-plot: cannot write %s: %s\n", out, strerror(errno));
@@ -359,7 +369,9 @@ int main(int argc, char **argv)
                    "%.1f %% met, mean S_I %.2f</text>\n",
                 W - MR, y + 17, s->n, 100.0 * (double)met / (double)s->n, (double)sisum / (double)s->n);
         /* time panel */
-        double ymax = ymax_user > 0 ? ymax_user : fmin(fmax(dmax * 1.6, 1e-3), fmax(psorted_max * 1.05, dmax * 1.2));
+        (void)dmax;
+        (void)psorted_max;
+        double ymax = ymax_user > 0 ? ymax_user : ymax_all;
         if (!(ymax > 0))
             ymax = 1;
         double ystep = nice_step(ymax, 5);
