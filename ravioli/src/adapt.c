@@ -53,6 +53,10 @@ struct RV_Adapt {
     /* phi learning across a change of the spatial stride that frames ran with */
     int prev_si;             /* spatial stride of the previous valid frame (0: none) */
     int learned;             /* phi estimates so far */
+    /* the current learning episode (a change of S_I and up to 3 frames after it) */
+    int ep_active, ep_sa, ep_sb, ep_n, ep_target, ep_learned0;
+    double ep_t1, ep_t[3], ep_base, ep_phi0, ep_shp0;
+    unsigned char ep_ok0;
 
     RV_AdaptRecord last;
 };
@@ -141,6 +145,7 @@ static void clear_state(RV_Adapt *a)
     a->t_up = 0;
     a->prev_si = 0;
     a->learned = 0;
+    a->ep_active = 0;
     memset(a->shp_ok, 0, sizeof(a->shp_ok));
     a->shp[1] = 1.0;
     a->shp_ok[1] = 1;
@@ -353,15 +358,39 @@ static void learn_shape(RV_Adapt *a, int si, double v)
     a->shp_ok[si] = 1;
 }
 
-/* Called after the newest sample was pushed: when the spatial stride
- * changed from the previous frame, the previous frame(s) and this one saw
- * (nearly) the same load, which gives the ratio of the two strides' costs:
- * it teaches phi and the learnt shape of the stride that is not 1 (the new
- * one when neither is). */
+/* Applies the estimate of the current learning episode from time t2 at
+ * the new stride, on top of the state from before the episode. */
+static void episode_apply(RV_Adapt *a, double t2)
+{
+    a->phi = a->ep_phi0;
+    a->learned = a->ep_learned0;
+    a->shp[a->ep_target] = a->ep_shp0;
+    a->shp_ok[a->ep_target] = a->ep_ok0;
+    const double g = t2 / a->ep_t1;
+    if (a->ep_sb == 1)
+        learn_shape(a, a->ep_sa, 1.0 / g);
+    else
+        learn_shape(a, a->ep_sb, a->ep_base * g);
+    learn_phi(a, a->ep_t1, a->ep_sa, t2, a->ep_sb);
+}
+
+/*
+ * Called after the newest sample was pushed. When the spatial stride
+ * changed from the previous frame, the frames just before and just after
+ * saw (nearly) the same load, so their ratio is the ratio of the two
+ * strides' costs: it teaches phi and the learnt shape of the stride that is
+ * not 1 (the new one when neither is). The first frame at the new stride
+ * gives an estimate at once (the next decision needs it); the second and
+ * third refine it (mean, then median), replacing the earlier estimate.
+ */
 static void track_phi(RV_Adapt *a)
 {
     const sample *cur = ring_at(a, 0);
-    if (a->s.learn_overhead && a->prev_si && cur->si != a->prev_si && a->nring >= 2) {
+    if (!a->s.learn_overhead) {
+        a->prev_si = cur->si;
+        return;
+    }
+    if (a->prev_si && cur->si != a->prev_si && a->nring >= 2) {
         const sample *p1 = ring_at(a, 1);
         double t1 = p1->proc;
         if (a->nring >= 3) {
@@ -369,13 +398,30 @@ static void track_phi(RV_Adapt *a)
             if (p2->si == p1->si && consistent(p1->proc, p2->proc))
                 t1 = 0.5 * (p1->proc + p2->proc);
         }
-        const double g = cur->proc / t1;
-        const int sa = p1->si, sb = cur->si;
-        if (sb == 1)
-            learn_shape(a, sa, 1.0 / g);
-        else
-            learn_shape(a, sb, shape_of(a, sa) * g);
-        learn_phi(a, t1, sa, cur->proc, sb);
+        a->ep_active = 1;
+        a->ep_sa = p1->si;
+        a->ep_sb = cur->si;
+        a->ep_t1 = t1;
+        a->ep_n = 1;
+        a->ep_t[0] = cur->proc;
+        a->ep_target = a->ep_sb == 1 ? a->ep_sa : a->ep_sb;
+        a->ep_base = shape_of(a, a->ep_sa);
+        a->ep_phi0 = a->phi;
+        a->ep_learned0 = a->learned;
+        a->ep_shp0 = a->shp[a->ep_target];
+        a->ep_ok0 = a->shp_ok[a->ep_target];
+        episode_apply(a, cur->proc);
+    } else if (a->ep_active && cur->si == a->ep_sb) {
+        a->ep_t[a->ep_n++] = cur->proc;
+        double t2;
+        if (a->ep_n == 2) {
+            t2 = 0.5 * (a->ep_t[0] + a->ep_t[1]);
+        } else {
+            double x = a->ep_t[0], y = a->ep_t[1], z = a->ep_t[2];
+            t2 = x + y + z - fmin(x, fmin(y, z)) - fmax(x, fmax(y, z));
+            a->ep_active = 0;
+        }
+        episode_apply(a, t2);
     }
     a->prev_si = cur->si;
 }
