@@ -55,7 +55,7 @@ struct RV_Adapt {
     int learned;             /* phi estimates so far */
     /* the current learning episode (a change of S_I and up to 3 frames after it) */
     int ep_active, ep_sa, ep_sb, ep_n, ep_target, ep_learned0;
-    double ep_t1, ep_t[3], ep_base, ep_phi0, ep_shp0;
+    double ep_t1, ep_t[3], ep_phi0, ep_shp0;
     unsigned char ep_ok0;
 
     RV_AdaptRecord last;
@@ -353,7 +353,8 @@ static void learn_shape(RV_Adapt *a, int si, double v)
 {
     if (si <= 1 || !isfinite(v))
         return;
-    v = fmin(fmax(v, 1e-4), 4.0);
+    /* plausible: at most 4x better than the ideal 1/S^2, at most 4x slower than S = 1 */
+    v = fmin(fmax(v, 0.25 / ((double)si * si)), 4.0);
     a->shp[si] = a->shp_ok[si] ? sqrt(a->shp[si] * v) : v;
     a->shp_ok[si] = 1;
 }
@@ -369,8 +370,8 @@ static void episode_apply(RV_Adapt *a, double t2)
     const double g = t2 / a->ep_t1;
     if (a->ep_sb == 1)
         learn_shape(a, a->ep_sa, 1.0 / g);
-    else
-        learn_shape(a, a->ep_sb, a->ep_base * g);
+    else if (a->ep_sa == 1)
+        learn_shape(a, a->ep_sb, g);
     learn_phi(a, a->ep_t1, a->ep_sa, t2, a->ep_sb);
 }
 
@@ -378,8 +379,9 @@ static void episode_apply(RV_Adapt *a, double t2)
  * Called after the newest sample was pushed. When the spatial stride
  * changed from the previous frame, the frames just before and just after
  * saw (nearly) the same load, so their ratio is the ratio of the two
- * strides' costs: it teaches phi and the learnt shape of the stride that is
- * not 1 (the new one when neither is). The first frame at the new stride
+ * strides' costs: it teaches phi and, when one of the two is stride 1, the
+ * learnt shape of the other (only ratios to stride 1 are learnt: chaining
+ * ratios between coarser strides would random-walk). The first frame at the new stride
  * gives an estimate at once (the next decision needs it); the second and
  * third refine it (mean, then median), replacing the earlier estimate.
  */
@@ -405,7 +407,6 @@ static void track_phi(RV_Adapt *a)
         a->ep_n = 1;
         a->ep_t[0] = cur->proc;
         a->ep_target = a->ep_sb == 1 ? a->ep_sa : a->ep_sb;
-        a->ep_base = shape_of(a, a->ep_sa);
         a->ep_phi0 = a->phi;
         a->ep_learned0 = a->learned;
         a->ep_shp0 = a->shp[a->ep_target];
