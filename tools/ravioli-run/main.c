@@ -266,6 +266,8 @@ static void parse_args(int argc, char **argv, opts *o)
         usage_error("unexpected argument '%s' (stages are given with --stage)", argv[optind]);
     if (o->nstages == 0)
         usage_error("no stage given (e.g. --stage gray; --list-stages lists them)");
+    if (strcmp(o->sink, "null") && strcmp(o->sink, "sdl") && !(!strncmp(o->sink, "y4m:", 4) && o->sink[4]))
+        usage_error("--sink: null, y4m:PATH|- or sdl, not '%s'", o->sink);
 }
 
 /* ---------------------------------------------------------------- */
