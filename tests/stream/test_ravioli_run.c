@@ -145,6 +145,8 @@ static void test_help_and_usage(void **state)
     /* Unavailable things: exit 3. */
     expect((const char *[]){"--stage", "gray", "--source", "y4m:/nonexistent/in.y4m", NULL}, 3, "stderr",
            "unavailable");
+    expect((const char *[]){"--stage", "gray", "--source", "v4l2:/dev/no_such_video_device", NULL}, 3, "stderr",
+           "unavailable");
     expect((const char *[]){"--stage", "gray", "--module", "no_such_module_xyz", "--stage", "k", NULL}, 3,
            "stderr", "no_such_module_xyz");
     RV_Settings cs;
