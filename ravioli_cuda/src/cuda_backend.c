@@ -561,12 +561,32 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
                     bx = 32;
                 by = (unsigned)kb->block / bx;
             }
-            gx = cdiv(nv, bx);
+            /* two vectors a thread once the grid would exceed two full
+             * waves of resident threads (more bytes in flight each) */
+            const long long resident = (long long)st->sm_count * 2048;
+            const int per = nv * (long long)call->rows >= 2 * resident ? 2 : 1;
+            gx = cdiv(nv, (long long)bx * per);
         } else {
             gx = cdiv(call->cols, bx);
         }
         gy = cdiv(call->rows, by);
         break;
+    case RV_OP_NBR:
+        gx = cdiv(call->cols, bx);
+        gy = cdiv(a->s == 1 ? (call->rows + 1) / 2 : call->rows, by); /* S = 1: two rows a thread */
+        break;
+    case RV_OP_BOX: {
+        /* windows are long-running threads: use smaller blocks until there
+         * are at least 4 blocks a multiprocessor, so that the work spreads
+         * evenly (a 395x372 search has only ~98K windows) */
+        int blk = kb->block;
+        while (blk > 64 && (long long)cdiv(call->cols, 32) * cdiv(call->rows, blk / 32) < 4LL * st->sm_count)
+            blk /= 2;
+        by = (unsigned)blk / 32;
+        gx = cdiv(call->cols, bx);
+        gy = cdiv(call->rows, by);
+        break;
+    }
     default:
         gx = cdiv(call->cols, bx);
         gy = cdiv(call->rows, by);

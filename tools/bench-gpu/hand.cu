@@ -96,3 +96,19 @@ extern "C" __global__ void hand_sad(const uchar4 *__restrict__ img, int pitch_px
         }
     atomicMin(best, (unsigned long long)s << 32 | (unsigned long long)y << 16 | (unsigned long long)x);
 }
+
+// The same with the SIMD byte absolute difference (__vsadu4), 32-bit loads.
+extern "C" __global__ void hand_sad_v(const unsigned *__restrict__ img, int pitch_px, int w, int h,
+                                      const unsigned *__restrict__ tpl, int tpitch_px, int tw, int th,
+                                      unsigned long long *best)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x > w - tw || y > h - th) return;
+    unsigned s = 0;
+    for (int j = 0; j < th; j++) {
+        const unsigned *r = img + (size_t)(y + j) * pitch_px + x, *t = tpl + (size_t)j * tpitch_px;
+        for (int i = 0; i < tw; i++)
+            s += __vsadu4(r[i] & 0xffffffu, t[i] & 0xffffffu);
+    }
+    atomicMin(best, (unsigned long long)s << 32 | (unsigned long long)y << 16 | (unsigned long long)x);
+}

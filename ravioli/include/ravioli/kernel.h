@@ -122,6 +122,14 @@ typedef struct rv_win {
     int32_t pad_;
 } rv_win;
 
+/* Inputs are never written while a kernel reads them (in-place procNbr
+ * writes a scratch image), so GPU reads may use the read-only data path. */
+#if defined(__CUDA_ARCH__)
+#  define RV__LOAD(T, p) __ldg((const T *)(p))
+#else
+#  define RV__LOAD(T, p) (*(const T *)(p))
+#endif
+
 #define RV__DEF_ACCESSORS(tok, T)                                                   \
     RV_INLINE T rv_nbr_##tok(rv_nbr n, int dx, int dy)                              \
     {                                                                               \
@@ -130,15 +138,16 @@ typedef struct rv_win {
             xx = xx < 0 ? 0 : xx >= n.w ? n.w - 1 : xx;                              \
             yy = yy < 0 ? 0 : yy >= n.h ? n.h - 1 : yy;                              \
         }                                                                           \
-        return ((const T *)(n.base + (int64_t)yy * n.pitch))[xx];                   \
+        return RV__LOAD(T, (const T *)(n.base + (int64_t)yy * n.pitch) + xx);       \
     }                                                                               \
     RV_INLINE T rv_win_##tok(rv_win w, int i, int j)                                \
     {                                                                               \
-        return ((const T *)(w.base + (int64_t)(w.y + j * w.s) * w.pitch))[w.x + i * w.s]; \
+        return RV__LOAD(T, (const T *)(w.base + (int64_t)(w.y + j * w.s) * w.pitch) + \
+                               (w.x + i * w.s));                                    \
     }                                                                               \
     RV_INLINE T rv_ref_##tok(rv_win w, int i, int j)                                \
     {                                                                               \
-        return ((const T *)(w.ref + (int64_t)(j * w.s) * w.ref_pitch))[i * w.s];    \
+        return RV__LOAD(T, (const T *)(w.ref + (int64_t)(j * w.s) * w.ref_pitch) + i * w.s); \
     }
 
 RV__DEF_ACCESSORS(u8, uint8_t)
@@ -330,7 +339,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
 /* backend (ravioli_cuda/src/cuda_backend.c):                           */
 /*  - procPix/compImg at S = 1: thread (tx, ty) of the grid handles     */
 /*    RV__VECN consecutive samples of a row (16-byte loads and stores   */
-/*    when rows are 16-byte aligned, which image rows always are);      */
+/*    when rows are 16-byte aligned, which image rows always are), two  */
+/*    such vectors at once when the grid is narrower than the row;      */
 /*  - otherwise one thread per sample position (i, j);                  */
 /*  - procBox with a reduction: each block writes one rv_partial to     */
 /*    scratch + 64 + 32 * block, and the last block to finish (counter  */
@@ -393,12 +403,27 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
             constexpr int N = RV__VECN2(rv__ti, rv__to);                            \
             const int nv = (w + N - 1) / N;                                         \
             const bool al = RV__ALIGNED16(a.src) && RV__ALIGNED16(a.dst);           \
+            const int nfull = al ? w / N : 0; /* vectors entirely inside a row */   \
             for (int y = rv__ty0; y < h; y += rv__tyn) {                            \
                 const rv__ti *in = RV__ROW(const rv__ti, a.src, y);                 \
                 rv__to *out = RV__ROW(rv__to, a.dst, y);                            \
-                for (int v = rv__tx0; v < nv; v += rv__txn) {                       \
+                int v = rv__tx0;                                                    \
+                /* two full vectors a thread while they last: loads in flight */    \
+                for (; v + rv__txn < nfull; v += 2 * rv__txn) {                     \
+                    rv__ti i0[N], i1[N];                                            \
+                    rv__to o0[N], o1[N];                                            \
+                    rv__vload(i0, in + v * N);                                      \
+                    rv__vload(i1, in + (v + rv__txn) * N);                          \
+                    _Pragma("unroll") for (int k = 0; k < N; k++) {                 \
+                        o0[k] = FN(i0[k], prm);                                     \
+                        o1[k] = FN(i1[k], prm);                                     \
+                    }                                                               \
+                    rv__vstore(out + v * N, o0);                                    \
+                    rv__vstore(out + (v + rv__txn) * N, o1);                        \
+                }                                                                   \
+                for (; v < nv; v += rv__txn) {                                      \
                     const int x0 = v * N;                                           \
-                    if (al && x0 + N <= w) {                                        \
+                    if (v < nfull) {                                                \
                         rv__ti iv[N];                                               \
                         rv__to ov[N];                                               \
                         rv__vload(iv, in + x0);                                     \
@@ -440,13 +465,30 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
             const int nv = (w + N - 1) / N;                                         \
             const bool al = RV__ALIGNED16(a.src) && RV__ALIGNED16(a.src2) &&        \
                             RV__ALIGNED16(a.dst);                                   \
+            const int nfull = al ? w / N : 0;                                       \
             for (int y = rv__ty0; y < h; y += rv__tyn) {                            \
                 const rv__ta *ia = RV__ROW(const rv__ta, a.src, y);                 \
                 const rv__tb *ib = RV__ROW(const rv__tb, a.src2, y);                \
                 rv__to *out = RV__ROW(rv__to, a.dst, y);                            \
-                for (int v = rv__tx0; v < nv; v += rv__txn) {                       \
+                int v = rv__tx0;                                                    \
+                for (; v + rv__txn < nfull; v += 2 * rv__txn) {                     \
+                    rv__ta a0[N], a1[N];                                            \
+                    rv__tb b0[N], b1[N];                                            \
+                    rv__to o0[N], o1[N];                                            \
+                    rv__vload(a0, ia + v * N);                                      \
+                    rv__vload(b0, ib + v * N);                                      \
+                    rv__vload(a1, ia + (v + rv__txn) * N);                          \
+                    rv__vload(b1, ib + (v + rv__txn) * N);                          \
+                    _Pragma("unroll") for (int k = 0; k < N; k++) {                 \
+                        o0[k] = FN(a0[k], b0[k], prm);                              \
+                        o1[k] = FN(a1[k], b1[k], prm);                              \
+                    }                                                               \
+                    rv__vstore(out + v * N, o0);                                    \
+                    rv__vstore(out + (v + rv__txn) * N, o1);                        \
+                }                                                                   \
+                for (; v < nv; v += rv__txn) {                                      \
                     const int x0 = v * N;                                           \
-                    if (al && x0 + N <= w) {                                        \
+                    if (v < nfull) {                                                \
                         rv__ta va[N];                                               \
                         rv__tb vb[N];                                               \
                         rv__to ov[N];                                               \
@@ -476,9 +518,17 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         }                                                                           \
     }
 
-/* procNbr: one thread per sample; neighbour reads go through L1 (rows of a
- * block are reused by the rows below), clamping only where the
- * neighbourhood crosses the border. */
+/* procNbr: one thread per sample (at S = 1: two vertically adjacent samples,
+ * so the neighbour rows they share are loaded once); reads go through the
+ * read-only cache (rows of a block are reused by the rows below). The
+ * element function is instantiated with clamping compiled out for the
+ * interior and with S = 1 as a constant, so the common case has plain
+ * address math. */
+#define RV__NBR_CALL(FN, SS, CL)                                                    \
+    do {                                                                            \
+        const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, (SS), (CL)};         \
+        v = FN(n, prm);                                                             \
+    } while (0)
 #define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
     RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
     extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
@@ -488,18 +538,48 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         const int w = a.src.w, h = a.src.h, s = a.s, Rs = (RADIUS) * s;             \
         const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
         RV__GPU_GRID;                                                               \
+        if (s == 1) {                                                               \
+            /* two rows a thread: the neighbour rows they share load once */       \
+            for (int jp = rv__ty0; 2 * jp < rows; jp += rv__tyn) {                  \
+                const int y0 = 2 * jp;                                              \
+                const int ny = RV__MIN(2, h - y0);                                  \
+                const bool yin = y0 >= Rs && y0 + 1 + Rs < h;                       \
+                rv__to *o0 = RV__ROW(rv__to, a.dst, y0);                            \
+                for (int x = rv__tx0; x < cols; x += rv__txn) {                     \
+                    if (yin && x >= Rs && x + Rs < w) {                             \
+                        rv__to v, v1;                                               \
+                        int y = y0 + 1;                                             \
+                        RV__NBR_CALL(FN, 1, 0);                                     \
+                        v1 = v;                                                     \
+                        y = y0;                                                     \
+                        RV__NBR_CALL(FN, 1, 0);                                     \
+                        o0[x] = v;                                                  \
+                        RV__ROW(rv__to, a.dst, y0 + 1)[x] = v1;                     \
+                    } else {                                                        \
+                        for (int y = y0; y < y0 + ny; y++) {                        \
+                            rv__to v;                                               \
+                            if (y >= Rs && y + Rs < h && x >= Rs && x + Rs < w)     \
+                                RV__NBR_CALL(FN, 1, 0);                             \
+                            else                                                    \
+                                RV__NBR_CALL(FN, 1, 1);                             \
+                            RV__ROW(rv__to, a.dst, y)[x] = v;                       \
+                        }                                                           \
+                    }                                                               \
+                }                                                                   \
+            }                                                                       \
+            return;                                                                 \
+        }                                                                           \
         for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
             const int y = j * s;                                                    \
             const bool yin = y >= Rs && y + Rs < h;                                 \
             for (int i = rv__tx0; i < cols; i += rv__txn) {                         \
                 const int x = i * s;                                                \
-                const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, s,           \
-                                  !(yin && x >= Rs && x + Rs < w)};                 \
-                const rv__to v = FN(n, prm);                                        \
-                if (s == 1)                                                         \
-                    RV__ROW(rv__to, a.dst, y)[x] = v;                               \
+                rv__to v;                                                           \
+                if (yin && x >= Rs && x + Rs < w)                                   \
+                    RV__NBR_CALL(FN, s, 0);                                         \
                 else                                                                \
-                    RV__FILL_BLOCK(rv__to, a.dst, x, y, s, v);                      \
+                    RV__NBR_CALL(FN, s, 1);                                         \
+                RV__FILL_BLOCK(rv__to, a.dst, x, y, s, v);                          \
             }                                                                       \
         }                                                                           \
     }
