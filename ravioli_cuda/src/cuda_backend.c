@@ -576,15 +576,23 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
         gy = cdiv(a->s == 1 ? (call->rows + 1) / 2 : call->rows, by); /* S = 1: two rows a thread */
         break;
     case RV_OP_BOX: {
-        /* windows are long-running threads: use smaller blocks until there
-         * are at least 4 blocks a multiprocessor, so that the work spreads
-         * evenly (a 395x372 search has only ~98K windows) */
+        /* 1D blocks over the windows numbered row by row. Windows are
+         * long-running threads: use smaller blocks until there are at least
+         * 4 blocks a multiprocessor, so that the work spreads evenly (a
+         * 395x372 search has only ~98K windows); at most 8 resident waves
+         * (the entry loops), which also bounds the partials to combine. */
+        const long long npos = (long long)call->rows * call->cols;
         int blk = kb->block;
-        while (blk > 64 && (long long)cdiv(call->cols, 32) * cdiv(call->rows, blk / 32) < 4LL * st->sm_count)
+        while (blk > 64 && (long long)cdiv(npos, blk) < 4LL * st->sm_count)
             blk /= 2;
-        by = (unsigned)blk / 32;
-        gx = cdiv(call->cols, bx);
-        gy = cdiv(call->rows, by);
+        long long nb = cdiv(npos, blk);
+        const long long cap = 8LL * st->sm_count * (2048 / blk);
+        if (nb > cap)
+            nb = cap;
+        bx = (unsigned)blk;
+        by = 1;
+        gx = (unsigned)nb;
+        gy = 1;
         break;
     }
     default:
@@ -606,7 +614,15 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
     } else {
         a->scratch = 0;
     }
-    if ((err = launch(ctx, k, gx, gy, bx, by, 0, a)) < 0)
+    unsigned shmem = 0;
+    if (k->desc.op == RV_OP_BOX && a->src2.data) {
+        /* the reference (template) goes to shared memory when it fits the
+         * default 48 KiB a block */
+        const long long tb = (long long)a->box_w * a->box_h * elem_size(k->desc.in2_type);
+        if (tb > 0 && tb <= 48 * 1024)
+            shmem = (unsigned)tb;
+    }
+    if ((err = launch(ctx, k, gx, gy, bx, by, shmem, a)) < 0)
         return err;
     if (reducing) {
         /* the last block wrote the combined partial at offset 16 */
@@ -931,5 +947,42 @@ int rv__cuda_stats(RV_Context *ctx, rv_cuda_stats *out)
     out->cc_minor = st->cc_minor;
     out->sm_count = st->sm_count;
     out->driver_version = st->driver_version;
+    return 0;
+}
+
+int rv__cuda_image_upload_async(RV_Context *ctx, RV_Image *img)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !img)
+        return RV_ENOSYS;
+    if (img->dev_valid)
+        return 0;
+    if (!img->host_valid)
+        return rv__error(ctx, RV_EINVAL, "image has no current copy (internal error)");
+    rvc_state *st = st_of(ctx);
+    uint64_t base;
+    int err = cuda_device_base(ctx, img, &base);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuMemcpyHtoDAsync((CUdeviceptr)base, img->host, img->bytes, cur_stream(st)),
+       "uploading an image (async)");
+    img->dev_valid = 1;
+    return 0;
+}
+
+int rv__cuda_image_download_async(RV_Context *ctx, RV_Image *img)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !img)
+        return RV_ENOSYS;
+    if (img->host_valid)
+        return 0;
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    if (!img->dev)
+        return rv__error(ctx, RV_EINVAL, "image has no device copy to download (internal error)");
+    CK(ctx, st->drv.cuMemcpyDtoHAsync(img->host, (CUdeviceptr)(uintptr_t)img->dev, img->bytes, cur_stream(st)),
+       "downloading an image (async)");
+    img->host_valid = 1;
     return 0;
 }

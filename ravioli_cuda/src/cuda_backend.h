@@ -24,6 +24,20 @@ int rv__cuda_set_stream(RV_Context *ctx, int index);
 /** Waits for everything queued on stream `index`. */
 int rv__cuda_stream_sync(RV_Context *ctx, int index);
 
+/**
+ * Starts the upload of a host-current image on the current stream and marks
+ * the device copy current, without waiting: the caller must not write the
+ * host pixels until rv__cuda_stream_sync() of that stream. Kernels queued
+ * later on the same stream see the new pixels.
+ */
+int rv__cuda_image_upload_async(RV_Context *ctx, RV_Image *img);
+/**
+ * Starts the download of a device-current image on the current stream and
+ * marks the host copy current, without waiting: the caller must
+ * rv__cuda_stream_sync() that stream before reading the host pixels.
+ */
+int rv__cuda_image_download_async(RV_Context *ctx, RV_Image *img);
+
 typedef struct rv_cuda_stats {
     unsigned long long cu_mem_allocs; /* cuMemAlloc calls so far */
     unsigned long long pool_hits;     /* allocations served from the free list */

@@ -146,8 +146,8 @@ typedef struct rv_win {
                                (w.x + i * w.s));                                    \
     }                                                                               \
     RV_INLINE T rv_ref_##tok(rv_win w, int i, int j)                                \
-    {                                                                               \
-        return RV__LOAD(T, (const T *)(w.ref + (int64_t)(j * w.s) * w.ref_pitch) + i * w.s); \
+    {   /* a plain load: on the GPU the reference may sit in shared memory */       \
+        return ((const T *)(w.ref + (int64_t)(j * w.s) * w.ref_pitch))[i * w.s];    \
     }
 
 RV__DEF_ACCESSORS(u8, uint8_t)
@@ -341,7 +341,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
 /*    RV__VECN consecutive samples of a row (16-byte loads and stores   */
 /*    when rows are 16-byte aligned, which image rows always are), two  */
 /*    such vectors at once when the grid is narrower than the row;      */
-/*  - otherwise one thread per sample position (i, j);                  */
+/*  - procNbr: one thread per sample position (i, j), two rows of them  */
+/*    at S = 1; procBox: positions numbered row by row, 1D blocks;      */
 /*  - procBox with a reduction: each block writes one rv_partial to     */
 /*    scratch + 64 + 32 * block, and the last block to finish (counter  */
 /*    at scratch + 0) combines them into scratch + 16 and resets the    */
@@ -705,40 +706,66 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
     }
 }
 
-/* procBox: window positions x = i*S <= W - box_w (same for y); each thread
- * scores its positions and keeps its own partial, then the block and the
- * grid reduce (rv__box_finish). */
+/* procBox: window positions x = i*S <= W - box_w (same for y), numbered
+ * row by row and dealt to the threads in order (full warps, coalesced rows,
+ * even load when there are few windows). The reference image (template) is
+ * first copied to shared memory when the backend gave enough dynamic shared
+ * memory for it. Each thread keeps its own partial; then the block and the
+ * grid reduce (rv__box_finish). Block: 1D, a multiple of 32 threads. */
 #define RV__BOX_BLOCK 256
 #define RV_PROC_BOX(NAME, FN, TIN, TREF, TSCORE, PT)                                \
     RV__DESC(NAME, RV_OP_BOX, TIN, TREF, TSCORE, 0, RV__PSIZE(PT), 0)               \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
+        extern __shared__ __align__(16) unsigned char rv__dyn[];                    \
+        typedef RV_T_##TREF rv__tr;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
         const int s = a.s, red = a.reduce;                                          \
         const int cols = (a.src.w - a.box_w) / s + 1;                               \
         const int rows = (a.src.h - a.box_h) / s + 1;                               \
-        RV__GPU_GRID;                                                               \
+        const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);              \
+        const int nt = (int)(blockDim.x * blockDim.y);                              \
         rv_win win = {a.src.data, a.src.pitch, a.src2.data, a.src2.pitch, 0, 0,     \
                       (a.box_w + s - 1) / s, (a.box_h + s - 1) / s, s, 0};          \
-        rv_partial p = rv__red_none();                                              \
-        for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
-            win.y = j * s;                                                          \
-            for (int i = rv__tx0; i < cols; i += rv__txn) {                         \
-                win.x = i * s;                                                      \
-                const RV_T_##TSCORE v = FN(win, prm);                               \
-                if (red == RV_REDUCE_NONE) {                                        \
-                    RV__FILL_BLOCK(float, a.dst, win.x, win.y, s, (float)v);        \
-                } else if (red == RV_REDUCE_SUM) {                                  \
-                    if (RV_ETC_##TSCORE == RV_ET_I32) p.isum += (int64_t)v;         \
-                    else p.score += (double)v;                                      \
-                    p.valid = 1;                                                    \
-                } else {                                                            \
-                    rv_partial c = rv__red_none();                                  \
-                    c.score = (double)v; c.x = win.x; c.y = win.y; c.valid = 1;     \
-                    rv__red_comb(p, c, red);                                        \
-                }                                                                   \
+        unsigned rv__dsz;                                                           \
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(rv__dsz));                    \
+        const long long rv__tb = (long long)a.box_w * a.box_h * (long long)sizeof(rv__tr); \
+        if (a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz) {            \
+            rv__tr *t = (rv__tr *)(void *)rv__dyn;                                  \
+            for (int k = tid; k < a.box_w * a.box_h; k += nt) {                     \
+                const int r = k / a.box_w, c = k - r * a.box_w;                     \
+                t[k] = RV__LOAD(rv__tr, (const rv__tr *)(a.src2.data +              \
+                                        (int64_t)r * a.src2.pitch) + c);            \
             }                                                                       \
+            __syncthreads();                                                        \
+            win.ref = rv__dyn;                                                      \
+            win.ref_pitch = (int64_t)a.box_w * (int64_t)sizeof(rv__tr);             \
+        }                                                                           \
+        const long long npos = (long long)rows * cols;                              \
+        const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
+        const long long pn = (long long)gridDim.x * gridDim.y * nt;                 \
+        int i = (int)(p0 % cols), j = (int)(p0 / cols);                             \
+        const int di = (int)(pn % cols), dj = (int)(pn / cols);                     \
+        rv_partial p = rv__red_none();                                              \
+        for (long long q = p0; q < npos; q += pn) {                                 \
+            win.x = i * s;                                                          \
+            win.y = j * s;                                                          \
+            const RV_T_##TSCORE v = FN(win, prm);                                   \
+            if (red == RV_REDUCE_NONE) {                                            \
+                RV__FILL_BLOCK(float, a.dst, win.x, win.y, s, (float)v);            \
+            } else if (red == RV_REDUCE_SUM) {                                      \
+                if (RV_ETC_##TSCORE == RV_ET_I32) p.isum += (int64_t)v;             \
+                else p.score += (double)v;                                          \
+                p.valid = 1;                                                        \
+            } else {                                                                \
+                rv_partial c = rv__red_none();                                      \
+                c.score = (double)v; c.x = win.x; c.y = win.y; c.valid = 1;         \
+                rv__red_comb(p, c, red);                                            \
+            }                                                                       \
+            i += di;                                                                \
+            j += dj;                                                                \
+            if (i >= cols) { i -= cols; j++; }                                      \
         }                                                                           \
         if (red != RV_REDUCE_NONE)                                                  \
             rv__box_finish(p, red, a.scratch);                                      \
