@@ -62,23 +62,35 @@ RV_FN void dwt_lift_at(unsigned char *tb, int64_t ts, const unsigned char *sb, i
     const int nS = (n + 1) >> 1, nD = n >> 1;
     const int nsrc = src_is_d ? nD : nS;
     const int nt = st->ntaps;
+    /* taps written out: no dynamic indexing of the (parameter) step struct */
+#define DWT_SRC(i) (i < nt ? dwt_src_index(k + st->off0 + i, nsrc, src_is_d, n) : 0)
+    const int j0 = DWT_SRC(0), j1 = DWT_SRC(1), j2 = DWT_SRC(2), j3 = DWT_SRC(3);
+#undef DWT_SRC
     if (type == DWT_F32) {
-        float acc = 0.0f;
-        for (int i = 0; i < nt; i++) {
-            const int j = dwt_src_index(k + st->off0 + i, nsrc, src_is_d, n);
-            acc += DWT_MUL(st->fw[i], *(const float *)(sb + (int64_t)j * ss));
-        }
+#define DWT_V(j) (*(const float *)(sb + (int64_t)(j) * ss))
+        float acc = DWT_MUL(st->fw[0], DWT_V(j0));
+        if (nt > 1)
+            acc += DWT_MUL(st->fw[1], DWT_V(j1));
+        if (nt > 2)
+            acc += DWT_MUL(st->fw[2], DWT_V(j2));
+        if (nt > 3)
+            acc += DWT_MUL(st->fw[3], DWT_V(j3));
+#undef DWT_V
         float *t = (float *)(tb + (int64_t)k * ts);
         if (!inverse)
             *t = DWT_MUL(*t + acc, st->post);
         else
             *t = DWT_MUL(*t, st->post_inv) - acc;
     } else {
-        int32_t acc = st->round;
-        for (int i = 0; i < nt; i++) {
-            const int j = dwt_src_index(k + st->off0 + i, nsrc, src_is_d, n);
-            acc += st->iw[i] * *(const int32_t *)(sb + (int64_t)j * ss);
-        }
+#define DWT_V(j) (*(const int32_t *)(sb + (int64_t)(j) * ss))
+        int32_t acc = st->round + st->iw[0] * DWT_V(j0);
+        if (nt > 1)
+            acc += st->iw[1] * DWT_V(j1);
+        if (nt > 2)
+            acc += st->iw[2] * DWT_V(j2);
+        if (nt > 3)
+            acc += st->iw[3] * DWT_V(j3);
+#undef DWT_V
         const int32_t delta = (acc >> st->shift) * st->sign;
         int32_t *t = (int32_t *)(tb + (int64_t)k * ts);
         *t = inverse ? *t - delta : *t + delta;

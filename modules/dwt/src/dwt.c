@@ -258,7 +258,7 @@ RV_API void rv_dwt_ll_size(const RV_Dwt *d, int w, int h, int levels, int *llw, 
 
 static int fused_ok(const RV_Dwt *d, int n)
 {
-    if (d->s.fuse_max_shared <= 0 || n > 2 * DWT_PPT * 1024)
+    if (d->s.fuse_max_shared <= 0 || n > 2 * DWT_PPT * DWT_ROW_THREADS)
         return 0;
     return (long long)n * 4 <= d->s.fuse_max_shared;
 }
@@ -480,7 +480,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     } else {
         const int nS = (n + 1) / 2;
         int T = ((nS + 1) / 2 + 31) / 32 * 32;
-        T = T < 32 ? 32 : T > 1024 ? 1024 : T;
+        T = T < 32 ? 32 : T > DWT_ROW_THREADS ? DWT_ROW_THREADS : T;
         a.tile_rows = 1;
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)n * 4;
