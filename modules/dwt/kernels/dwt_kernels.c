@@ -133,6 +133,94 @@ RV_FN int dwt_eff_levels(int n, int levels)
     return l;
 }
 
+#if !defined(RV_CUDA)
+/*
+ * CPU fast paths: one step over `cnt` contiguous targets whose taps are the
+ * contiguous source runs p0..p3 (same operation order as dwt_lift_at, so the
+ * results are identical; the loops vectorise).
+ */
+#define DWT_OPF(EXPR)                                                              \
+    do {                                                                           \
+        if (!inverse)                                                              \
+            for (int c = 0; c < cnt; c++) {                                        \
+                const float acc = EXPR;                                            \
+                t[c] = (t[c] + acc) * post;                                        \
+            }                                                                      \
+        else                                                                       \
+            for (int c = 0; c < cnt; c++) {                                        \
+                const float acc = EXPR;                                            \
+                t[c] = t[c] * pinv - acc;                                          \
+            }                                                                      \
+    } while (0)
+#define DWT_OPI(EXPR)                                                              \
+    do {                                                                           \
+        if (!inverse)                                                              \
+            for (int c = 0; c < cnt; c++)                                          \
+                ti[c] += ((EXPR) >> sh) * sg;                                      \
+        else                                                                       \
+            for (int c = 0; c < cnt; c++)                                          \
+                ti[c] -= ((EXPR) >> sh) * sg;                                      \
+    } while (0)
+
+static void dwt_cpu_run(unsigned char *tp, const unsigned char *q0, const unsigned char *q1,
+                        const unsigned char *q2, const unsigned char *q3, int cnt, const dwt_step *st,
+                        int type, int inverse)
+{
+    const int nt = st->ntaps;
+    if (type == DWT_F32) {
+        float *restrict t = (float *)tp;
+        const float *p0 = (const float *)q0, *p1 = (const float *)q1, *p2 = (const float *)q2,
+                    *p3 = (const float *)q3;
+        const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2], w3 = st->fw[3];
+        const float post = st->post, pinv = st->post_inv;
+        if (nt == 1)
+            DWT_OPF(w0 * p0[c]);
+        else if (nt == 2)
+            DWT_OPF(w0 * p0[c] + w1 * p1[c]);
+        else if (nt == 3)
+            DWT_OPF(w0 * p0[c] + w1 * p1[c] + w2 * p2[c]);
+        else
+            DWT_OPF(w0 * p0[c] + w1 * p1[c] + w2 * p2[c] + w3 * p3[c]);
+    } else {
+        int32_t *restrict ti = (int32_t *)tp;
+        const int32_t *p0 = (const int32_t *)q0, *p1 = (const int32_t *)q1, *p2 = (const int32_t *)q2,
+                      *p3 = (const int32_t *)q3;
+        const int32_t w0 = st->iw[0], w1 = st->iw[1], w2 = st->iw[2], w3 = st->iw[3], r = st->round;
+        const int sh = st->shift, sg = st->sign;
+        if (nt == 1)
+            DWT_OPI(r + w0 * p0[c]);
+        else if (nt == 2)
+            DWT_OPI(r + w0 * p0[c] + w1 * p1[c]);
+        else if (nt == 3)
+            DWT_OPI(r + w0 * p0[c] + w1 * p1[c] + w2 * p2[c]);
+        else
+            DWT_OPI(r + w0 * p0[c] + w1 * p1[c] + w2 * p2[c] + w3 * p3[c]);
+    }
+}
+#undef DWT_OPF
+#undef DWT_OPI
+
+/* All targets [k0, k1) of one band stored with unit stride (4 bytes). */
+static void dwt_cpu_band(unsigned char *tb, const unsigned char *sb, int k0, int k1, int n,
+                         const dwt_step *st, int type, int inverse)
+{
+    const int src_is_d = st->target == 0 ? 0 : 1;
+    const int nsrc = src_is_d ? n >> 1 : (n + 1) >> 1;
+    /* interior: every tap inside the source band */
+    int i0 = -st->off0, i1 = nsrc - (st->off0 + st->ntaps - 1);
+    i0 = i0 < k0 ? k0 : i0 > k1 ? k1 : i0;
+    i1 = i1 > k1 ? k1 : i1 < i0 ? i0 : i1;
+    for (int k = k0; k < i0; k++)
+        dwt_lift_at(tb, 4, sb, 4, n, st, type, inverse, k);
+    if (i1 > i0) {
+        const unsigned char *q = sb + (int64_t)(i0 + st->off0) * 4;
+        dwt_cpu_run(tb + (int64_t)i0 * 4, q, q + 4, q + 8, q + 12, i1 - i0, st, type, inverse);
+    }
+    for (int k = i1; k < k1; k++)
+        dwt_lift_at(tb, 4, sb, 4, n, st, type, inverse, k);
+}
+#endif
+
 /* ---------------------------------------------------------------- */
 /* dwt_step_k: one lifting step on a strided region                   */
 /* ---------------------------------------------------------------- */
@@ -159,15 +247,44 @@ RV_RAW_KERNEL(dwt_step_k, dwt_step_args, a, blk)
 #if defined(RV_CUDA)
     for (int ib = b0 + (int)threadIdx.y; ib < b1; ib += blk.ty)
         for (int ia = a0 + (int)threadIdx.x; ia < a1; ia += blk.tx) {
-#else
-    for (int ib = b0; ib < b1; ib++)
-        for (int ia = a0; ia < a1; ia++) {
-#endif
             if (a->axis == 0)
                 dwt_step_one(a, ia, ib);
             else
                 dwt_step_one(a, ib, ia);
         }
+#else
+    const int tgt_d = a->st.target == 0;
+    const int toff = tgt_d ? a->d_off : a->s_off, tstr = tgt_d ? a->d_str : a->s_str;
+    const int soff = tgt_d ? a->s_off : a->d_off, sstr = tgt_d ? a->s_str : a->d_str;
+    if (a->axis == 0 && tstr == 1 && sstr == 1) {
+        for (int l = b0; l < b1; l++) {
+            const int line = l * a->line_str;
+            dwt_cpu_band(dwt_addr(a->base, a->pitch, 0, line, toff), dwt_addr(a->base, a->pitch, 0, line, soff),
+                         a0, a1, a->n, &a->st, a->type, a->inverse);
+        }
+    } else if (a->axis == 1 && a->line_str == 1) {
+        /* rows of targets: the taps are whole source rows */
+        const int src_is_d = tgt_d ? 0 : 1;
+        const int nsrc = src_is_d ? a->n >> 1 : (a->n + 1) >> 1;
+        const unsigned char *q[DWT_MAX_TAPS];
+        for (int k = b0; k < b1; k++) {
+            for (int i = 0; i < DWT_MAX_TAPS; i++) {
+                const int j = i < a->st.ntaps ? dwt_src_index(k + a->st.off0 + i, nsrc, src_is_d, a->n) : 0;
+                q[i] = dwt_addr(a->base, a->pitch, 1, a0, soff + j * sstr);
+            }
+            dwt_cpu_run(dwt_addr(a->base, a->pitch, 1, a0, toff + k * tstr), q[0], q[1], q[2], q[3], a1 - a0, &a->st,
+                        a->type, a->inverse);
+        }
+    } else {
+        for (int ib = b0; ib < b1; ib++)
+            for (int ia = a0; ia < a1; ia++) {
+                if (a->axis == 0)
+                    dwt_step_one(a, ia, ib);
+                else
+                    dwt_step_one(a, ib, ia);
+            }
+    }
+#endif
 }
 
 /* ---------------------------------------------------------------- */
@@ -255,8 +372,7 @@ static void dwt_cpu_lift(const dwt_row_args *a, uint32_t *sh, int m)
         const int nt = st->target == 0 ? nD : nS;
         unsigned char *tb = st->target == 0 ? D : S;
         const unsigned char *sb = st->target == 0 ? S : D;
-        for (int k = 0; k < nt; k++)
-            dwt_lift_at(tb, 4, sb, 4, m, st, a->type, a->inverse, k);
+        dwt_cpu_band(tb, sb, 0, nt, m, st, a->type, a->inverse);
     }
 }
 #endif

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ravioli/dwt.h"
 #include "ravioli/kernel_abi.h"
@@ -44,6 +45,7 @@ struct RV_Dwt {
     int nlv;
     int32_t *tab;
     size_t ntab;
+    RV_DwtStats stats;
     char err[512];
 };
 
@@ -368,12 +370,50 @@ static unsigned cdiv(long long a, long long b)
     return (unsigned)((a + b - 1) / b);
 }
 
-static int launch(RV_Dwt *d, const RV_Kernel *k, RV_LaunchShape *sh, const void *args, size_t size)
+static double now(void)
 {
-    int err = rv_launch_raw(k, sh, args, size);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int launch(RV_Dwt *d, const RV_Kernel *k, RV_LaunchShape *sh, const void *args, size_t size, int kind,
+                  double bytes)
+{
+    double t0 = 0;
+    int err;
+    if (d->s.profile) {
+        if ((err = rv_context_sync(d->ctx)) < 0)
+            return rvfail(d, err, "dwt: sync");
+        t0 = now();
+    }
+    err = rv_launch_raw(k, sh, args, size);
     if (err < 0)
         return rvfail(d, err, rv_kernel_name(k));
+    if (d->s.profile) {
+        if ((err = rv_context_sync(d->ctx)) < 0)
+            return rvfail(d, err, rv_kernel_name(k));
+        d->stats.seconds[kind] += now() - t0;
+    }
+    d->stats.launches[kind]++;
+    d->stats.bytes[kind] += bytes;
     return 0;
+}
+
+RV_API void rv_dwt_stats(const RV_Dwt *d, RV_DwtStats *out)
+{
+    if (!out)
+        return;
+    if (d)
+        *out = d->stats;
+    else
+        memset(out, 0, sizeof(*out));
+}
+
+RV_API void rv_dwt_stats_reset(RV_Dwt *d)
+{
+    if (d)
+        memset(&d->stats, 0, sizeof(d->stats));
 }
 
 /* Shape of an (a x b) tiled kernel: axis 0 = along rows. */
@@ -420,7 +460,8 @@ static int run_step(RV_Dwt *d, uint64_t base, int64_t pitch, int axis, int n, in
     const int nt = a.st.target == 0 ? n / 2 : (n + 1) / 2;
     RV_LaunchShape sh;
     tile_shape(d, axis, axis == 0 ? nt : nlines, axis == 0 ? nlines : nt, &a.tile_a, &a.tile_b, &sh);
-    return launch(d, d->k_step, &sh, &a, sizeof(a));
+    return launch(d, d->k_step, &sh, &a, sizeof(a), RV_DWT_KERNEL_STEP,
+                  4.0 * nlines * (2.0 * nt + (a.st.target == 0 ? (n + 1) / 2 : n / 2)));
 }
 
 /* All steps of one line set, forward or inverse, on the [S | D] block layout. */
@@ -451,7 +492,7 @@ static int run_split(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t 
     a.mode = mode;
     RV_LaunchShape sh;
     tile_shape(d, axis, axis == 0 ? n : nlines, axis == 0 ? nlines : n, &a.tile_a, &a.tile_b, &sh);
-    return launch(d, d->k_split, &sh, &a, sizeof(a));
+    return launch(d, d->k_split, &sh, &a, sizeof(a), RV_DWT_KERNEL_SPLIT, 8.0 * n * nlines);
 }
 
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
@@ -486,7 +527,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
         sh.shared_bytes = (unsigned)n * 4;
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
-    return launch(d, d->k_row, &sh, &a, sizeof(a));
+    return launch(d, d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
 }
 
 static int run_chunkgen(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int rows, int inverse)
@@ -505,7 +546,7 @@ static int run_chunkgen(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int rows
     a.tile_rows = d->cpu ? 16 : 4;
     sh.grid[0] = cdiv(n, sh.block[0]);
     sh.grid[1] = cdiv(rows, a.tile_rows);
-    return launch(d, d->k_chunk, &sh, &a, sizeof(a));
+    return launch(d, d->k_chunk, &sh, &a, sizeof(a), RV_DWT_KERNEL_CHUNKGEN, 8.0 * n * rows);
 }
 
 static int run_permute(RV_Dwt *d, uint64_t base, int64_t cstride, int lane_b, int64_t lane_pitch, int lanes,
@@ -536,7 +577,9 @@ static int run_permute(RV_Dwt *d, uint64_t base, int64_t cstride, int lane_b, in
     }
     sh.grid[0] = (unsigned)cnt;
     sh.grid[1] = cdiv(lanes, a.tile_lanes);
-    return launch(d, d->k_perm, &sh, &a, sizeof(a));
+    /* every chunk but the fixed ones (first; last when nchunks is even) moves once */
+    const int moved = nchunks - (nchunks % 2 == 0 ? 2 : 1);
+    return launch(d, d->k_perm, &sh, &a, sizeof(a), RV_DWT_KERNEL_PERMUTE, 8.0 * moved * lanes);
 }
 
 static int run_rotate(RV_Dwt *d, uint64_t base, int64_t pitch, int start, int len, int r, int rows, int inverse)
@@ -556,7 +599,7 @@ static int run_rotate(RV_Dwt *d, uint64_t base, int64_t pitch, int start, int le
     sh.block[0] = d->cpu ? 1 : 256;
     sh.shared_bytes = (unsigned)r * 4;
     sh.grid[0] = cdiv(rows, a.tile_rows);
-    return launch(d, d->k_rot, &sh, &a, sizeof(a));
+    return launch(d, d->k_rot, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROTATE, 8.0 * len * rows);
 }
 
 /* ---------------------------------------------------------------- */
@@ -872,7 +915,7 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
         c.bytes = fi->sample_bytes;
         c.maxval = fi->sample_bytes == 1 ? 255.0f : 65535.0f;
         row_shape(d, w, h, &c.tile_rows, &sh);
-        if ((err = launch(d, d->k_conv, &sh, &c, sizeof(c))) < 0)
+        if ((err = launch(d, d->k_conv, &sh, &c, sizeof(c), RV_DWT_KERNEL_OTHER, (4.0 + fi->sample_bytes) * w * h)) < 0)
             return err;
     }
     if ((err = transform(d, fb, fpitch, w, h, prm->levels, 0)) < 0)
@@ -886,7 +929,7 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
     rv_dwt_ll_size(d, w, h, prm->levels, &s.wl, &s.hl);
     s.thr = prm->threshold;
     row_shape(d, w, h, &s.tile_rows, &sh);
-    if ((err = launch(d, d->k_shrink, &sh, &s, sizeof(s))) < 0)
+    if ((err = launch(d, d->k_shrink, &sh, &s, sizeof(s), RV_DWT_KERNEL_OTHER, 8.0 * w * h)) < 0)
         return err;
     if ((err = transform(d, fb, fpitch, w, h, prm->levels, 1)) < 0)
         return err;
@@ -903,7 +946,7 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
         c.inverse = 1;
         c.maxval = fi->sample_bytes == 1 ? 255.0f : 65535.0f;
         row_shape(d, w, h, &c.tile_rows, &sh);
-        if ((err = launch(d, d->k_conv, &sh, &c, sizeof(c))) < 0)
+        if ((err = launch(d, d->k_conv, &sh, &c, sizeof(c), RV_DWT_KERNEL_OTHER, (4.0 + fi->sample_bytes) * w * h)) < 0)
             return err;
     }
     return 0;

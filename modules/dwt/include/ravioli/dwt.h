@@ -86,6 +86,9 @@ typedef struct RV_DwtSettings {
     int dims;                /* 2 (rows then columns, default) or 1 (rows only) */
     int fuse_max_shared;     /* bytes of shared memory a fused row pass may use
                                 (default 49152; 0 disables the fused row pass) */
+    int profile;             /* nonzero: every kernel launch is bracketed by
+                                rv_context_sync and timed with the host clock
+                                (slower; for rv_dwt_stats breakdowns) */
 } RV_DwtSettings;
 
 typedef struct RV_Dwt RV_Dwt;
@@ -107,6 +110,33 @@ RV_API int rv_dwt_inverse(RV_Dwt *dwt, RV_Image *img, int levels);
  */
 RV_API int rv_dwt_forward_buffer(RV_Dwt *dwt, RV_Buffer *buf, int w, int h, size_t pitch, int levels);
 RV_API int rv_dwt_inverse_buffer(RV_Dwt *dwt, RV_Buffer *buf, int w, int h, size_t pitch, int levels);
+
+/** Kernel kinds of rv_dwt_stats. */
+enum {
+    RV_DWT_KERNEL_ROWFUSED = 0, /* rows in shared memory, steps (and 1-D levels) fused */
+    RV_DWT_KERNEL_SPLIT,        /* out-of-place split / merge / copy */
+    RV_DWT_KERNEL_CHUNKGEN,     /* in place: chunk generation (rows) */
+    RV_DWT_KERNEL_PERMUTE,      /* in place: chunk permutation by cycles */
+    RV_DWT_KERNEL_ROTATE,       /* in place: odd-length tail of a row */
+    RV_DWT_KERNEL_STEP,         /* one lifting step over a region */
+    RV_DWT_KERNEL_OTHER,        /* denoising: conversion, thresholding */
+    RV_DWT_KERNEL_COUNT
+};
+
+/**
+ * Launch statistics since creation or rv_dwt_stats_reset: launches and the
+ * bytes each kind of kernel must move (every sample read and written once:
+ * the counting of Ikuzawa et al., Table 3), and, with settings.profile, the
+ * seconds each kind took.
+ */
+typedef struct RV_DwtStats {
+    long long launches[RV_DWT_KERNEL_COUNT];
+    double bytes[RV_DWT_KERNEL_COUNT];
+    double seconds[RV_DWT_KERNEL_COUNT];
+} RV_DwtStats;
+
+RV_API void rv_dwt_stats(const RV_Dwt *dwt, RV_DwtStats *out);
+RV_API void rv_dwt_stats_reset(RV_Dwt *dwt);
 
 /** Message of the latest failure of this transform ("" if none). */
 RV_API const char *rv_dwt_error(const RV_Dwt *dwt);
