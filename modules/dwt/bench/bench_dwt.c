@@ -92,9 +92,11 @@ static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N,
     return 8.0 * N * (double)N / best;
 }
 
-/* PyTorch peer: runs torch_dwt.py next to this program; NAN if unavailable. */
-static double torch_ms(const char *self, const char *wav, int N, int levels)
+/* PyTorch peer: runs torch_dwt.py next to this program once per N; ms[w][l] NAN if unavailable. */
+static void torch_ms(const char *self, int N, double ms[2][2])
 {
+    for (int i = 0; i < 4; i++)
+        ms[i / 2][i % 2] = NAN;
 #if RV_BENCH_GPU
     char dir[1024], cmd[1400];
     snprintf(dir, sizeof(dir), "%s", self);
@@ -103,23 +105,24 @@ static double torch_ms(const char *self, const char *wav, int N, int levels)
         *slash = 0;
     else
         snprintf(dir, sizeof(dir), ".");
-    snprintf(cmd, sizeof(cmd), "python3 %s/torch_dwt.py %s %d %d 2>/dev/null", dir, wav, N, levels);
+    snprintf(cmd, sizeof(cmd), "python3 %s/torch_dwt.py %d 2>&1", dir, N);
     FILE *p = popen(cmd, "r");
     if (!p)
-        return NAN;
-    char line[256];
-    double ms = NAN;
-    while (fgets(line, sizeof(line), p))
-        if (!strncmp(line, "ms ", 3))
-            ms = atof(line + 3);
+        return;
+    char line[512];
+    while (fgets(line, sizeof(line), p)) {
+        char wav[16];
+        int lev;
+        double v;
+        if (sscanf(line, "ms %15s %d %lf", wav, &lev, &v) == 3)
+            ms[strcmp(wav, "cdf97") ? 1 : 0][lev == 1 ? 0 : 1] = v;
+        else
+            printf("# torch: %s", line);
+    }
     pclose(p);
-    return ms;
 #else
     (void)self;
-    (void)wav;
     (void)N;
-    (void)levels;
-    return NAN;
 #endif
 }
 
@@ -236,8 +239,11 @@ int main(int argc, char **argv)
         const double P = measure_bw(ctx, buf, aux, N, cpu);
         rv_buffer_destroy(&aux); /* the transforms run with the image alone */
         printf("\nN = %d (%.0f MiB): measured copy bandwidth P = %.1f GB/s\n", N, bytes / 1048576.0, P / 1e9);
-        printf("%-6s %-3s | %-9s %8s %6s %6s | %-9s %8s %6s %6s | %-6s %9s %7s\n", "wav", "L", "method", "ms", "E",
-               "mem", "method", "ms", "E", "mem", "peer", "peer ms", "peer/IP");
+        double tms[2][2];
+        torch_ms(argv[0], N, tms);
+        printf("| N | wavelet | L | in-place ms | E | mem | out-of-place ms | E | mem | %s ms | %s/in-place | %s/out-of-place |\n",
+               cpu ? "plain C" : "torch", cpu ? "plain C" : "torch", cpu ? "plain C" : "torch");
+        printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (int wi = 0; wi < 2; wi++)
             for (int li = 0; li < 2; li++) {
                 double ms[2], E[2], mem[2];
@@ -288,13 +294,12 @@ int main(int argc, char **argv)
                         die(ctx, rv_dwt_error(d), err);
                     rv_dwt_destroy(&d);
                 }
-                double pms = cpu ? (N <= 4096 ? plain_ms(host, N, levs[li], wvs[wi]) : NAN)
-                                 : torch_ms(argv[0], wnames[wi], N, levs[li]);
-                printf("%-6s %-3d | %-9s %8.3f %5.1f%% %5.3fn | %-9s %8.3f %5.1f%% %5.3fn | %-6s %9.3f %6.2fx\n",
-                       wnames[wi], levs[li], "in-place", ms[0], 100 * E[0], mem[0], "out-place", ms[1], 100 * E[1],
-                       mem[1], cpu ? "plainC" : "torch", pms, pms / ms[0]);
+                double pms = cpu ? (N <= 4096 ? plain_ms(host, N, levs[li], wvs[wi]) : NAN) : tms[wi][li];
+                printf("| %d | %s | %d | %.3f | %.1f%% | %.3fn | %.3f | %.1f%% | %.3fn | %.3f | %.2fx | %.2fx |\n", N,
+                       wnames[wi], levs[li], ms[0], 100 * E[0], mem[0], ms[1], 100 * E[1], mem[1], pms, pms / ms[0],
+                       pms / ms[1]);
                 for (int mi = 0; mi < 2; mi++) {
-                    printf("    %s breakdown:", mi ? "out-place" : "in-place ");
+                    printf("    %s %s L%d breakdown:", wnames[wi], mi ? "out-of-place" : "in-place", levs[li]);
                     for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
                         if (prof[mi].launches[k])
                             printf(" %s %lldx %.3f ms E %.1f%%;", KNAMES[k], prof[mi].launches[k],

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PyTorch peer of rv-bench-gpu-dwt: 2-D lifting DWT by tensor slicing.
 
-usage: torch_dwt.py cdf97|dd137 N LEVELS   -> prints "ms <median forward ms>"
+usage: torch_dwt.py N   -> prints "ms <wavelet> <levels> <median forward ms>"
+for cdf97 and dd137 at 1 and 5 levels
 Symmetric (whole-sample) extension for even lengths, block (Mallat) layout,
 float32 on the GPU, timed with CUDA events (median of 10 after 3 warm-ups).
 """
@@ -51,25 +52,27 @@ def dwt2(x, wav, levels):
 
 
 def main():
-    wav, n, levels = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    n = int(sys.argv[1])
     if not torch.cuda.is_available():
         print("torch: no CUDA")
         return 1
+    print("torch %s on %s" % (torch.__version__, torch.cuda.get_device_name()))
     x0 = torch.rand(n, n, device="cuda", dtype=torch.float32)
-    times = []
-    for i in range(13):
-        x = x0.clone()
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        dwt2(x, wav, levels)
-        b.record()
-        torch.cuda.synchronize()
-        if i >= 3:
-            times.append(a.elapsed_time(b))
-    times.sort()
-    print("ms %.4f" % times[len(times) // 2])
-    print("torch %s %s" % (torch.__version__, torch.cuda.get_device_name()))
+    for wav in ("cdf97", "dd137"):
+        for levels in (1, 5):
+            times = []
+            for i in range(13):
+                x = x0.clone()
+                a = torch.cuda.Event(enable_timing=True)
+                b = torch.cuda.Event(enable_timing=True)
+                a.record()
+                dwt2(x, wav, levels)
+                b.record()
+                torch.cuda.synchronize()
+                if i >= 3:
+                    times.append(a.elapsed_time(b))
+            times.sort()
+            print("ms %s %d %.4f" % (wav, levels, times[len(times) // 2]))
     return 0
 
 

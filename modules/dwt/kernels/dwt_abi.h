@@ -19,7 +19,7 @@
 #define DWT_MAX_TAPS  4
 #define DWT_MAX_STEPS 6
 /* Pairs a thread holds in registers in dwt_rowfused (rows <= 2*PPT*ROW_THREADS). */
-#define DWT_PPT       12
+#define DWT_PPT       16
 /* Threads of a dwt_rowfused block at most (registers: ~100 a thread). */
 #define DWT_ROW_THREADS 512
 

@@ -80,7 +80,7 @@ RV_API void rv_dwt_settings_default(RV_DwtSettings *s)
     s->layout = RV_DWT_LAYOUT_BLOCK;
     s->method = RV_DWT_IN_PLACE;
     s->dims = 2;
-    s->fuse_max_shared = 49152;
+    s->fuse_max_shared = 65536;
 }
 
 /* ---------------------------------------------------------------- */

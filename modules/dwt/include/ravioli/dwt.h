@@ -84,8 +84,11 @@ typedef struct RV_DwtSettings {
     RV_DwtLayout layout;     /* default RV_DWT_LAYOUT_BLOCK */
     RV_DwtMethod method;     /* default RV_DWT_IN_PLACE */
     int dims;                /* 2 (rows then columns, default) or 1 (rows only) */
-    int fuse_max_shared;     /* bytes of shared memory a fused row pass may use
-                                (default 49152; 0 disables the fused row pass) */
+    int fuse_max_shared;     /* bytes of shared memory a fused row pass may use:
+                                rows of up to fuse_max_shared / 4 samples (and at most
+                                16384) go through shared memory in one pass. Default
+                                65536 (16K-sample rows; above 48 KiB the CUDA backend
+                                opts in to large shared memory, sm_70+); 0 disables */
     int profile;             /* nonzero: every kernel launch is bracketed by
                                 rv_context_sync and timed with the host clock
                                 (slower; for rv_dwt_stats breakdowns) */
