@@ -18,10 +18,9 @@
 
 #define DWT_MAX_TAPS  4
 #define DWT_MAX_STEPS 6
-/* Pairs a thread holds in registers in dwt_rowfused (rows <= 2*PPT*ROW_THREADS). */
-#define DWT_PPT       16
-/* Threads of a dwt_rowfused block at most (registers: ~100 a thread). */
-#define DWT_ROW_THREADS 512
+/* Longest row dwt_rowfused takes, and its threads per block at most. */
+#define DWT_ROW_MAX     16384
+#define DWT_ROW_THREADS 1024
 
 enum { DWT_F32 = 0, DWT_I32 = 1 };
 

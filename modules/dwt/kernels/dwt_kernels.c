@@ -383,7 +383,8 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
     const int lev = dwt_eff_levels(n, a->levels);
     const int r0 = blk.x * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
 #if defined(RV_CUDA)
-    uint32_t *sh = dwt_sh;
+    /* shared: the line (n words), then for lev > 1 a split buffer (ceil(n/2) words) */
+    uint32_t *sh = dwt_sh, *tmp = dwt_sh + n;
     const int T = (int)blockDim.x, tid = (int)threadIdx.x;
     for (int row = r0; row < r1; row++) {
         const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch));
@@ -406,24 +407,13 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             for (int l = 1; l < lev; l++) {
                 m = nS;
                 nS = (m + 1) >> 1;
-                uint32_t ra[DWT_PPT], rb[DWT_PPT];
-#pragma unroll
-                for (int i = 0; i < DWT_PPT; i++) {
-                    const int k = tid + i * T;
-                    if (k < nS) {
-                        ra[i] = sh[2 * k];
-                        rb[i] = 2 * k + 1 < m ? sh[2 * k + 1] : 0u;
-                    }
-                }
+                for (int p = tid; p < m; p += T)
+                    tmp[p] = sh[p];
                 __syncthreads();
-#pragma unroll
-                for (int i = 0; i < DWT_PPT; i++) {
-                    const int k = tid + i * T;
-                    if (k < nS) {
-                        sh[k] = ra[i];
-                        if (2 * k + 1 < m)
-                            sh[nS + k] = rb[i];
-                    }
+                for (int k = tid; k < nS; k += T) {
+                    sh[k] = tmp[2 * k];
+                    if (2 * k + 1 < m)
+                        sh[nS + k] = tmp[2 * k + 1];
                 }
                 __syncthreads();
                 dwt_sh_lift(a, sh, m);
@@ -450,35 +440,20 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
                     m = (m + 1) >> 1;
                 const int nS = (m + 1) >> 1;
                 dwt_sh_lift(a, sh, m);
-                uint32_t ra[DWT_PPT], rb[DWT_PPT];
-#pragma unroll
-                for (int i = 0; i < DWT_PPT; i++) {
-                    const int k = tid + i * T;
-                    if (k < nS) {
-                        ra[i] = sh[k];
-                        rb[i] = 2 * k + 1 < m ? sh[nS + k] : 0u;
-                    }
-                }
                 if (l == 0) {
-#pragma unroll
-                    for (int i = 0; i < DWT_PPT; i++) {
-                        const int k = tid + i * T;
-                        if (k < nS) {
-                            dst[2 * k] = ra[i];
-                            if (2 * k + 1 < m)
-                                dst[2 * k + 1] = rb[i];
-                        }
+                    for (int k = tid; k < nS; k += T) {
+                        dst[2 * k] = sh[k];
+                        if (2 * k + 1 < m)
+                            dst[2 * k + 1] = sh[nS + k];
                     }
                 } else {
+                    for (int p = tid; p < m; p += T)
+                        tmp[p] = sh[p];
                     __syncthreads();
-#pragma unroll
-                    for (int i = 0; i < DWT_PPT; i++) {
-                        const int k = tid + i * T;
-                        if (k < nS) {
-                            sh[2 * k] = ra[i];
-                            if (2 * k + 1 < m)
-                                sh[2 * k + 1] = rb[i];
-                        }
+                    for (int k = tid; k < nS; k += T) {
+                        sh[2 * k] = tmp[k];
+                        if (2 * k + 1 < m)
+                            sh[2 * k + 1] = tmp[nS + k];
                     }
                     __syncthreads();
                 }

@@ -258,11 +258,17 @@ RV_API void rv_dwt_ll_size(const RV_Dwt *d, int w, int h, int levels, int *llw, 
 /* Plans: LL sizes per level and the cycle leaders                    */
 /* ---------------------------------------------------------------- */
 
-static int fused_ok(const RV_Dwt *d, int n)
+/* Shared bytes dwt_rowfused needs for rows of n samples and `lev` fused levels. */
+static long long fused_shared(int n, int lev)
 {
-    if (d->s.fuse_max_shared <= 0 || n > 2 * DWT_PPT * DWT_ROW_THREADS)
+    return 4LL * (lev > 1 ? n + (n + 1) / 2 : n);
+}
+
+static int fused_ok(const RV_Dwt *d, int n, int lev)
+{
+    if (d->s.fuse_max_shared <= 0 || n > DWT_ROW_MAX)
         return 0;
-    return (long long)n * 4 <= d->s.fuse_max_shared;
+    return fused_shared(n, lev) <= d->s.fuse_max_shared;
 }
 
 /* Appends the leaders of the chunk permutation of nc chunks. */
@@ -324,12 +330,12 @@ static int make_plan(RV_Dwt *d, int w, int h, int levels)
         p->w = lw;
         p->h = lh;
         int err;
-        if (chunked && lw >= 2 && !fused_ok(d, lw)) {
+        if (chunked && lw >= 2 && !fused_ok(d, lw, 1)) {
             p->row_chunked = 1;
             if ((err = add_leaders(d, 2 * (lw / (2 * ROW_CHUNK)), &p->row_off, &p->row_cnt, &cap)) < 0)
                 return err;
         } else {
-            p->row_chunked = !fused_ok(d, lw);
+            p->row_chunked = !fused_ok(d, lw, 1);
         }
         if (chunked && d->s.dims == 2 && lh >= 2)
             if ((err = add_leaders(d, lh, &p->col_off, &p->col_cnt, &cap)) < 0)
@@ -520,11 +526,11 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
         sh.shared_bytes = (unsigned)n * 8;
     } else {
         const int nS = (n + 1) / 2;
-        int T = ((nS + 1) / 2 + 31) / 32 * 32;
+        int T = (nS + 31) / 32 * 32;
         T = T < 32 ? 32 : T > DWT_ROW_THREADS ? DWT_ROW_THREADS : T;
         a.tile_rows = 1;
         sh.block[0] = (unsigned)T;
-        sh.shared_bytes = (unsigned)n * 4;
+        sh.shared_bytes = (unsigned)fused_shared(n, levels);
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
     return launch(d, d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
@@ -678,7 +684,7 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
 
     /* Interleaved layout: every level in place, one pass per step (strided). */
     if (d->s.layout == RV_DWT_LAYOUT_INTERLEAVED) {
-        if (dims == 1 && fused_ok(d, w))
+        if (dims == 1 && fused_ok(d, w, levels))
             return run_rowfused(d, base, pitch, base, pitch, w, h, levels, inverse, 1);
         for (int i = 0; i < levels; i++) {
             const int l = inverse ? levels - 1 - i : i;
@@ -703,7 +709,7 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
     }
 
     /* 1-D rows that fit: all levels in one pass. */
-    if (dims == 1 && fused_ok(d, w))
+    if (dims == 1 && fused_ok(d, w, levels))
         return run_rowfused(d, base, pitch, base, pitch, w, h, levels, inverse, 0);
 
     if (d->s.method == RV_DWT_IN_PLACE) {
@@ -738,7 +744,7 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
         if (!inverse) {
             if (n < 2)
                 err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 2);
-            else if (fused_ok(d, n))
+            else if (fused_ok(d, n, 1))
                 err = run_rowfused(d, base, pitch, tb, pitch, n, rows, 1, 0, 0);
             else if ((err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 0)) >= 0)
                 err = run_steps(d, tb, pitch, 0, n, rows, 0);
@@ -759,7 +765,7 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
                 return err;
             if (n < 2)
                 err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 2);
-            else if (fused_ok(d, n))
+            else if (fused_ok(d, n, 1))
                 err = run_rowfused(d, tb, pitch, base, pitch, n, rows, 1, 1, 0);
             else if ((err = run_steps(d, tb, pitch, 0, n, rows, 1)) >= 0)
                 err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 1);
