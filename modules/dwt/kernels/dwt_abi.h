@@ -62,6 +62,20 @@ typedef struct dwt_row_args {
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_row_args;
 
+/**
+ * dwt_colfused: out-of-place column pass, all steps fused. A block holds
+ * tile_cols columns x (R + 2H) sample pairs (S and D) in shared memory; the
+ * R pairs in the middle come out exact when H covers the reach of the steps.
+ * Forward: src interleaved rows -> dst [S rows | D rows]; inverse: back.
+ */
+typedef struct dwt_col_args {
+    uint64_t src, dst;
+    int64_t src_pitch, dst_pitch;
+    int32_t n, ncols, R, H;
+    int32_t type, inverse, nsteps, tile_cols;
+    dwt_step steps[DWT_MAX_STEPS];
+} dwt_col_args;
+
 /** dwt_split: src -> dst deinterleave (S then D), its inverse, or a plain copy. */
 typedef struct dwt_split_args {
     uint64_t src, dst;

@@ -512,6 +512,121 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
 }
 
 /* ---------------------------------------------------------------- */
+/* dwt_colfused: out-of-place columns, steps fused in shared memory   */
+/* ---------------------------------------------------------------- */
+
+/* Loaded pair range [lo, hi) of a band of `cnt` for the tile starting at k0. */
+RV_FN void dwt_tile_range(int k0, int R, int H, int cnt, int *lo, int *hi)
+{
+    *lo = k0 - H < 0 ? 0 : k0 - H;
+    *hi = k0 + R + H > cnt ? cnt : k0 + R + H;
+}
+
+/* Source rows of target g in step st, or -1 when one lies outside [slo, shi). */
+RV_FN int dwt_tile_srcs(const dwt_step *st, int g, int nsrc, int src_is_d, int n, int slo, int shi, int *j)
+{
+    for (int i = 0; i < DWT_MAX_TAPS; i++) {
+        j[i] = slo;
+        if (i < st->ntaps) {
+            j[i] = dwt_src_index(g + st->off0 + i, nsrc, src_is_d, n);
+            if (j[i] < slo || j[i] >= shi)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
+{
+    const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
+    const int R = a->R, H = a->H, TR = R + 2 * H, tc = a->tile_cols;
+    const int c0 = blk.x * tc, c1 = RV__MIN(c0 + tc, a->ncols), nc = c1 - c0;
+    const int k0 = blk.y * R;
+    int slo, shi, dlo, dhi;
+    dwt_tile_range(k0, R, H, nS, &slo, &shi);
+    dwt_tile_range(k0, R, H, nD, &dlo, &dhi);
+    /* tile rows: S pair g at row g - (k0 - H), D pair g at row TR + g - (k0 - H) */
+    const int base = k0 - H;
+#if defined(RV_CUDA)
+    uint32_t *sh = dwt_sh;
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, TY = (int)blockDim.y;
+    const int c = c0 + tx;
+    /* load */
+    for (int g = slo + ty; g < shi; g += TY)
+        if (tx < nc) {
+            const int row = a->inverse ? g : 2 * g;
+            sh[(g - base) * tc + tx] = *(const uint32_t *)dwt_addr(a->src, a->src_pitch, 1, c, row);
+        }
+    for (int g = dlo + ty; g < dhi; g += TY)
+        if (tx < nc) {
+            const int row = a->inverse ? nS + g : 2 * g + 1;
+            sh[(TR + g - base) * tc + tx] = *(const uint32_t *)dwt_addr(a->src, a->src_pitch, 1, c, row);
+        }
+    __syncthreads();
+    for (int si = 0; si < a->nsteps; si++) {
+        const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
+        const int tgt_d = st->target == 0;
+        const int tlo = tgt_d ? dlo : slo, thi = tgt_d ? dhi : shi;
+        const int srlo = tgt_d ? slo : dlo, srhi = tgt_d ? shi : dhi;
+        unsigned char *tb = (unsigned char *)(sh + (tgt_d ? TR : 0) * tc + tx);
+        unsigned char *sb = (unsigned char *)(sh + (tgt_d ? 0 : TR) * tc + tx);
+        for (int g = tlo + ty; g < thi; g += TY) {
+            int j[DWT_MAX_TAPS];
+            if (tx < nc && dwt_tile_srcs(st, g, tgt_d ? nS : nD, !tgt_d, n, srlo, srhi, j) == 0) {
+                /* dwt_lift_at on tile rows: band element g is at row g - base */
+                dwt_lift_at(tb - (int64_t)base * tc * 4, (int64_t)tc * 4, sb - (int64_t)base * tc * 4,
+                            (int64_t)tc * 4, n, st, a->type, a->inverse, g);
+            }
+        }
+        __syncthreads();
+    }
+    /* store the middle R pairs */
+    const int se = RV__MIN(k0 + R, nS), de = RV__MIN(k0 + R, nD);
+    for (int g = k0 + ty; g < se; g += TY)
+        if (tx < nc) {
+            const int row = a->inverse ? 2 * g : g;
+            *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, 1, c, row) = sh[(g - base) * tc + tx];
+        }
+    for (int g = k0 + ty; g < de; g += TY)
+        if (tx < nc) {
+            const int row = a->inverse ? 2 * g + 1 : nS + g;
+            *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, 1, c, row) = sh[(TR + g - base) * tc + tx];
+        }
+#else
+    uint32_t *sh = (uint32_t *)blk.shared;
+    const size_t rowb = (size_t)nc * 4;
+    for (int g = slo; g < shi; g++)
+        memcpy(sh + (size_t)(g - base) * tc, dwt_addr(a->src, a->src_pitch, 1, c0, a->inverse ? g : 2 * g), rowb);
+    for (int g = dlo; g < dhi; g++)
+        memcpy(sh + (size_t)(TR + g - base) * tc, dwt_addr(a->src, a->src_pitch, 1, c0, a->inverse ? nS + g : 2 * g + 1),
+               rowb);
+    for (int si = 0; si < a->nsteps; si++) {
+        const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
+        const int tgt_d = st->target == 0;
+        const int tlo = tgt_d ? dlo : slo, thi = tgt_d ? dhi : shi;
+        const int srlo = tgt_d ? slo : dlo, srhi = tgt_d ? shi : dhi;
+        uint32_t *tt = sh + (size_t)(tgt_d ? TR : 0) * tc, *ss = sh + (size_t)(tgt_d ? 0 : TR) * tc;
+        for (int g = tlo; g < thi; g++) {
+            int j[DWT_MAX_TAPS];
+            if (dwt_tile_srcs(st, g, tgt_d ? nS : nD, !tgt_d, n, srlo, srhi, j) < 0)
+                continue;
+            dwt_cpu_run((unsigned char *)(tt + (size_t)(g - base) * tc),
+                        (const unsigned char *)(ss + (size_t)(j[0] - base) * tc),
+                        (const unsigned char *)(ss + (size_t)(j[1] - base) * tc),
+                        (const unsigned char *)(ss + (size_t)(j[2] - base) * tc),
+                        (const unsigned char *)(ss + (size_t)(j[3] - base) * tc), nc, st, a->type, a->inverse);
+        }
+    }
+    const int se = RV__MIN(k0 + R, nS), de = RV__MIN(k0 + R, nD);
+    for (int g = k0; g < se; g++)
+        memcpy(dwt_addr(a->dst, a->dst_pitch, 1, c0, a->inverse ? 2 * g : g), sh + (size_t)(g - base) * tc, rowb);
+    for (int g = k0; g < de; g++)
+        memcpy(dwt_addr(a->dst, a->dst_pitch, 1, c0, a->inverse ? 2 * g + 1 : nS + g), sh + (size_t)(TR + g - base) * tc,
+               rowb);
+#endif
+}
+
+/* ---------------------------------------------------------------- */
 /* dwt_chunkgen: in each run of 2b samples, evens then odds           */
 /* ---------------------------------------------------------------- */
 

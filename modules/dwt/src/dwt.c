@@ -32,7 +32,7 @@ struct RV_Dwt {
     RV_DwtSettings s;
     int cpu;
     RV_Module *mod;
-    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink;
+    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -205,7 +205,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
     struct { const char *name; const RV_Kernel **k; } ks[] = {
         {"dwt_step_k", &d->k_step},   {"dwt_rowfused", &d->k_row}, {"dwt_split", &d->k_split},
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
-        {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink},
+        {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -536,6 +536,50 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     return launch(d, d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
 }
 
+/* Halo (in pairs) a tile needs so that its middle is exact: the steps' reach, plus one. */
+static int steps_reach(const RV_Dwt *d)
+{
+    int h = 1;
+    for (int i = 0; i < d->nsteps; i++) {
+        const int a = d->steps[i].off0, b = d->steps[i].off0 + d->steps[i].ntaps - 1;
+        const int r = (a < 0 ? -a : a) > (b < 0 ? -b : b) ? (a < 0 ? -a : a) : (b < 0 ? -b : b);
+        h += r;
+    }
+    return h;
+}
+
+static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int ncols, int inverse)
+{
+    dwt_col_args a;
+    memset(&a, 0, sizeof(a));
+    a.src = src;
+    a.dst = dst;
+    a.src_pitch = sp;
+    a.dst_pitch = dp;
+    a.n = n;
+    a.ncols = ncols;
+    a.R = 64;
+    a.H = steps_reach(d);
+    a.type = d->type;
+    a.inverse = inverse;
+    a.nsteps = d->nsteps;
+    memcpy(a.steps, d->steps, sizeof(a.steps));
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    if (d->cpu) {
+        a.tile_cols = ncols < 512 ? ncols : 512;
+        sh.block[0] = 1;
+    } else {
+        a.tile_cols = 32;
+        sh.block[0] = 32;
+        sh.block[1] = 8;
+    }
+    sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
+    sh.grid[0] = cdiv(ncols, a.tile_cols);
+    sh.grid[1] = cdiv((n + 1) / 2, a.R);
+    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 8.0 * n * ncols);
+}
+
 static int run_chunkgen(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int rows, int inverse)
 {
     dwt_chunk_args a;
@@ -752,15 +796,15 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
                 return err;
             if (dims == 1 || m < 2)
                 err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 2);
-            else if ((err = run_split(d, tb, pitch, base, pitch, 1, m, n, 0)) >= 0)
-                err = run_steps(d, base, pitch, 1, m, n, 0);
+            else
+                err = run_colfused(d, tb, pitch, base, pitch, m, n, 0);
             if (err < 0)
                 return err;
         } else {
             if (dims == 1 || m < 2)
                 err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 2);
-            else if ((err = run_steps(d, base, pitch, 1, m, n, 1)) >= 0)
-                err = run_split(d, base, pitch, tb, pitch, 1, m, n, 1);
+            else
+                err = run_colfused(d, base, pitch, tb, pitch, m, n, 1);
             if (err < 0)
                 return err;
             if (n < 2)

@@ -40,7 +40,9 @@
  *     permutation as a product of cycles whose leaders are computed on the host)
  *     followed by one pass per lifting step with contiguous accesses only.
  *   RV_DWT_OUT_OF_PLACE: a second buffer of n samples (owned by the RV_Dwt and
- *     kept between calls); lines are split into it, then lifted.
+ *     kept between calls): rows go image -> buffer (fused in shared memory, or
+ *     split then lifted), columns buffer -> image in tiles of 64 pairs with a
+ *     halo, all steps fused in shared memory (van der Laan et al. style).
  * Both give the same coefficients.
  *
  * Data: a GRAYF32 image (f32 settings) or an RV_Buffer of w x h 32-bit samples
@@ -123,6 +125,7 @@ enum {
     RV_DWT_KERNEL_ROTATE,       /* in place: odd-length tail of a row */
     RV_DWT_KERNEL_STEP,         /* one lifting step over a region */
     RV_DWT_KERNEL_OTHER,        /* denoising: conversion, thresholding */
+    RV_DWT_KERNEL_COLFUSED,     /* out of place: columns with all steps in shared memory */
     RV_DWT_KERNEL_COUNT
 };
 
