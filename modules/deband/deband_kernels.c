@@ -35,7 +35,7 @@ RV_DB_FN int rv_db_load(const unsigned char *base, int64_t pitch, int x, int y, 
 
 /* The debanded value of (x, y) at the 16-bit scale (see deband_kernel.h). */
 RV_DB_FN int rv_db_pixel(const unsigned char *base, int64_t pitch, int x, int y, int w, int h,
-                         int range, int field_mask, int thr, int grain, uint32_t row_key,
+                         int range, int interlaced, int thr, int grain, uint32_t row_key,
                          uint32_t key_grain, const int mode, const int blur, const int in16)
 {
     const int rl = rv_db_min(rv_db_min(range, rv_db_min(x, w - 1 - x)), rv_db_min(y, h - 1 - y));
@@ -43,7 +43,7 @@ RV_DB_FN int rv_db_pixel(const unsigned char *base, int64_t pitch, int x, int y,
     const int ra = rv_deband_rr(h1 & 0xffffu, rl);
     const int rb = rv_deband_rr(h1 >> 16, rl);
     /* toward zero to even when interlaced: |da| <= |ra| keeps it inside */
-    const int da = (ra + (ra < 0)) & field_mask;
+    const int da = ra - (ra % 2) * interlaced;
     const int c = rv_db_load(base, pitch, x, y, in16);
     int avg, diff;
     if (mode == 0) {
@@ -55,7 +55,7 @@ RV_DB_FN int rv_db_pixel(const unsigned char *base, int64_t pitch, int x, int y,
         avg = (p + m + 1) >> 1;
         diff = blur ? rv_db_abs(c - avg) : rv_db_max(rv_db_abs(c - p), rv_db_abs(c - m));
     } else {
-        const int db = (rb + (rb < 0)) & field_mask;
+        const int db = rb - (rb % 2) * interlaced;
         const int p = rv_db_load(base, pitch, x + rb, y + da, in16);
         const int m = rv_db_load(base, pitch, x - rb, y - da, in16);
         const int q = rv_db_load(base, pitch, x + ra, y - db, in16);
@@ -95,7 +95,7 @@ RV_DB_FN unsigned rv_db_out8(int v)
         const int x1 = rv_db_min(w, x0 + blk.tx), y1 = rv_db_min(h, y0 + blk.ty);   \
         const unsigned char *src = (const unsigned char *)(uintptr_t)a->src[p];     \
         const int64_t sp = a->spitch[p];                                            \
-        const int range = a->range, fm = a->field_mask;                             \
+        const int range = a->range, fm = a->interlaced;                             \
         const int thr = a->thr[p], grain = a->grain[p];                             \
         const uint32_t kr = a->key_ref[p], kg = a->key_grain[p];                    \
         for (int y = y0; y < y1; y++) {                                             \
@@ -129,7 +129,7 @@ RV_DB_FN unsigned rv_db_out8(int v)
         const unsigned char *__restrict__ src =                                     \
             (const unsigned char *)(uintptr_t)a->src[p];                            \
         const int64_t sp = a->spitch[p];                                            \
-        const int range = a->range, fm = a->field_mask;                             \
+        const int range = a->range, fm = a->interlaced;                             \
         const int thr = a->thr[p], grain = a->grain[p];                             \
         const uint32_t kg = a->key_grain[p];                                        \
         const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);             \

@@ -233,7 +233,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     const uint32_t fkey = s->dynamic_grain ? rv_deband_frame_key(frame_index) : 0u;
     a.nplanes = rv_image_planes(src);
     a.range = s->range;
-    a.field_mask = s->interlaced ? ~1 : ~0;
+    a.interlaced = s->interlaced;
     a.vec_ok = 1;
     for (int p = 0; p < a.nplanes; p++) {
         ptrdiff_t sp = 0, dp = 0;

@@ -40,7 +40,7 @@ typedef struct rv_deband_args {
     uint32_t key_ref[3];    /* hash keys of the reference offsets */
     uint32_t key_grain[3];  /* hash keys of the noise (frame-dependent if dynamic) */
     int32_t range;          /* largest reference offset, >= 0 */
-    int32_t field_mask;     /* ~0, or ~1 for interlaced (vertical offsets even) */
+    int32_t interlaced;     /* 1: vertical offsets rounded toward zero to even */
     int32_t nplanes;        /* 1..3 */
     int32_t vec_ok;         /* GPU: dst addresses and pitches allow vector stores */
 } rv_deband_args;
