@@ -11,7 +11,7 @@
 
 #include <ravioli/deband.h>
 
-static uint32_t ref_mix(uint32_t x)
+static inline uint32_t ref_mix(uint32_t x)
 {
     x = (x ^ (x >> 16)) * 0x7feb352du;
     x = (x ^ (x >> 15)) * 0x846ca68bu;
@@ -19,18 +19,18 @@ static uint32_t ref_mix(uint32_t x)
 }
 
 /* uniform in [-r, r] from 16 random bits */
-static int ref_rr(uint32_t u16, int r)
+static inline int ref_rr(uint32_t u16, int r)
 {
     return (int)(((uint64_t)u16 * (uint64_t)(2 * r + 1)) / 65536u) - r;
 }
 
-static int ref_min(int a, int b) { return a < b ? a : b; }
+static inline int ref_min(int a, int b) { return a < b ? a : b; }
 
 /*
  * Debands one plane. in/out hold samples (in: at depth din; out: at dout),
  * w*h each, row-major without padding. p is the plane index.
  */
-static void ref_deband_plane(const uint16_t *in, uint16_t *out, int w, int h, int din, int dout,
+static inline void ref_deband_plane(const uint16_t *in, uint16_t *out, int w, int h, int din, int dout,
                              const RV_DebandSettings *s, int p, int64_t frame)
 {
     const int units = p == 0 ? s->y : p == 1 ? s->cb : s->cr;
@@ -108,13 +108,13 @@ static void ref_deband_plane(const uint16_t *in, uint16_t *out, int w, int h, in
 
 /* ---- image <-> arrays ---- */
 
-static int img_depth(RV_Image *img)
+static inline int img_depth(RV_Image *img)
 {
     return rv_format_info(rv_image_format(img))->sample_bytes == 2 ? 16 : 8;
 }
 
 /* Copies plane p of img into a new w*h array of samples. */
-static uint16_t *img_get_plane(RV_Image *img, int p)
+static inline uint16_t *img_get_plane(RV_Image *img, int p)
 {
     const int w = rv_image_plane_width(img, p), h = rv_image_plane_height(img, p);
     const int d16 = img_depth(img) == 16;
@@ -132,7 +132,7 @@ static uint16_t *img_get_plane(RV_Image *img, int p)
     return a;
 }
 
-static int img_set_plane(RV_Image *img, int p, const uint16_t *a)
+static inline int img_set_plane(RV_Image *img, int p, const uint16_t *a)
 {
     const int w = rv_image_plane_width(img, p), h = rv_image_plane_height(img, p);
     const int d16 = img_depth(img) == 16;
@@ -152,7 +152,7 @@ static int img_set_plane(RV_Image *img, int p, const uint16_t *a)
 
 /* A test picture: a gentle gradient with small noise (many banded pixels)
  * and a few hard steps (edges), at depth `depth`. */
-static void fill_test_plane(uint16_t *a, int w, int h, int depth, int p, uint64_t seed)
+static inline void fill_test_plane(uint16_t *a, int w, int h, int depth, int p, uint64_t seed)
 {
     uint64_t st = seed * 0x9E3779B97F4A7C15ull + 0x1234567ull + (uint64_t)p;
     const int maxv = (1 << depth) - 1;
