@@ -1,9 +1,10 @@
 /*
  * deband_kernels.c - the deband kernels (module "deband"), one raw kernel
  * entry per (sample mode, blur_first, input depth, output depth), so that
- * neither backend branches on the mode per pixel. The per-pixel math is
- * rv_db_pixel() below, shared by the CPU and the CUDA bodies; its mode /
- * blur / depth arguments are compile-time constants at every call site.
+ * neither backend branches on the mode per pixel. The per-pixel math
+ * (rv_db_offsets, rv_db_blend, rv_db_grain below) is shared by the CPU and
+ * the CUDA bodies; its mode / blur / depth / interlaced arguments are
+ * compile-time constants at every call site.
  *
  * Launch (rv_deband_apply): grid.z = plane; a block covers a tile of
  * (tx * PX) x ty samples on the GPU (PX samples a thread, vector stores) and
@@ -24,53 +25,70 @@ RV_DB_FN int rv_db_min(int a, int b) { return a < b ? a : b; }
 RV_DB_FN int rv_db_abs(int a) { return a < 0 ? -a : a; }
 RV_DB_FN int rv_db_max(int a, int b) { return a > b ? a : b; }
 
-/* Sample (x, y) of a plane at the 16-bit scale. */
-RV_DB_FN int rv_db_load(const unsigned char *base, int64_t pitch, int x, int y, const int in16)
+/* Sample at byte offset `off` from c, at the 16-bit scale. */
+RV_DB_FN int rv_db_ld(const unsigned char *c, int64_t off, const int in16)
 {
-    const unsigned char *row = base + (int64_t)y * pitch;
     if (in16)
-        return (int)RV_DB_LDG((const uint16_t *)(const void *)row + x);
-    return (int)RV_DB_LDG(row + x) << 8;
+        return (int)RV_DB_LDG((const uint16_t *)(const void *)(c + off));
+    return (int)RV_DB_LDG(c + off) << 8;
 }
 
-/* The debanded value of (x, y) at the 16-bit scale (see deband_kernel.h). */
-RV_DB_FN int rv_db_pixel(const unsigned char *base, int64_t pitch, int x, int y, int w, int h,
-                         int range, int interlaced, int thr, int grain, uint32_t row_key,
-                         uint32_t key_grain, const int mode, const int blur, const int in16)
+/*
+ * The per-pixel math, shared by both bodies (see deband_kernel.h):
+ * rv_db_offsets turns the hash h1 into the byte offsets of the references
+ * from the centre c (o0: (b, da); o1: (a, -db)); rv_db_blend compares and
+ * averages; rv_db_grain adds the noise. `rl` is the limited range, `il`
+ * interlaced (0/1), mode/blur/in16 compile-time constants at every call.
+ */
+RV_DB_FN void rv_db_offsets(uint32_t h1, int rl, const int il, int64_t pitch, const int in16,
+                            int64_t *o0, int64_t *o1)
 {
-    const int rl = rv_db_min(rv_db_min(range, rv_db_min(x, w - 1 - x)), rv_db_min(y, h - 1 - y));
-    const uint32_t h1 = rv_deband_mix(row_key + (uint32_t)x);
-    const int ra = rv_deband_rr(h1 & 0xffffu, rl);
-    const int rb = rv_deband_rr(h1 >> 16, rl);
-    /* toward zero to even when interlaced: |da| <= |ra| keeps it inside */
-    const int da = ra - (ra % 2) * interlaced;
-    const int c = rv_db_load(base, pitch, x, y, in16);
+    const uint32_t n = (uint32_t)(2 * rl + 1);
+    const int ra = (int)(((h1 & 0xffffu) * n) >> 16) - rl;
+    const int rb = (int)(((h1 >> 16) * n) >> 16) - rl;
+    /* interlaced: toward zero to even, |da| <= |ra| keeps it inside */
+    const int da = il ? ra - ra % 2 : ra;
+    const int db = il ? rb - rb % 2 : rb;
+    *o0 = (int64_t)da * pitch + (in16 ? 2 * rb : rb);
+    *o1 = -(int64_t)db * pitch + (in16 ? 2 * ra : ra);
+}
+
+RV_DB_FN int rv_db_blend(const unsigned char *c, int64_t o0, int64_t o1, int thr, const int mode,
+                         const int blur, const int in16)
+{
+    const int v = rv_db_ld(c, 0, in16);
     int avg, diff;
     if (mode == 0) {
-        avg = rv_db_load(base, pitch, x + rb, y + da, in16);
-        diff = rv_db_abs(c - avg);
+        avg = rv_db_ld(c, o0, in16);
+        diff = rv_db_abs(v - avg);
     } else if (mode == 1) {
-        const int p = rv_db_load(base, pitch, x + rb, y + da, in16);
-        const int m = rv_db_load(base, pitch, x - rb, y - da, in16);
+        const int p = rv_db_ld(c, o0, in16);
+        const int m = rv_db_ld(c, -o0, in16);
         avg = (p + m + 1) >> 1;
-        diff = blur ? rv_db_abs(c - avg) : rv_db_max(rv_db_abs(c - p), rv_db_abs(c - m));
+        diff = blur ? rv_db_abs(v - avg) : rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m));
     } else {
-        const int db = rb - (rb % 2) * interlaced;
-        const int p = rv_db_load(base, pitch, x + rb, y + da, in16);
-        const int m = rv_db_load(base, pitch, x - rb, y - da, in16);
-        const int q = rv_db_load(base, pitch, x + ra, y - db, in16);
-        const int r = rv_db_load(base, pitch, x - ra, y + db, in16);
+        const int p = rv_db_ld(c, o0, in16);
+        const int m = rv_db_ld(c, -o0, in16);
+        const int q = rv_db_ld(c, o1, in16);
+        const int r = rv_db_ld(c, -o1, in16);
         avg = (p + m + q + r + 2) >> 2;
-        diff = blur ? rv_db_abs(c - avg)
-                    : rv_db_max(rv_db_max(rv_db_abs(c - p), rv_db_abs(c - m)),
-                           rv_db_max(rv_db_abs(c - q), rv_db_abs(c - r)));
+        diff = blur ? rv_db_abs(v - avg)
+                    : rv_db_max(rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m)),
+                                rv_db_max(rv_db_abs(v - q), rv_db_abs(v - r)));
     }
-    int v = diff < thr ? avg : c;
-    if (grain) {
-        v += rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
-        v = v < 0 ? 0 : v > 65535 ? 65535 : v;
-    }
-    return v;
+    return diff < thr ? avg : v;
+}
+
+RV_DB_FN int rv_db_grain(int v, uint32_t h1, uint32_t key_grain, int grain)
+{
+    v += rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
+    return v < 0 ? 0 : v > 65535 ? 65535 : v;
+}
+
+/* The limited range of (x, y) in a w x h plane. */
+RV_DB_FN int rv_db_rl(int range, int x, int y, int w, int h)
+{
+    return rv_db_min(rv_db_min(range, rv_db_min(x, w - 1 - x)), rv_db_min(y, h - 1 - y));
 }
 
 /* 16-bit working value -> 8-bit output sample (round half up, clamp). */
@@ -81,82 +99,128 @@ RV_DB_FN unsigned rv_db_out8(int v)
 }
 
 #if !defined(RV_CUDA)
-/* CPU: a block is a tile of blk.tx x blk.ty samples of plane blk.z. */
+/* CPU: a block is a tile of blk.tx x blk.ty samples of plane blk.z, run as
+ * row spans; where the border does not limit the range (inner = 1) the
+ * range is a loop constant. */
+RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int xb, uint32_t rk,
+                             const int inner, const int il, const int mode, const int blur,
+                             const int in16, const int out16)
+{
+    const int w = a->w[p], h = a->h[p], range = a->range, thr = a->thr[p], grain = a->grain[p];
+    const uint32_t kg = a->key_grain[p];
+    const int64_t sp = a->spitch[p];
+    const unsigned char *srow = (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
+    unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
+    for (int x = xa; x < xb; x++) {
+        const int rl = inner ? range : rv_db_rl(range, x, y, w, h);
+        const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+        int64_t o0, o1;
+        rv_db_offsets(h1, rl, il, sp, in16, &o0, &o1);
+        int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16);
+        if (grain)
+            v = rv_db_grain(v, h1, kg, grain);
+        if (out16)
+            ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
+        else
+            drow[x] = (unsigned char)rv_db_out8(v);
+    }
+}
+
+RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il, const int mode,
+                             const int blur, const int in16, const int out16)
+{
+    const int p = blk.z;
+    if (p >= a->nplanes)
+        return;
+    const int w = a->w[p], h = a->h[p], range = a->range;
+    const int x0 = blk.x * blk.tx, y0 = blk.y * blk.ty;
+    if (x0 >= w || y0 >= h)
+        return;
+    const int x1 = rv_db_min(w, x0 + blk.tx), y1 = rv_db_min(h, y0 + blk.ty);
+    /* columns [xa, xb) have rl = range on rows range <= y < h - range */
+    const int xa = rv_db_min(rv_db_max(range, x0), x1);
+    const int xb = rv_db_min(rv_db_max(w - range, xa), x1);
+    for (int y = y0; y < y1; y++) {
+        const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+        if (y >= range && y < h - range) {
+            rv_db_cpu_span(a, p, y, x0, xa, rk, 0, il, mode, blur, in16, out16);
+            rv_db_cpu_span(a, p, y, xa, xb, rk, 1, il, mode, blur, in16, out16);
+            rv_db_cpu_span(a, p, y, xb, x1, rk, 0, il, mode, blur, in16, out16);
+        } else {
+            rv_db_cpu_span(a, p, y, x0, x1, rk, 0, il, mode, blur, in16, out16);
+        }
+    }
+}
+
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
-        const int p = blk.z;                                                        \
-        if (p >= a->nplanes)                                                        \
-            return;                                                                 \
-        const int w = a->w[p], h = a->h[p];                                         \
-        const int x0 = blk.x * blk.tx, y0 = blk.y * blk.ty;                         \
-        if (x0 >= w || y0 >= h)                                                     \
-            return;                                                                 \
-        const int x1 = rv_db_min(w, x0 + blk.tx), y1 = rv_db_min(h, y0 + blk.ty);   \
-        const unsigned char *src = (const unsigned char *)(uintptr_t)a->src[p];     \
-        const int64_t sp = a->spitch[p];                                            \
-        const int range = a->range, fm = a->interlaced;                             \
-        const int thr = a->thr[p], grain = a->grain[p];                             \
-        const uint32_t kr = a->key_ref[p], kg = a->key_grain[p];                    \
-        for (int y = y0; y < y1; y++) {                                             \
-            const uint32_t rk = rv_deband_mix((uint32_t)y ^ kr);                    \
-            unsigned char *drow =                                                   \
-                (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];  \
-            for (int x = x0; x < x1; x++) {                                         \
-                const int v = rv_db_pixel(src, sp, x, y, w, h, range, fm, thr,      \
-                                          grain, rk, kg, MODE, BLUR, IN16);         \
-                if (OUT16)                                                          \
-                    ((uint16_t *)(void *)drow)[x] = (uint16_t)v;                    \
-                else                                                                \
-                    drow[x] = (unsigned char)rv_db_out8(v);                         \
-            }                                                                       \
-        }                                                                           \
+        if (a->interlaced)                                                          \
+            rv_db_cpu_rows(a, blk, 1, MODE, BLUR, IN16, OUT16);                     \
+        else                                                                        \
+            rv_db_cpu_rows(a, blk, 0, MODE, BLUR, IN16, OUT16);                     \
     }
 #else
 /* GPU: thread (tx, ty) of block (bx, by, p) computes RV_DB_PX samples
  * starting at x0 = (bx * blockDim.x + tx) * RV_DB_PX of row by * blockDim.y
- * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store. */
+ * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store.
+ * `il` is uniform over the launch (no divergence). */
 #define RV_DB_PX 4
+RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, const int mode,
+                        const int blur, const int in16, const int out16)
+{
+    const int p = blk.z;
+    const int w = a->w[p], h = a->h[p];
+    const int y = blk.y * blk.ty + (int)threadIdx.y;
+    const int x0 = (blk.x * blk.tx + (int)threadIdx.x) * RV_DB_PX;
+    if (y >= h || x0 >= w)
+        return;
+    const int64_t sp = a->spitch[p];
+    const unsigned char *__restrict__ srow =
+        (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
+    const int range = a->range, thr = a->thr[p], grain = a->grain[p];
+    const uint32_t kg = a->key_grain[p];
+    const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+    int v[RV_DB_PX];
+#pragma unroll
+    for (int i = 0; i < RV_DB_PX; i++) {
+        const int x = x0 + i;
+        v[i] = 0;
+        if (x < w) {
+            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+            int64_t o0, o1;
+            rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, sp, in16, &o0, &o1);
+            v[i] = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16);
+            if (grain)
+                v[i] = rv_db_grain(v[i], h1, kg, grain);
+        }
+    }
+    unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
+    if (a->vec_ok && x0 + RV_DB_PX <= w) {
+        if (out16)
+            *(uint2 *)(void *)(drow + 2 * x0) =
+                make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
+                           (unsigned)v[2] | ((unsigned)v[3] << 16));
+        else
+            *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
+                                               (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);
+    } else {
+        for (int i = 0; i < RV_DB_PX && x0 + i < w; i++) {
+            if (out16)
+                ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
+            else
+                drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
+        }
+    }
+}
+
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
-        const int p = blk.z;                                                        \
-        const int w = a->w[p], h = a->h[p];                                         \
-        const int y = blk.y * blk.ty + (int)threadIdx.y;                            \
-        const int x0 = (blk.x * blk.tx + (int)threadIdx.x) * RV_DB_PX;              \
-        if (y >= h || x0 >= w)                                                      \
-            return;                                                                 \
-        const unsigned char *__restrict__ src =                                     \
-            (const unsigned char *)(uintptr_t)a->src[p];                            \
-        const int64_t sp = a->spitch[p];                                            \
-        const int range = a->range, fm = a->interlaced;                             \
-        const int thr = a->thr[p], grain = a->grain[p];                             \
-        const uint32_t kg = a->key_grain[p];                                        \
-        const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);             \
-        int v[RV_DB_PX];                                                            \
-        _Pragma("unroll") for (int i = 0; i < RV_DB_PX; i++)                        \
-            v[i] = x0 + i < w ? rv_db_pixel(src, sp, x0 + i, y, w, h, range, fm,    \
-                                            thr, grain, rk, kg, MODE, BLUR, IN16)   \
-                              : 0;                                                  \
-        unsigned char *drow =                                                       \
-            (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];      \
-        if (a->vec_ok && x0 + RV_DB_PX <= w) {                                      \
-            if (OUT16)                                                              \
-                *(uint2 *)(void *)(drow + 2 * x0) =                                 \
-                    make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),             \
-                               (unsigned)v[2] | ((unsigned)v[3] << 16));            \
-            else                                                                    \
-                *(unsigned *)(void *)(drow + x0) =                                  \
-                    rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |                    \
-                    (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);            \
-        } else {                                                                    \
-            for (int i = 0; i < RV_DB_PX && x0 + i < w; i++) {                      \
-                if (OUT16)                                                          \
-                    ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];            \
-                else                                                                \
-                    drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);                 \
-            }                                                                       \
-        }                                                                           \
+        if (a->interlaced)                                                          \
+            rv_db_gpu(a, blk, 1, MODE, BLUR, IN16, OUT16);                          \
+        else                                                                        \
+            rv_db_gpu(a, blk, 0, MODE, BLUR, IN16, OUT16);                          \
     }
 #endif
 
@@ -173,3 +237,28 @@ RV_DB_ENTRIES(8, 8, 0, 0)
 RV_DB_ENTRIES(8, 16, 0, 1)
 RV_DB_ENTRIES(16, 16, 1, 1)
 RV_DB_ENTRIES(16, 8, 1, 0)
+
+/* A plain copy of n16 16-byte units: the bandwidth floor of the benchmarks
+ * (one read and one write of every byte, 16-byte accesses, grid-stride). */
+#if defined(RV_CUDA)
+RV_RAW_KERNEL(deband_copy, rv_deband_copy_args, a, blk)
+{
+    const uint4 *__restrict__ s = (const uint4 *)(uintptr_t)a->src;
+    uint4 *d = (uint4 *)(uintptr_t)a->dst;
+    const uint64_t stride = (uint64_t)blk.nx * (uint64_t)blk.tx;
+    for (uint64_t i = (uint64_t)blk.x * (uint64_t)blk.tx + threadIdx.x; i < a->n16; i += stride)
+        d[i] = __ldg(s + i);
+}
+#else
+#include <string.h>
+RV_RAW_KERNEL(deband_copy, rv_deband_copy_args, a, blk)
+{
+    const uint64_t per = (a->n16 + (uint64_t)blk.nx - 1) / (uint64_t)blk.nx;
+    const uint64_t i0 = per * (uint64_t)blk.x;
+    if (i0 >= a->n16)
+        return;
+    const uint64_t n = a->n16 - i0 < per ? a->n16 - i0 : per;
+    memcpy((unsigned char *)(uintptr_t)a->dst + 16 * i0,
+           (const unsigned char *)(uintptr_t)a->src + 16 * i0, (size_t)(16 * n));
+}
+#endif

@@ -45,6 +45,12 @@ typedef struct rv_deband_args {
     int32_t vec_ok;         /* GPU: dst addresses and pitches allow vector stores */
 } rv_deband_args;
 
+/** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
+typedef struct rv_deband_copy_args {
+    uint64_t src, dst; /* 16-byte aligned */
+    uint64_t n16;      /* number of 16-byte units */
+} rv_deband_copy_args;
+
 /** The lowbias32 integer hash (bijective on 32 bits). */
 RV_INLINE uint32_t rv_deband_mix(uint32_t x)
 {
