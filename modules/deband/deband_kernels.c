@@ -103,8 +103,8 @@ RV_DB_FN unsigned rv_db_out8(int v)
  * row spans; where the border does not limit the range (inner = 1) the
  * range is a loop constant. */
 RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int xb, uint32_t rk,
-                             const int inner, const int il, const int mode, const int blur,
-                             const int in16, const int out16)
+                             const int inner, const int il, const int gr, const int mode,
+                             const int blur, const int in16, const int out16)
 {
     const int w = a->w[p], h = a->h[p], range = a->range, thr = a->thr[p], grain = a->grain[p];
     const uint32_t kg = a->key_grain[p];
@@ -117,7 +117,7 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
         int64_t o0, o1;
         rv_db_offsets(h1, rl, il, sp, in16, &o0, &o1);
         int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16);
-        if (grain)
+        if (gr)
             v = rv_db_grain(v, h1, kg, grain);
         if (out16)
             ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
@@ -126,8 +126,8 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
     }
 }
 
-RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il, const int mode,
-                             const int blur, const int in16, const int out16)
+RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il, const int gr,
+                             const int mode, const int blur, const int in16, const int out16)
 {
     const int p = blk.z;
     if (p >= a->nplanes)
@@ -143,11 +143,11 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
     for (int y = y0; y < y1; y++) {
         const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
         if (y >= range && y < h - range) {
-            rv_db_cpu_span(a, p, y, x0, xa, rk, 0, il, mode, blur, in16, out16);
-            rv_db_cpu_span(a, p, y, xa, xb, rk, 1, il, mode, blur, in16, out16);
-            rv_db_cpu_span(a, p, y, xb, x1, rk, 0, il, mode, blur, in16, out16);
+            rv_db_cpu_span(a, p, y, x0, xa, rk, 0, il, gr, mode, blur, in16, out16);
+            rv_db_cpu_span(a, p, y, xa, xb, rk, 1, il, gr, mode, blur, in16, out16);
+            rv_db_cpu_span(a, p, y, xb, x1, rk, 0, il, gr, mode, blur, in16, out16);
         } else {
-            rv_db_cpu_span(a, p, y, x0, x1, rk, 0, il, mode, blur, in16, out16);
+            rv_db_cpu_span(a, p, y, x0, x1, rk, 0, il, gr, mode, blur, in16, out16);
         }
     }
 }
@@ -155,10 +155,14 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
-        if (a->interlaced)                                                          \
-            rv_db_cpu_rows(a, blk, 1, MODE, BLUR, IN16, OUT16);                     \
-        else                                                                        \
-            rv_db_cpu_rows(a, blk, 0, MODE, BLUR, IN16, OUT16);                     \
+        const int g_ = blk.z < a->nplanes && a->grain[blk.z] != 0;                  \
+        if (a->interlaced) {                                                        \
+            if (g_) rv_db_cpu_rows(a, blk, 1, 1, MODE, BLUR, IN16, OUT16);          \
+            else    rv_db_cpu_rows(a, blk, 1, 0, MODE, BLUR, IN16, OUT16);          \
+        } else {                                                                    \
+            if (g_) rv_db_cpu_rows(a, blk, 0, 1, MODE, BLUR, IN16, OUT16);          \
+            else    rv_db_cpu_rows(a, blk, 0, 0, MODE, BLUR, IN16, OUT16);          \
+        }                                                                           \
     }
 #else
 /* GPU: thread (tx, ty) of block (bx, by, p) computes RV_DB_PX samples

@@ -73,4 +73,13 @@ static inline double bench_frame_bytes(int w, int h, RV_Format f)
     return n * fi->sample_bytes;
 }
 
+static inline double bench_min(const double *v, int n)
+{
+    double m = v[0];
+    for (int i = 1; i < n; i++)
+        if (v[i] < m)
+            m = v[i];
+    return m;
+}
+
 #endif

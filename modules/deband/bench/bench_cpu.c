@@ -5,7 +5,7 @@
  *   rv-bench-deband [frames] [threads]        (defaults: 60 frames, all cores)
  *
  * ravioli: rv_deband_apply on a CPU context with `threads` workers, rotating
- * over 8 distinct frames, median of 5 runs. Settings matched to ffmpeg's
+ * over 8 distinct frames, best of 5 runs (the host may be shared). Settings matched to ffmpeg's
  * defaults: sample_mode 2 (four references), blur_first, range 16,
  * thresholds 80 (5 8-bit codes; ffmpeg's 1thr=0.02 is 0.02 * 2^depth = 5.12,
  * compared as diff < 5 on 8 bits), no grain (ffmpeg adds none); and our
@@ -13,10 +13,13 @@
  * ffmpeg: the same frames written to a Y4M file (in the page cache),
  *   ffmpeg -benchmark -filter_threads T -i in.y4m -vf deband -f null -
  * minus the same command with -vf null (demux, raw decode, null output),
- * divided by the frame count; best of 3 runs each (rtime).
+ * divided by the frame count; best of 3 runs each, wall (rtime) and user
+ * CPU time (utime). The host may be shared: the CPU-time columns (user
+ * time of all threads, ours from getrusage) are the steadier comparison.
  * Floor: copying the same bytes (input + output) with the module's copy
  * kernel on the same workers.
  */
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bench_common.h"
@@ -26,31 +29,43 @@
 #define NRUNS 5
 #define NSETS 8
 
-static double ffmpeg_rtime(const char *path, const char *vf, int threads)
+static double user_time(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec;
+}
+
+/* Best wall (rtime) and user (utime) seconds of 3 runs of ffmpeg. */
+static int ffmpeg_time(const char *path, const char *vf, int threads, double *wall, double *user)
 {
     char cmd[1024];
     snprintf(cmd, sizeof(cmd),
              "ffmpeg -hide_banner -nostdin -benchmark -threads 1 -filter_threads %d -i '%s' -vf %s "
              "-f null - 2>&1",
              threads, path, vf);
-    double best = -1;
+    *wall = *user = -1;
     for (int r = 0; r < 3; r++) {
         FILE *p = popen(cmd, "r");
         if (!p)
             return -1;
         char line[1024];
-        double rt = -1;
+        double rt = -1, ut = -1;
         while (fgets(line, sizeof(line), p)) {
-            const char *b = strstr(line, "rtime=");
-            if (strncmp(line, "bench:", 6) == 0 && b)
+            const char *b = strstr(line, "rtime="), *u = strstr(line, "utime=");
+            if (strncmp(line, "bench:", 6) == 0 && b && u) {
                 rt = atof(b + 6);
+                ut = atof(u + 6);
+            }
         }
         if (pclose(p) != 0 || rt < 0)
             return -1;
-        if (best < 0 || rt < best)
-            best = rt;
+        if (*wall < 0 || rt < *wall)
+            *wall = rt;
+        if (*user < 0 || ut < *user)
+            *user = ut;
     }
-    return best;
+    return 0;
 }
 
 static const char *y4m_tag(RV_Format f)
@@ -80,13 +95,13 @@ static int write_y4m(const char *path, RV_Image **src, int nsets, int frames)
     return fclose(f);
 }
 
-static double time_ours(RV_Context *ctx, RV_Deband *db, RV_Image **src, RV_Image **dst)
+static double time_ours(RV_Context *ctx, RV_Deband *db, RV_Image **src, RV_Image **dst, double *cpu)
 {
-    double t[NRUNS];
+    double t[NRUNS], u[NRUNS];
     for (int i = 0; i < NSETS; i++)
         rv_deband_apply(db, dst[i], src[i], i);
     for (int r = 0; r < NRUNS; r++) {
-        const double t0 = bench_now();
+        const double t0 = bench_now(), u0 = user_time();
         for (int i = 0; i < 2 * NSETS; i++)
             if (rv_deband_apply(db, dst[i % NSETS], src[i % NSETS], i) < 0) {
                 fprintf(stderr, "%s\n", rv_deband_error(db));
@@ -94,8 +109,10 @@ static double time_ours(RV_Context *ctx, RV_Deband *db, RV_Image **src, RV_Image
             }
         rv_context_sync(ctx);
         t[r] = (bench_now() - t0) / (2 * NSETS);
+        u[r] = (user_time() - u0) / (2 * NSETS);
     }
-    return bench_median(t, NRUNS);
+    *cpu = bench_min(u, NRUNS);
+    return bench_min(t, NRUNS);
 }
 
 static double time_copy(RV_Context *ctx, double bytes)
@@ -125,7 +142,7 @@ static double time_copy(RV_Context *ctx, double bytes)
     for (int i = 0; i < 2 * NSETS; i++)
         rv_buffer_destroy(&bufs[i]);
     rv_module_unload(&mod);
-    return bench_median(t, NRUNS);
+    return bench_min(t, NRUNS);
 }
 
 int main(int argc, char **argv)
@@ -146,8 +163,8 @@ int main(int argc, char **argv)
     threads = rv_context_threads(ctx);
     printf("rv-bench-deband: %d worker thread(s); ffmpeg %s; %d frames for ffmpeg\n", threads,
            have_ffmpeg ? "found" : "NOT found (peer skipped)", frames);
-    printf("%-10s %-10s %12s %12s %12s %12s %10s %10s\n", "size", "format", "rv ms", "rv+grain ms",
-           "ffmpeg ms", "copy ms", "ffm/rv", "copy/rv");
+    printf("%-10s %-10s %9s %9s %9s %9s %9s %9s %8s %8s %8s\n", "size", "format", "rv ms",
+           "rv cpu", "rv+gr ms", "ffm ms", "ffm cpu", "copy ms", "ffm/rv", "cpu f/r", "copy/rv");
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         const int w = cases[c].w, h = cases[c].h;
         RV_Image *src[NSETS], *dst[NSETS];
@@ -162,43 +179,50 @@ int main(int argc, char **argv)
         RV_DebandSettings s;
         rv_deband_settings_default(&s);
         rv_deband_configure(db, &s);
-        const double t_def = time_ours(ctx, db, src, dst);
+        double u_def, u_eq;
+        const double t_def = time_ours(ctx, db, src, dst, &u_def);
         s.range = 16;
         s.y = s.cb = s.cr = 80;
         s.grainy = s.grainc = 0;
         rv_deband_configure(db, &s);
-        const double t_eq = time_ours(ctx, db, src, dst);
+        const double t_eq = time_ours(ctx, db, src, dst, &u_eq);
         const double t_copy = time_copy(ctx, 2 * bench_frame_bytes(w, h, cases[c].f));
-        double t_ff = -1;
+        double t_ff = -1, u_ff = -1;
         if (have_ffmpeg && frames > 0) {
             char path[] = "/tmp/rv_bench_deband_XXXXXX";
             const int fd = mkstemp(path);
             if (fd >= 0) {
                 close(fd);
                 if (write_y4m(path, src, NSETS, frames) == 0) {
-                    const double a = ffmpeg_rtime(path, "deband", threads);
-                    const double b = ffmpeg_rtime(path, "null", threads);
-                    if (a > 0 && b >= 0)
-                        t_ff = (a - b) / frames;
-                    printf("  ffmpeg rtime: -vf deband %.3f s, -vf null %.3f s (%d frames)\n", a, b, frames);
+                    double aw, au, bw, bu;
+                    if (ffmpeg_time(path, "deband", threads, &aw, &au) == 0 &&
+                        ffmpeg_time(path, "null", threads, &bw, &bu) == 0) {
+                        t_ff = (aw - bw) / frames;
+                        u_ff = (au - bu) / frames;
+                        printf("  ffmpeg: -vf deband rtime %.3f s utime %.3f s; -vf null rtime %.3f s "
+                               "utime %.3f s (%d frames)\n", aw, au, bw, bu, frames);
+                    }
                 }
                 remove(path);
             }
         }
         char sz[16];
         snprintf(sz, sizeof(sz), "%dx%d", w, h);
-        printf("%-10s %-10s %12.3f %12.3f %12.3f %12.3f %10.2f %10.2f\n", sz,
-               rv_format_info(cases[c].f)->name, t_eq * 1e3, t_def * 1e3, t_ff * 1e3, t_copy * 1e3,
-               t_ff > 0 ? t_ff / t_eq : 0.0, t_copy / t_eq);
+        printf("%-10s %-10s %9.2f %9.2f %9.2f %9.2f %9.2f %9.3f %8.2f %8.2f %8.3f\n", sz,
+               rv_format_info(cases[c].f)->name, t_eq * 1e3, u_eq * 1e3, t_def * 1e3, t_ff * 1e3,
+               u_ff * 1e3, t_copy * 1e3, t_ff > 0 ? t_ff / t_eq : 0.0, u_ff > 0 ? u_ff / u_eq : 0.0,
+               t_copy / t_eq);
+        (void)u_def;
         rv_deband_destroy(&db);
         for (int i = 0; i < NSETS; i++) {
             rv_image_destroy(&src[i]);
             rv_image_destroy(&dst[i]);
         }
     }
-    printf("rv ms: ffmpeg-matched settings (mode 2, blur, range 16, thr 5 codes, no grain);\n"
-           "rv+grain ms: f3kdb defaults (range 15, thr 4 codes, grain +-1 code);\n"
-           "ffm/rv > 1: ravioli faster; copy/rv: share of the copy floor\n");
+    printf("per frame. rv: ffmpeg-matched settings (mode 2, blur, range 16, thr 5 codes, no grain),\n"
+           "wall ms and user-CPU ms of all threads; rv+gr: f3kdb defaults (range 15, thr 4 codes,\n"
+           "grain +-1 code), wall; ffm: ffmpeg deband minus -vf null, wall and user CPU;\n"
+           "ffm/rv, cpu f/r > 1: ravioli faster (wall, CPU time); copy/rv: share of the copy floor\n");
     rv_context_destroy(&ctx);
     return 0;
 }
