@@ -127,7 +127,11 @@ static inline void rv__yuv_to_rgb(int y, int cb, int cr, unsigned char *rgb)
 }
 
 /* The conversions below split the rows into bands run on the context's
- * worker pool (ctx may be NULL: one thread). */
+ * worker pool when given a context, or run on the calling thread when ctx is
+ * NULL. Sources always pass NULL: RV_Streaming reads them on its capture
+ * thread while operations use the pool, and the pool takes one job at a
+ * time. Sinks are written from the thread that runs the operations and may
+ * use it. */
 
 /* Packed YUYV (Y0 Cb Y1 Cr) / UYVY rows -> RGBA8 rows (alpha 255). */
 void rv__yuyv_to_rgba(RV_Context *ctx, const unsigned char *src, ptrdiff_t src_pitch,

@@ -45,7 +45,6 @@ typedef void (*convert_fn)(const v4l2_src *st, const unsigned char *data, unsign
                            ptrdiff_t dst_pitch);
 
 struct v4l2_src {
-    RV_Context *ctx;      /* conversions run on its worker pool */
     rv_v4l2_devops ops;
     RV_V4L2Settings s;
     char dev[256];
@@ -134,11 +133,11 @@ static const char *fourcc_str(uint32_t f, char out[5])
 
 static void conv_yuyv(const v4l2_src *st, const unsigned char *d, unsigned char *o, ptrdiff_t op)
 {
-    rv__yuyv_to_rgba(st->ctx, d, st->bytesperline, o, op, st->w, st->h, 0);
+    rv__yuyv_to_rgba(NULL, d, st->bytesperline, o, op, st->w, st->h, 0);
 }
 static void conv_uyvy(const v4l2_src *st, const unsigned char *d, unsigned char *o, ptrdiff_t op)
 {
-    rv__yuyv_to_rgba(st->ctx, d, st->bytesperline, o, op, st->w, st->h, 1);
+    rv__yuyv_to_rgba(NULL, d, st->bytesperline, o, op, st->w, st->h, 1);
 }
 static void conv_rgb24(const v4l2_src *st, const unsigned char *d, unsigned char *o, ptrdiff_t op)
 {
@@ -583,7 +582,6 @@ RV_API int rv__source_open_v4l2_devops(RV_Context *ctx, const RV_V4L2Settings *s
     if (!src)
         return rv__error(ctx, RV_ENOMEM, "rv_source_open_v4l2: out of memory");
     v4l2_src *st = src->priv;
-    st->ctx = ctx;
     st->ops = *ops;
     st->s = *s;
     st->fd = -1;
