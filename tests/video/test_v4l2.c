@@ -339,6 +339,32 @@ static void test_reopen(void **state)
     assert_int_equal(cam.opens, cam.closes);
 }
 
+/* The camera comes back with another size: the caller's frames no longer fit. */
+static void test_reopen_different_size(void **state)
+{
+    (void)state;
+    fakecam cam;
+    fake_init(&cam);
+    rv_v4l2_devops ops;
+    RV_V4L2Settings s = settings();
+    s.reopen = 1;
+    RV_Source *src = NULL;
+    open_fake(&cam, &ops, &s, &src);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(ctx, 96, 70, RV_FMT_RGBA8, &img), 0);
+    assert_int_equal(rv_source_read(src, img, NULL, 50), 0);
+    cam.present = 0;
+    assert_int_equal(rv_source_read(src, img, NULL, 50), RV_EAGAIN);
+    cam.present = 1;
+    cam.max_w = 64; /* a different camera on the same node */
+    assert_int_equal(rv_source_read(src, img, NULL, 200), RV_EIO);
+    assert_non_null(strstr(rv_context_error(ctx), "different format"));
+    assert_int_equal(cam.fd, -1);
+    rv_image_destroy(&img);
+    rv_source_close(&src);
+    assert_int_equal(cam.maps, cam.unmaps);
+}
+
 static void test_emulated_rgb24(void **state)
 {
     (void)state;
@@ -476,6 +502,11 @@ static void test_libv4l2_no_device(void **state)
     assert_int_equal(rv_source_open_v4l2(ctx, &s, &src), RV_ENODEV);
     assert_null(src);
     assert_non_null(strstr(rv_context_error(ctx), "video-ravioli-test-none"));
+    /* a node that is not a V4L2 device, through libv4l2's calls */
+    s.device = "/dev/null";
+    assert_int_equal(rv_source_open_v4l2(ctx, &s, &src), RV_EIO);
+    assert_null(src);
+    assert_non_null(strstr(rv_context_error(ctx), "not a V4L2 device"));
 }
 
 int main(void)
@@ -485,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_eintr_eagain),   cmocka_unit_test(test_slow_camera),
         cmocka_unit_test(test_latest_frame),   cmocka_unit_test(test_error_buffers),
         cmocka_unit_test(test_unplug),         cmocka_unit_test(test_reopen),
+        cmocka_unit_test(test_reopen_different_size),
         cmocka_unit_test(test_emulated_rgb24), cmocka_unit_test(test_other_native_formats),
         cmocka_unit_test(test_raw_yuyv),
         cmocka_unit_test(test_bad_use),        cmocka_unit_test(test_libv4l2_no_device),
