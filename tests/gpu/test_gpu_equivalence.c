@@ -331,13 +331,6 @@ static void test_box_ties(void **state)
 }
 
 /* Raw kernel addk on a float plane. */
-typedef struct rv_addk_args {
-    uint64_t data;
-    int64_t pitch;
-    int32_t w, h;
-    float k;
-    int32_t pad_;
-} rv_addk_args;
 
 static void test_raw(void **state)
 {

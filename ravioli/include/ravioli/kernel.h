@@ -62,7 +62,7 @@
 #  define RV_FN static __device__ __forceinline__
 #  define RV__EXTERN_C extern "C"
 #else
-#  define RV_FN static inline
+#  define RV_FN static inline __attribute__((always_inline))
 #  define RV__EXTERN_C
 #  define RV_EXPORT __attribute__((visibility("default")))
 #endif
@@ -187,7 +187,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT *prm = (const PT *)(const void *)a->params;                        \
+        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
+        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
         const int w = a->dst.w, h = a->dst.h, s = a->s;                              \
         (void)part;                                                                 \
         if (s == 1) {                                                               \
@@ -214,7 +215,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT *prm = (const PT *)(const void *)a->params;                        \
+        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
+        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
         const int w = a->dst.w, s = a->s;                                           \
         (void)part;                                                                 \
         if (s == 1) {                                                               \
@@ -243,7 +245,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT *prm = (const PT *)(const void *)a->params;                        \
+        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
+        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
         const int w = a->src.w, h = a->src.h, s = a->s, R = (RADIUS);               \
         (void)part;                                                                 \
         if (s == 1) {                                                               \
@@ -260,16 +263,39 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
             }                                                                       \
             return;                                                                 \
         }                                                                           \
-        const int Rs = R * s;                                                       \
+        /* stride S: samples at x = i*S; interior samples (every neighbour      \
+         * inside) run with clamping compiled out; each result fills S pixels  \
+         * of the first row of its block, then that row is copied down. */     \
+        const int Rs = R * s, ns = (w + s - 1) / s;                                 \
         for (int j = j0; j < j1; j++) {                                             \
-            const int y = j * s;                                                    \
+            const int y = j * s, ny = RV__MIN(s, h - y);                            \
+            RV_T_##TOUT *out = RV__ROW(RV_T_##TOUT, a->dst, y);                     \
             const int inner = y >= Rs && y + Rs < h;                                \
-            rv_nbr n = {a->src.data, a->src.pitch, 0, y, w, h, s, 1};               \
-            for (int x = 0; x < w; x += s) {                                        \
-                n.x = x;                                                            \
-                n.clamp = !(inner && x >= Rs && x + Rs < w);                        \
-                const RV_T_##TOUT v = FN(n, prm);                                   \
-                RV__FILL_BLOCK(RV_T_##TOUT, a->dst, x, y, s, v);                    \
+            const int ia = inner ? RV__MIN((Rs + s - 1) / s, ns) : ns;              \
+            int ib = inner && w - Rs >= 1 ? (w - Rs - 1) / s + 1 : ia;              \
+            ib = RV__MIN(ib, w / s);                                                \
+            if (ib < ia)                                                            \
+                ib = ia;                                                            \
+            rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, s, 1};               \
+            rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, s, 0};               \
+            for (int i = 0; i < ia; i++) {                                          \
+                c.x = i * s;                                                        \
+                const RV_T_##TOUT v = FN(c, prm);                                   \
+                for (int k = c.x; k < RV__MIN(c.x + s, w); k++) out[k] = v;         \
+            }                                                                       \
+            for (int i = ia; i < ib; i++) {                                         \
+                u.x = i * s;                                                        \
+                const RV_T_##TOUT v = FN(u, prm);                                   \
+                for (int k = 0; k < s; k++) out[u.x + k] = v;                       \
+            }                                                                       \
+            for (int i = ib; i < ns; i++) {                                         \
+                c.x = i * s;                                                        \
+                const RV_T_##TOUT v = FN(c, prm);                                   \
+                for (int k = c.x; k < RV__MIN(c.x + s, w); k++) out[k] = v;         \
+            }                                                                       \
+            for (int yy = 1; yy < ny; yy++) {                                       \
+                RV_T_##TOUT *o2 = RV__ROW(RV_T_##TOUT, a->dst, y + yy);             \
+                for (int x = 0; x < w; x++) o2[x] = out[x];                         \
             }                                                                       \
         }                                                                           \
     }
@@ -280,7 +306,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT *prm = (const PT *)(const void *)a->params;                        \
+        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
+        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
         const int s = a->s, xmax = a->src.w - a->box_w;                             \
         const int red = a->reduce;                                                  \
         rv_win win = {a->src.data, a->src.pitch, a->src2.data, a->src2.pitch,       \
