@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <signal.h>
 #include <time.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "rv_test.h"
@@ -791,15 +792,21 @@ static void test_source_error_limit_eagain(void **state)
     assert_non_null(f);
     char line[256];
     assert_non_null(fgets(line, sizeof(line), f));
-    assert_string_equal(line, "frame,time,proc_ms,deadline_met,S_I,S_T\n");
+    assert_string_equal(line, "frame,time_s,proc_ms,deadline_ms,budget_ms,met,s_spatial,s_temporal,"
+                              "latency_ms,captured,skipped,dropped\n");
     int rows = 0;
     long long last = -1;
     while (fgets(line, sizeof(line), f)) {
-        long long fr;
-        double t, ms;
+        long long fr, cap, skp, drp;
+        double t, ms, dl, bud, lat;
         int met, si, stt;
-        assert_int_equal(sscanf(line, "%lld,%lf,%lf,%d,%d,%d", &fr, &t, &ms, &met, &si, &stt), 6);
+        assert_int_equal(sscanf(line, "%lld,%lf,%lf,%lf,%lf,%d,%d,%d,%lf,%lld,%lld,%lld", &fr, &t, &ms, &dl, &bud,
+                                &met, &si, &stt, &lat, &cap, &skp, &drp),
+                         12);
         assert_true(fr > last && t >= 0 && ms >= 0 && (met == 0 || met == 1) && si == 1 && stt == 1);
+        assert_true(fabs(dl - 1000.0 / 30.0) < 1e-3 && fabs(bud - dl) < 1e-3); /* 30 fps source, S_T 1 */
+        assert_int_equal(met, ms <= dl);
+        assert_true(lat >= 0 && cap > fr && skp == 0 && drp == 0);
         last = fr;
         rows++;
     }

@@ -376,6 +376,9 @@ static void print_summary(const RV_StreamSummary *s, const RV_StageVector *sv, c
             "  frames     captured %lld = processed %lld + skipped %lld + dropped %lld (%lld at stop)%s\n",
             s->captured, s->processed, s->skipped, s->dropped, s->dropped_at_stop,
             s->in_flight ? "  ACCOUNTING MISMATCH" : "");
+    if (s->source_dropped)
+        fprintf(stderr, "             (before capture the source skipped %lld frames to stay live)\n",
+                s->source_dropped);
     fprintf(stderr, "  processing mean %.3f ms, max %.3f ms, %.1f frames/s; deadline %.2f ms, missed %lld\n",
             s->proc_ms_mean, s->proc_ms_max, s->fps, s->deadline_ms, s->deadline_missed);
     fprintf(stderr, "  strides    S_I %d, S_T %d; adaptation %s, %d change%s\n", s->spatial_stride,
