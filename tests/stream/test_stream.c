@@ -245,6 +245,16 @@ static void test_stage_order_and_data(void **state)
     assert_true(rv_stage_vector_stage_ms(sv, 0) >= 0.0);
     assert_true(rv_stage_vector_stage_ms(sv, 3) < 0.0);
 
+    /* Scratch images: the same object while size and format stay, a new one otherwise. */
+    RV_Image *s1 = NULL, *s2 = NULL, *s3 = NULL;
+    assert_int_equal(rv_data_image(d, "tmp", 8, 4, RV_FMT_GRAY8, &s1), 0);
+    assert_int_equal(rv_data_image(d, "tmp", 8, 4, RV_FMT_GRAY8, &s2), 0);
+    assert_ptr_equal(s1, s2);
+    assert_int_equal(rv_data_image(d, "tmp", 9, 4, RV_FMT_GRAY8, &s3), 0);
+    assert_int_equal(rv_image_width(s3), 9);
+    assert_int_equal(rv_data_image(d, "", 8, 4, RV_FMT_GRAY8, &s1), RV_EINVAL);
+    assert_int_equal(rv_data_image(d, "tmp2", 8, 4, (RV_Format)0, &s1), RV_EINVAL);
+
     /* Box results round-trip. */
     RV_BoxResult br = {123.0, 5, 9, 77}, back;
     assert_int_equal(rv_data_put_box(d, "match", &br), 0);
@@ -450,6 +460,76 @@ static void test_policy_latest(void **state)
      * 4-frame ring and a slow stage it processes no more than DROP_OLDEST
      * would, and never more than one frame per "ring drain". */
     assert_true(sum.processed < 200);
+}
+
+/* LATEST never hands out a stale frame: while frame k is processed the
+ * stage waits until the source has read frame k+4, so k+3 is queued (frames
+ * are queued before the next read starts); the next frame taken must then be
+ * at least k+3 (or the last one when the source ended). With DROP_OLDEST the
+ * same run takes k+1 next (checked to fail when this test was written). */
+typedef struct latest_ctx {
+    test_src *src;
+    long long limit;
+    long long seq[256];
+    int n;
+    int timeouts;
+} latest_ctx;
+
+static void stage_wait_ahead(RV_Image *frame, RV_Data *d)
+{
+    latest_ctx *lc = rv_data_user(d);
+    (void)frame;
+    long long k = rv_data_frame(d)->index;
+    if (lc->n < 256)
+        lc->seq[lc->n++] = k;
+    long long want = k + 5 < lc->limit ? k + 5 : lc->limit;
+    for (int i = 0; atomic_load(&lc->src->next) < want; i++) {
+        if (i > 20000) { /* 2 s */
+            lc->timeouts++;
+            break;
+        }
+        usleep(100);
+    }
+}
+
+static void test_latest_is_fresh(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_StageVector *sv;
+    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
+    test_src src;
+    src_init(&src, 80);
+    src.delay_us = 300;
+    latest_ctx lc;
+    memset(&lc, 0, sizeof(lc));
+    lc.src = &src;
+    lc.limit = 80;
+    assert_int_equal(rv_stage_vector_push(sv, stage_wait_ahead, &lc, "wait"), 0);
+    RV_StreamSettings s;
+    settings(&s);
+    s.policy = RV_RING_LATEST;
+    s.ring_frames = 4;
+    RV_VideoInfo vi = test_info();
+    RV_Streaming *st;
+    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
+    assert_int_equal(rv_streaming_run(st, sv), 0);
+    RV_StreamSummary sum;
+    rv_streaming_summary(st, &sum);
+    assert_identity(&sum);
+    assert_int_equal(sum.captured, 80);
+    assert_int_equal(lc.timeouts, 0);
+    assert_true(lc.n >= 2);
+    assert_int_equal(lc.seq[lc.n - 1], 79);
+    for (int i = 1; i < lc.n; i++) {
+        long long floor = lc.seq[i - 1] + 3 < 79 ? lc.seq[i - 1] + 3 : 79;
+        if (lc.seq[i] < floor)
+            fprintf(stderr, "processed %lld after %lld\n", lc.seq[i], lc.seq[i - 1]);
+        assert_true(lc.seq[i] >= floor);
+    }
+    rv_streaming_destroy(&st);
+    rv_stage_vector_destroy(&sv);
+    rv_context_destroy(&ctx);
 }
 
 /* ------------------------------------------------------------------ */
@@ -853,6 +933,7 @@ int main(void)
         cmocka_unit_test(test_policy_drop_oldest),
         cmocka_unit_test(test_policy_drop_newest),
         cmocka_unit_test(test_policy_latest),
+        cmocka_unit_test(test_latest_is_fresh),
         cmocka_unit_test(test_temporal_stride),
         cmocka_unit_test(test_stride_and_drops),
         cmocka_unit_test(test_stop_from_thread),
