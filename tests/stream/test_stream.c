@@ -582,6 +582,54 @@ static void test_temporal_stride(void **state)
     rv_context_destroy(&ctx);
 }
 
+/* Skipped frames reach a sink that wants repeats (the SDL window, headless
+ * with SDL_VIDEODRIVER=dummy) as the last output again, and stay out of one
+ * that does not (the null sink). Skipped when SDL2 is not in the build. */
+static void test_sink_repeats(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    RV_VideoInfo vi = test_info();
+    RV_Sink *sinks[2] = {NULL, NULL};
+    assert_int_equal(rv_sink_open_null(ctx, &sinks[0]), 0);
+    int have_sdl = rv_sink_open_sdl(ctx, "test_stream", &vi, &sinks[1]) == 0;
+    for (int k = 0; k < 2; k++) {
+        if (!sinks[k])
+            continue;
+        RV_StageVector *sv;
+        assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
+        rec r;
+        rec_init(&r);
+        assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
+        test_src src;
+        src_init(&src, 31);
+        RV_StreamSettings s;
+        settings(&s);
+        s.temporal_stride = 3;
+        s.sink = sinks[k];
+        RV_Streaming *st;
+        assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
+        assert_int_equal(rv_streaming_run(st, sv), 0);
+        RV_StreamSummary sum;
+        rv_streaming_summary(st, &sum);
+        assert_identity(&sum);
+        assert_int_equal(sum.processed, 11);
+        assert_int_equal(sum.skipped, 20);
+        const int repeats = rv_sink_repeats_skipped(sinks[k]);
+        assert_int_equal(repeats, k == 1);
+        assert_int_equal(sum.repeated, repeats ? 20 : 0);
+        assert_int_equal(sum.sink_frames, repeats ? 31 : 11);
+        assert_int_equal(rv_sink_frames(sinks[k]), sum.sink_frames);
+        rv_streaming_destroy(&st);
+        rv_stage_vector_destroy(&sv);
+        rv_sink_close(&sinks[k]);
+    }
+    rv_context_destroy(&ctx);
+    if (!have_sdl)
+        skip(); /* the null sink part ran; no window sink in this build */
+}
+
 /* Temporal stride under a slow stage and a fast source: skips and drops
  * are both counted and nothing vanishes. */
 static void test_stride_and_drops(void **state)
@@ -936,6 +984,7 @@ int main(void)
         cmocka_unit_test(test_latest_is_fresh),
         cmocka_unit_test(test_temporal_stride),
         cmocka_unit_test(test_stride_and_drops),
+        cmocka_unit_test(test_sink_repeats),
         cmocka_unit_test(test_stop_from_thread),
         cmocka_unit_test(test_stop_from_signal),
         cmocka_unit_test(test_stop_before_run_and_destroy_unrun),
