@@ -362,9 +362,10 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
     lv->last = t;
     RV_StreamSummary s;
     rv_streaming_summary(g_stream, &s);
-    fprintf(stderr, "\rframe %lld  %.1f fps  proc %.2f ms  S_I %d  S_T %d  drop %lld  skip %lld  \033[K",
-            fi->meta.index, fi->fps, fi->proc_ms, fi->meta.spatial_stride, fi->meta.temporal_stride, s.dropped,
-            s.skipped);
+    fprintf(stderr,
+            "\rframe %lld  %.1f fps  proc %.2f ms  latency %.1f ms  S_I %d  S_T %d  drop %lld  skip %lld\033[K",
+            fi->meta.index, fi->fps, fi->proc_ms, fi->latency_ms, fi->meta.spatial_stride, fi->meta.temporal_stride,
+            s.dropped, s.skipped);
     lv->printed = 1;
     return 0;
 }
