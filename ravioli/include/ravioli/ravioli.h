@@ -15,5 +15,6 @@
 #include "pixel.h"
 #include "video.h"
 #include "adapt.h"
+#include "stream.h"
 
 #endif /* RAVIOLI_RAVIOLI_H */
