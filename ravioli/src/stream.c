@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cuda_backend.h"
 #include "stream_internal.h"
 
 typedef struct rv_slot {
@@ -34,6 +35,7 @@ typedef struct rv_job {
     RV_FrameMeta meta;
     RV_Image *out;        /* output after the stages */
     double t0, t1;        /* upload start, completion (s) */
+    double proc_s;        /* processing time fed to the controller: t1 - t0, or GPU time */
 } rv_job;
 
 struct RV_Streaming {
@@ -46,6 +48,7 @@ struct RV_Streaming {
     char *log_path;
 
     int nslots;
+    int depth;                /* frames in flight: 1 on the CPU, gpu_streams on CUDA */
     rv_slot *slots;
     int *free_stack, nfree;
     int *queue, qhead, qcount, qcap;
@@ -64,6 +67,8 @@ struct RV_Streaming {
     long long repeated, sink_frames, deadline_missed;
     long long source_dropped; /* read by the capture thread (the source's thread) */
     double proc_ms_sum, proc_ms_max;
+    double gpu_ms_sum;        /* CUDA event time of the processed frames that have it */
+    long long gpu_frames;
     double t_start, t_end;
     double deadline_s;
     int s_spatial, s_temporal, stride_changes, adapt_active;
@@ -124,6 +129,7 @@ RV_API void rv_stream_settings_default(RV_StreamSettings *s)
     s->adapt.deadline_s = 0.0;
     s->spatial_stride = 1;
     s->temporal_stride = 1;
+    s->gpu_streams = 2;
 }
 
 /* ---------------------------------------------------------------- */
@@ -256,6 +262,8 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
     if (s->spatial_stride < 1 || s->spatial_stride > 64 || s->temporal_stride < 1)
         return rv__error(ctx, RV_EINVAL, "rv_streaming_create: strides S_I %d (1..64), S_T %d (>= 1)",
                          s->spatial_stride, s->temporal_stride);
+    if (s->gpu_streams < 0 || s->gpu_streams > 8)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create: gpu_streams %d outside 0..8", s->gpu_streams);
     if (!rv_format_info(info->format) || info->width < 1 || info->height < 1)
         return rv__error(ctx, RV_EINVAL, "rv_streaming_create: the source describes %dx%d frames of format %d",
                          info->width, info->height, (int)info->format);
@@ -280,7 +288,14 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
     pthread_condattr_destroy(&ca);
 
     st->qcap = s->ring_frames;
-    st->nslots = s->ring_frames + 3;
+    /* Frames in flight: one on the CPU; gpu_streams on CUDA, each needing
+     * its own ring image until its stream is synchronised. */
+    st->depth = 1;
+    if (ctx->backend == RV_BACKEND_CUDA)
+        st->depth = s->gpu_streams > 0 ? s->gpu_streams : 2;
+    st->set.gpu_streams = st->depth;
+    /* queued + capture thread's + in flight + held last output */
+    st->nslots = s->ring_frames + 2 + st->depth;
     st->slots = calloc((size_t)st->nslots, sizeof(*st->slots));
     st->free_stack = calloc((size_t)st->nslots, sizeof(int));
     st->queue = calloc((size_t)st->qcap, sizeof(int));
@@ -434,6 +449,8 @@ RV_API int rv_streaming_summary(const RV_Streaming *cst, RV_StreamSummary *o)
     o->adapt_active = st->adapt_active;
     o->end = st->end;
     o->error = st->error;
+    o->gpu_streams = st->ctx->backend == RV_BACKEND_CUDA ? st->depth : 0;
+    o->gpu_ms_mean = st->gpu_frames ? st->gpu_ms_sum / (double)st->gpu_frames : 0;
     pthread_mutex_unlock(&st->mu);
     return 0;
 }
@@ -454,7 +471,25 @@ typedef struct rv_runstate {
     int have_proc;
     double fps_ema_dt, last_done;
     double fps;
+    /* CUDA pipeline (run_gpu) */
+    struct rv_gslot *gs;      /* depth slots, slot k on CUDA stream k */
+    int timing;               /* CUDA events give the GPU time */
+    int want_host;            /* a sink or callback reads the output: download it */
 } rv_runstate;
+
+/* One frame in flight in the CUDA pipeline. Slot k owns CUDA stream k, a
+ * pair of timing events, the context's in-place procNbr scratch image while
+ * its stages run, and (through RV_Data.job = k) its own rv_data_image()
+ * scratch images, so two frames in flight never share device memory. */
+typedef struct rv_gslot {
+    rv_job job;
+    int busy;                 /* issued, its stream not yet synchronised */
+    void *ev0, *ev1;          /* CUevents: before the upload, after the download */
+    RV_Image *ctx_scratch;    /* swapped with ctx->scratch around the slot's stages */
+    rv_kv kv[RV_DATA_MAX_KEYS]; /* RV_Data values as this frame's stages left them */
+    int nkv;
+    int stop_req;             /* a stage of this frame asked to stop */
+} rv_gslot;
 
 /* Returns a slot to the free stack (processing side). */
 static void release_slot(RV_Streaming *st, int idx)
@@ -615,7 +650,7 @@ static void adapt_after(rv_runstate *rs, const rv_job *job)
     RV_Streaming *st = rs->st;
     if (!rs->adapt)
         return;
-    rv_adapt_update(rs->adapt, job->t1 - st->t_start, job->t1 - job->t0, job->meta.spatial_stride,
+    rv_adapt_update(rs->adapt, job->t1 - st->t_start, job->proc_s, job->meta.spatial_stride,
                     job->meta.temporal_stride);
     int si = st->s_spatial, stt = st->s_temporal;
     rv_adapt_strides(rs->adapt, &si, &stt);
@@ -658,10 +693,11 @@ static int handle_skip(rv_runstate *rs, rv_job *job)
     return r;
 }
 
+static int finish_frame(rv_runstate *rs, rv_job *job);
+
 static int process_frame(rv_runstate *rs, rv_job *job)
 {
     RV_Streaming *st = rs->st;
-    rv_slot *sl = &st->slots[job->idx];
     int err;
     if ((err = phase_upload(rs, job)) < 0 || (err = phase_stages(rs, job)) < 0 ||
         (err = phase_complete(rs, job)) < 0) {
@@ -672,7 +708,17 @@ static int process_frame(rv_runstate *rs, rv_job *job)
         release_slot(st, job->idx);
         return err;
     }
-    const double proc_s = job->t1 - job->t0;
+    job->proc_s = job->t1 - job->t0;
+    return finish_frame(rs, job);
+}
+
+/* After a frame completed: accounting, adaptation, log, delivery (phase 5)
+ * and release (phase 6). Returns like phase_deliver. */
+static int finish_frame(rv_runstate *rs, rv_job *job)
+{
+    RV_Streaming *st = rs->st;
+    rv_slot *sl = &st->slots[job->idx];
+    const double proc_s = job->proc_s;
     const double proc_ms = proc_s * 1e3;
     const int met = proc_s <= st->deadline_s * (double)job->meta.temporal_stride;
     double done = now_s();
@@ -695,8 +741,10 @@ static int process_frame(rv_runstate *rs, rv_job *job)
     counts[1] = st->skipped;
     counts[2] = st->dropped;
     pthread_mutex_unlock(&st->mu);
+    /* (the GPU pipeline already moved last_proc_seq on when it issued later frames) */
+    if (!rs->have_proc || job->meta.index > rs->last_proc_seq)
+        rs->last_proc_seq = job->meta.index;
     rs->have_proc = 1;
-    rs->last_proc_seq = job->meta.index;
     adapt_after(rs, job);
 
     RV_FrameInfo fi;
@@ -725,6 +773,265 @@ static int process_frame(rv_runstate *rs, rv_job *job)
         rs->last_out = job->out;
     } else {
         release_slot(st, job->idx);
+    }
+    return r;
+}
+
+
+/* ---------------------------------------------------------------- */
+/* CUDA pipeline: depth frames in flight on as many streams            */
+/* ---------------------------------------------------------------- */
+/*
+ * Per frame, on the host thread, in order:
+ *   issue(k):    select stream k; record ev0; upload the page-locked ring
+ *                image (async); run the stages (their kernels queue on
+ *                stream k and run while the host goes on); start the
+ *                download of the output (async); record ev1.
+ *   complete(k): cuStreamSynchronize(stream k) - that frame only; GPU
+ *                time = ev0..ev1; then accounting, delivery, release as
+ *                on the CPU (finish_frame).
+ * The loop issues up to `depth` frames before completing the oldest, so
+ * with two slots the upload of n+1 (copy engine) and the download of n
+ * overlap the kernels of the other frame. A frame's images are used on
+ * its own stream only: the ring image is not reused before complete()
+ * synchronised its stream, the scratch images are per slot. Host copies
+ * are read only after complete(): the async download marks the host copy
+ * current at once, and nothing but deliver reads it.
+ */
+
+static int gpu_setup(rv_runstate *rs)
+{
+    RV_Streaming *st = rs->st;
+    RV_Context *ctx = st->ctx;
+    rs->gs = calloc((size_t)st->depth, sizeof(*rs->gs));
+    if (!rs->gs)
+        return rv__error(ctx, RV_ENOMEM, "rv_streaming_run: out of memory");
+    rs->want_host = st->set.sink != NULL || st->set.on_frame != NULL;
+    rs->timing = 1;
+    /* all streams now (creation is not free); the last one selected is 0 */
+    for (int k = st->depth - 1; k >= 0; k--) {
+        int err = rv__cuda_set_stream(ctx, k);
+        if (err < 0)
+            return err;
+        if (rv__cuda_event_create(ctx, &rs->gs[k].ev0) < 0 || rv__cuda_event_create(ctx, &rs->gs[k].ev1) < 0)
+            rs->timing = 0;
+    }
+    return 0;
+}
+
+/* After the last frame: everything synchronised, stream 0 selected again,
+ * the per-slot images and events freed. */
+static void gpu_teardown(rv_runstate *rs)
+{
+    RV_Context *ctx = rs->st->ctx;
+    if (!rs->gs)
+        return;
+    rv_context_sync(ctx);
+    rv__cuda_set_stream(ctx, 0);
+    for (int k = 0; k < rs->st->depth; k++) {
+        rv__cuda_event_destroy(ctx, &rs->gs[k].ev0);
+        rv__cuda_event_destroy(ctx, &rs->gs[k].ev1);
+        rv_image_destroy(&rs->gs[k].ctx_scratch);
+    }
+    free(rs->gs);
+    rs->gs = NULL;
+}
+
+/* Issues job on slot k (see above). On error the caller drops the slot. */
+static int gpu_issue(rv_runstate *rs, int k, const rv_job *job)
+{
+    RV_Streaming *st = rs->st;
+    RV_Context *ctx = st->ctx;
+    rv_gslot *g = &rs->gs[k];
+    RV_Data *d = &rs->sv->data;
+    g->job = *job;
+    g->job.out = NULL;
+    g->busy = 1;
+    g->stop_req = 0;
+    int err = rv__cuda_set_stream(ctx, k);
+    if (err < 0)
+        return err;
+    RV_Image *img = st->slots[job->idx].img;
+    g->job.t0 = now_s();
+    if (rs->timing && rv__cuda_event_record(ctx, g->ev0) < 0)
+        rs->timing = 0;
+    if ((err = rv_image_set_stride(img, job->meta.spatial_stride)) < 0)
+        return err;
+    /* phase 2, upload: async on stream k from the page-locked ring image */
+    if ((err = rv__cuda_image_upload_async(ctx, img)) < 0)
+        return err;
+    /* phase 3, stages: the slot's own scratch images */
+    RV_Image *saved = ctx->scratch;
+    ctx->scratch = g->ctx_scratch;
+    d->job = k;
+    err = rv_stage_vector_apply(rs->sv, img, &job->meta, &g->job.out);
+    d->job = 0;
+    g->ctx_scratch = ctx->scratch;
+    ctx->scratch = saved;
+    g->stop_req = d->stop_req;
+    d->stop_req = 0;
+    memcpy(g->kv, d->kv, sizeof(g->kv));
+    g->nkv = d->nkv;
+    if (err < 0)
+        return err;
+    /* start of phase 5: the one download, only when someone reads it */
+    if (rs->want_host && g->job.out && (err = rv__cuda_image_download_async(ctx, g->job.out)) < 0)
+        return err;
+    if (rs->timing && rv__cuda_event_record(ctx, g->ev1) < 0)
+        rs->timing = 0;
+    return 0;
+}
+
+/* Drops slot k's frame (error, or the run ended before it was delivered):
+ * waits for its stream, counts it as dropped, releases the ring image. */
+static void gpu_drop(rv_runstate *rs, int k, int at_stop)
+{
+    RV_Streaming *st = rs->st;
+    rv_gslot *g = &rs->gs[k];
+    if (!g->busy)
+        return;
+    rv__cuda_stream_sync(st->ctx, k);
+    g->busy = 0;
+    pthread_mutex_lock(&st->mu);
+    st->dropped++;
+    if (at_stop)
+        st->dropped_at_stop++;
+    pthread_mutex_unlock(&st->mu);
+    release_slot(st, g->job.idx);
+}
+
+/* Phase 4 for slot k, then finish_frame. Returns like phase_deliver. */
+static int gpu_complete(rv_runstate *rs, int k)
+{
+    RV_Streaming *st = rs->st;
+    RV_Context *ctx = st->ctx;
+    rv_gslot *g = &rs->gs[k];
+    int err = rv__cuda_stream_sync(ctx, k);
+    g->job.t1 = now_s();
+    if (err < 0) {
+        gpu_drop(rs, k, 0);
+        return err;
+    }
+    g->busy = 0;
+    g->job.proc_s = g->job.t1 - g->job.t0;
+    float ms = 0;
+    if (rs->timing) {
+        if (rv__cuda_event_elapsed_ms(ctx, g->ev0, g->ev1, &ms) >= 0 && ms >= 0) {
+            g->job.proc_s = ms * 1e-3;
+            pthread_mutex_lock(&st->mu);
+            st->gpu_ms_sum += ms;
+            st->gpu_frames++;
+            pthread_mutex_unlock(&st->mu);
+        } else {
+            rs->timing = 0;
+            rv__log(ctx, RV_LOG_INFO, "streaming: no CUDA event timing; proc_ms is wall time");
+        }
+    }
+    /* The callback sees RV_Data as this frame's stages left it (later
+     * frames' stages have run already): swap its values in for delivery. */
+    RV_Data *d = &rs->sv->data;
+    rv_kv *now_kv = malloc(sizeof(d->kv));
+    int now_n = d->nkv;
+    if (now_kv) {
+        memcpy(now_kv, d->kv, sizeof(d->kv));
+        memcpy(d->kv, g->kv, sizeof(d->kv));
+        d->nkv = g->nkv;
+    }
+    d->stop_req = g->stop_req;
+    int r = finish_frame(rs, &g->job);
+    d->stop_req = 0;
+    if (now_kv) {
+        memcpy(d->kv, now_kv, sizeof(d->kv));
+        d->nkv = now_n;
+        free(now_kv);
+    }
+    return r;
+}
+
+static int queue_empty(RV_Streaming *st)
+{
+    pthread_mutex_lock(&st->mu);
+    int e = st->qcount == 0;
+    pthread_mutex_unlock(&st->mu);
+    return e;
+}
+
+/* The processing loop on CUDA. Returns 0, >0 (clean end) or a negative error. */
+static int run_gpu(rv_runstate *rs)
+{
+    RV_Streaming *st = rs->st;
+    const int D = st->depth;
+    int next = 0, oldest = 0, inflight = 0, r = 0;
+    for (;;) {
+        int stop_pending = 0;
+        for (int k = 0; k < D; k++)
+            stop_pending |= rs->gs[k].busy && rs->gs[k].stop_req;
+        /* complete the oldest when all slots are busy, when a stage asked
+         * to stop, or when no frame is waiting (lowest latency) */
+        if (inflight > 0 && (inflight == D || stop_pending || queue_empty(st))) {
+            r = gpu_complete(rs, oldest);
+            oldest = (oldest + 1) % D;
+            inflight--;
+            if (r != 0)
+                break;
+            continue;
+        }
+        if (stop_pending)
+            break;
+        rv_job job;
+        memset(&job, 0, sizeof(job));
+        if (!phase_acquire(rs, &job))
+            break; /* end of source or stop: the frames in flight are delivered below */
+        rv_slot *sl = &st->slots[job.idx];
+        pthread_mutex_lock(&st->mu);
+        job.meta.spatial_stride = st->s_spatial;
+        job.meta.temporal_stride = st->s_temporal;
+        job.meta.processed = st->processed + inflight;
+        pthread_mutex_unlock(&st->mu);
+        job.meta.index = sl->seq;
+        job.meta.pts_ns = sl->pts_ns;
+        if (rs->have_proc && sl->seq - rs->last_proc_seq < job.meta.temporal_stride) {
+            /* a repeat of the last output must come after the frames in flight */
+            while (rs->hold_last && inflight > 0 && r == 0) {
+                r = gpu_complete(rs, oldest);
+                oldest = (oldest + 1) % D;
+                inflight--;
+            }
+            if (r != 0) {
+                /* taken from the queue, never processed: dropped at stop */
+                pthread_mutex_lock(&st->mu);
+                st->dropped++;
+                st->dropped_at_stop++;
+                pthread_mutex_unlock(&st->mu);
+                release_slot(st, job.idx);
+                break;
+            }
+            r = handle_skip(rs, &job);
+            if (r != 0)
+                break;
+            continue;
+        }
+        rs->have_proc = 1;
+        rs->last_proc_seq = job.meta.index;
+        int err = gpu_issue(rs, next, &job);
+        if (err < 0) {
+            gpu_drop(rs, next, 0);
+            r = err;
+            break;
+        }
+        next = (next + 1) % D;
+        inflight++;
+    }
+    /* Wind down the slots in issue order: after a normal end (source ended,
+     * stop) the frames in flight are completed and delivered; once the run
+     * failed or a sink, callback or stage ended it, they are dropped. */
+    while (inflight > 0) {
+        if (r == 0)
+            r = gpu_complete(rs, oldest);
+        else
+            gpu_drop(rs, oldest, 1);
+        oldest = (oldest + 1) % D;
+        inflight--;
     }
     return r;
 }
@@ -784,8 +1091,18 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
     st->t_start = now_s();
     st->end = RV_END_NONE;
     pthread_mutex_unlock(&st->mu);
-    int err = rv_streaming_start(st);
+    int err = 0;
+    if (st->ctx->backend == RV_BACKEND_CUDA)
+        err = gpu_setup(&rs);
+    if (err >= 0)
+        err = rv_streaming_start(st);
     int result = err;
+    if (err >= 0 && rs.gs) {
+        int r = run_gpu(&rs);
+        if (r < 0)
+            result = r;
+        err = -1; /* skip the one-frame loop */
+    }
     while (err >= 0) {
         rv_job job;
         memset(&job, 0, sizeof(job));
@@ -826,6 +1143,7 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
     pthread_mutex_unlock(&st->mu);
     if (rs.held >= 0)
         release_slot(st, rs.held);
+    gpu_teardown(&rs);
     pthread_mutex_lock(&st->mu);
     if (result < 0) {
         st->end = RV_END_ERROR;

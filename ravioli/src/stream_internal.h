@@ -19,6 +19,7 @@ typedef struct rv_kv {
 
 typedef struct rv_scratch {
     char name[RV_DATA_KEY_MAX + 1];
+    int job;                  /* pipeline slot it belongs to (0 outside the GPU pipeline) */
     RV_Image *img;
 } rv_scratch;
 
@@ -36,6 +37,9 @@ struct RV_Data {
     int nkv;
     rv_scratch *scratch;
     int nscratch, scratch_cap;
+    int job;                  /* pipeline slot of the frame in the stages: rv_data_image
+                               * keeps one scratch image per name and slot, so frames in
+                               * flight on different CUDA streams never share one */
 };
 
 typedef struct rv_stage {

@@ -42,7 +42,7 @@ RV_API int rv_data_image(RV_Data *d, const char *name, int w, int h, RV_Format f
     *out = NULL;
     rv_scratch *slot = NULL;
     for (int i = 0; i < d->nscratch; i++)
-        if (strcmp(d->scratch[i].name, name) == 0) {
+        if (d->scratch[i].job == d->job && strcmp(d->scratch[i].name, name) == 0) {
             slot = &d->scratch[i];
             break;
         }
@@ -63,6 +63,7 @@ RV_API int rv_data_image(RV_Data *d, const char *name, int w, int h, RV_Format f
         slot = &d->scratch[d->nscratch++];
         memset(slot, 0, sizeof(*slot));
         snprintf(slot->name, sizeof(slot->name), "%s", name);
+        slot->job = d->job;
     }
     if (slot->img && d->frame_out == slot->img)
         d->frame_out = NULL; /* never hand out a destroyed image */

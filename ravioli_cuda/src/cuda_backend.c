@@ -175,6 +175,17 @@ static int pool_alloc(RV_Context *ctx, size_t n, CUdeviceptr *out, const char *w
             st->live_bytes += sz;
             st->pool_hits++;
             free(b);
+            /* Streaming pipeline (several streams in use): the block may
+             * have been freed while work on *another* stream still used it,
+             * and stream order protects only the current stream. Wait for
+             * all of them before handing it out. The pipeline allocates
+             * only while warming up, so this costs nothing per frame. */
+            if (st->nstreams > 1 && st->drv.cuCtxSynchronize() != CUDA_SUCCESS) {
+                st->drv.cuMemFree(*out);
+                st->live_bytes -= sz;
+                *out = 0;
+                return rv__error(ctx, RV_EDEVICE, "%s: cuCtxSynchronize before reusing a pooled block failed", what);
+            }
             return 0;
         }
     }
@@ -212,8 +223,12 @@ static void pool_free(RV_Context *ctx, CUdeviceptr p, size_t n)
     if (st->cached_bytes + sz <= RVC_POOL_CACHE_MAX)
         b = malloc(sizeof(*b));
     if (!b) {
-        /* stream-ordered users of p are done once the stream is */
-        st->drv.cuStreamSynchronize(cur_stream(st));
+        /* stream-ordered users of p are done once the stream is (with
+         * several streams in use, once all of them are: pipeline) */
+        if (st->nstreams > 1)
+            st->drv.cuCtxSynchronize();
+        else
+            st->drv.cuStreamSynchronize(cur_stream(st));
         st->drv.cuMemFree(p);
         return;
     }
@@ -984,5 +999,71 @@ int rv__cuda_image_download_async(RV_Context *ctx, RV_Image *img)
     CK(ctx, st->drv.cuMemcpyDtoHAsync(img->host, (CUdeviceptr)(uintptr_t)img->dev, img->bytes, cur_stream(st)),
        "downloading an image (async)");
     img->host_valid = 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Events for GPU frame timing (streaming pipeline, cuda_backend.h)   */
+/* ---------------------------------------------------------------- */
+
+int rv__cuda_event_create(RV_Context *ctx, void **ev)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
+        return RV_ENOSYS;
+    *ev = NULL;
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CUevent e = NULL;
+    CK(ctx, st->drv.cuEventCreate(&e, 0), "cuEventCreate");
+    *ev = e;
+    return 0;
+}
+
+void rv__cuda_event_destroy(RV_Context *ctx, void **ev)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev || !*ev)
+        return;
+    rvc_state *st = st_of(ctx);
+    if (bind(ctx) >= 0)
+        st->drv.cuEventDestroy((CUevent)*ev);
+    *ev = NULL;
+}
+
+int rv__cuda_event_record(RV_Context *ctx, void *ev)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuEventRecord((CUevent)ev, cur_stream(st)), "cuEventRecord");
+    return 0;
+}
+
+/* cuEventElapsedTime is looked up here, not in the required driver table,
+ * so a driver without it only loses the GPU timing (CUDA 12.8+ exports
+ * cuEventElapsedTime_v2, older drivers only the first version; both have
+ * the same signature). */
+typedef CUresult (*rvc_elapsed_fn)(float *ms, CUevent a, CUevent b);
+
+int rv__cuda_event_elapsed_ms(RV_Context *ctx, void *a, void *b, float *ms)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !a || !b || !ms)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    void *sym = dlsym(st->drv.lib, "cuEventElapsedTime_v2");
+    if (!sym)
+        sym = dlsym(st->drv.lib, "cuEventElapsedTime");
+    if (!sym)
+        return RV_ENOSYS;
+    rvc_elapsed_fn fn;
+    memcpy(&fn, &sym, sizeof(fn));
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, fn(ms, (CUevent)a, (CUevent)b), "cuEventElapsedTime");
     return 0;
 }

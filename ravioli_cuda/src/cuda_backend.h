@@ -49,4 +49,12 @@ typedef struct rv_cuda_stats {
 
 int rv__cuda_stats(RV_Context *ctx, rv_cuda_stats *out);
 
+/* Events (timing enabled) for GPU time per frame. record: on the current
+ * stream. elapsed: both events must have completed (sync their stream
+ * first); RV_ENOSYS when the driver has no cuEventElapsedTime. */
+int rv__cuda_event_create(RV_Context *ctx, void **ev);
+void rv__cuda_event_destroy(RV_Context *ctx, void **ev);
+int rv__cuda_event_record(RV_Context *ctx, void *ev);
+int rv__cuda_event_elapsed_ms(RV_Context *ctx, void *a, void *b, float *ms);
+
 #endif

@@ -37,8 +37,11 @@
  *
  * On the CUDA backend the frame is uploaded once before the first stage,
  * stays on the device through all stages (operations and scratch images
- * keep it there), and is downloaded once when the sink or the callback
- * reads it. See docs/streaming.md.
+ * keep it there), and is downloaded once for the sink or the callback;
+ * gpu_streams frames (default 2) are in flight at once, each on its own
+ * CUDA stream, so transfers of one overlap the kernels of the other. Stages
+ * must then write only the frame and rv_data_image() scratch images (one
+ * set per frame in flight). See docs/streaming.md.
  */
 #ifndef RAVIOLI_STREAM_H
 #define RAVIOLI_STREAM_H
@@ -176,7 +179,9 @@ typedef enum RV_RingPolicy {
 /** Information on one frame, for the frame callback. */
 typedef struct RV_FrameInfo {
     RV_FrameMeta meta;
-    double proc_ms;           /* upload + stages + completion, wall clock */
+    double proc_ms;           /* upload + stages + completion: wall clock on the CPU; on the
+                               * CUDA pipeline the frame's GPU time (CUDA events on its
+                               * stream, upload to download), wall clock if unavailable */
     double latency_ms;        /* capture (source timestamp, or enqueue) to delivery */
     double fps;               /* processed frames per second, recent average */
     int deadline_met;         /* proc time <= deadline * S_T */
@@ -210,6 +215,11 @@ typedef struct RV_StreamSettings {
     const char *log_path;     /* per-frame CSV, or NULL: frame,time_s,proc_ms,deadline_ms,
                                * budget_ms,met,s_spatial,s_temporal,latency_ms,captured,skipped,
                                * dropped (names as in the adaptation log; rv-plot reads it) */
+    int gpu_streams;          /* CUDA backend: frames in flight, each on its own CUDA stream
+                               * with its own scratch images and timing events (1..8,
+                               * default 2; 0 = default; 1 = one frame at a time). Upload of
+                               * frame n+1 and download of frame n overlap the kernels of the
+                               * other. Ignored on the CPU backend. See docs/streaming.md. */
 } RV_StreamSettings;
 
 RV_API void rv_stream_settings_default(RV_StreamSettings *s);
@@ -246,6 +256,9 @@ typedef struct RV_StreamSummary {
     int adapt_active;            /* 1 when the adaptation controller ran */
     RV_StreamEnd end;
     int error;                   /* the code run() returned */
+    int gpu_streams;             /* frames that were kept in flight (CUDA pipeline), 0 = CPU */
+    double gpu_ms_mean;          /* CUDA: mean GPU time per processed frame from CUDA events
+                                  * (upload start to download end on its stream), 0 if none */
 } RV_StreamSummary;
 
 /**
