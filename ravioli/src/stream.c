@@ -49,6 +49,7 @@ struct RV_Streaming {
 
     int nslots;
     int depth;                /* frames in flight: 1 on the CPU, gpu_streams on CUDA */
+    int pipelined;            /* run_gpu processes the frames (CUDA) */
     rv_slot *slots;
     int *free_stack, nfree;
     int *queue, qhead, qcount, qcap;
@@ -291,7 +292,15 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
     /* Frames in flight: one on the CPU; gpu_streams on CUDA, each needing
      * its own ring image until its stream is synchronised. */
     st->depth = 1;
-    if (ctx->backend == RV_BACKEND_CUDA)
+    st->pipelined = ctx->backend == RV_BACKEND_CUDA;
+    /* Tests only: RAVIOLI_STREAM_PIPELINE_CPU=1 runs the pipeline loop on
+     * the CPU backend too (the CUDA calls become no-ops; CPU operations are
+     * synchronous), so the CPU test suite checks its ordering, accounting
+     * and per-slot scratch images on machines without a GPU. */
+    const char *force = getenv("RAVIOLI_STREAM_PIPELINE_CPU");
+    if (force && force[0] == '1')
+        st->pipelined = 1;
+    if (st->pipelined)
         st->depth = s->gpu_streams > 0 ? s->gpu_streams : 2;
     st->set.gpu_streams = st->depth;
     /* queued + capture thread's + in flight + held last output */
@@ -475,6 +484,7 @@ typedef struct rv_runstate {
     struct rv_gslot *gs;      /* depth slots, slot k on CUDA stream k */
     int timing;               /* CUDA events give the GPU time */
     int want_host;            /* a sink or callback reads the output: download it */
+    int cuda;                 /* 0: the pipeline on the CPU backend (tests): no CUDA calls */
 } rv_runstate;
 
 /* One frame in flight in the CUDA pipeline. Slot k owns CUDA stream k, a
@@ -807,7 +817,10 @@ static int gpu_setup(rv_runstate *rs)
     if (!rs->gs)
         return rv__error(ctx, RV_ENOMEM, "rv_streaming_run: out of memory");
     rs->want_host = st->set.sink != NULL || st->set.on_frame != NULL;
-    rs->timing = 1;
+    rs->cuda = ctx->backend == RV_BACKEND_CUDA;
+    rs->timing = rs->cuda;
+    if (!rs->cuda)
+        return 0;
     /* all streams now (creation is not free); the last one selected is 0 */
     for (int k = st->depth - 1; k >= 0; k--) {
         int err = rv__cuda_set_stream(ctx, k);
@@ -827,10 +840,13 @@ static void gpu_teardown(rv_runstate *rs)
     if (!rs->gs)
         return;
     rv_context_sync(ctx);
-    rv__cuda_set_stream(ctx, 0);
+    if (rs->cuda)
+        rv__cuda_set_stream(ctx, 0);
     for (int k = 0; k < rs->st->depth; k++) {
-        rv__cuda_event_destroy(ctx, &rs->gs[k].ev0);
-        rv__cuda_event_destroy(ctx, &rs->gs[k].ev1);
+        if (rs->cuda) {
+            rv__cuda_event_destroy(ctx, &rs->gs[k].ev0);
+            rv__cuda_event_destroy(ctx, &rs->gs[k].ev1);
+        }
         rv_image_destroy(&rs->gs[k].ctx_scratch);
     }
     free(rs->gs);
@@ -848,7 +864,7 @@ static int gpu_issue(rv_runstate *rs, int k, const rv_job *job)
     g->job.out = NULL;
     g->busy = 1;
     g->stop_req = 0;
-    int err = rv__cuda_set_stream(ctx, k);
+    int err = rs->cuda ? rv__cuda_set_stream(ctx, k) : 0;
     if (err < 0)
         return err;
     RV_Image *img = st->slots[job->idx].img;
@@ -858,7 +874,7 @@ static int gpu_issue(rv_runstate *rs, int k, const rv_job *job)
     if ((err = rv_image_set_stride(img, job->meta.spatial_stride)) < 0)
         return err;
     /* phase 2, upload: async on stream k from the page-locked ring image */
-    if ((err = rv__cuda_image_upload_async(ctx, img)) < 0)
+    if ((err = rs->cuda ? rv__cuda_image_upload_async(ctx, img) : rv__image_on_backend(img)) < 0)
         return err;
     /* phase 3, stages: the slot's own scratch images */
     RV_Image *saved = ctx->scratch;
@@ -875,7 +891,7 @@ static int gpu_issue(rv_runstate *rs, int k, const rv_job *job)
     if (err < 0)
         return err;
     /* start of phase 5: the one download, only when someone reads it */
-    if (rs->want_host && g->job.out && (err = rv__cuda_image_download_async(ctx, g->job.out)) < 0)
+    if (rs->cuda && rs->want_host && g->job.out && (err = rv__cuda_image_download_async(ctx, g->job.out)) < 0)
         return err;
     if (rs->timing && rv__cuda_event_record(ctx, g->ev1) < 0)
         rs->timing = 0;
@@ -890,7 +906,8 @@ static void gpu_drop(rv_runstate *rs, int k, int at_stop)
     rv_gslot *g = &rs->gs[k];
     if (!g->busy)
         return;
-    rv__cuda_stream_sync(st->ctx, k);
+    if (rs->cuda)
+        rv__cuda_stream_sync(st->ctx, k);
     g->busy = 0;
     pthread_mutex_lock(&st->mu);
     st->dropped++;
@@ -906,7 +923,7 @@ static int gpu_complete(rv_runstate *rs, int k)
     RV_Streaming *st = rs->st;
     RV_Context *ctx = st->ctx;
     rv_gslot *g = &rs->gs[k];
-    int err = rv__cuda_stream_sync(ctx, k);
+    int err = rs->cuda ? rv__cuda_stream_sync(ctx, k) : 0;
     g->job.t1 = now_s();
     if (err < 0) {
         gpu_drop(rs, k, 0);
@@ -961,7 +978,7 @@ static int run_gpu(rv_runstate *rs)
 {
     RV_Streaming *st = rs->st;
     const int D = st->depth;
-    int next = 0, oldest = 0, inflight = 0, r = 0;
+    int next = 0, oldest = 0, inflight = 0, r = 0, issue_err = 0;
     for (;;) {
         int stop_pending = 0;
         for (int k = 0; k < D; k++)
@@ -1015,8 +1032,10 @@ static int run_gpu(rv_runstate *rs)
         rs->last_proc_seq = job.meta.index;
         int err = gpu_issue(rs, next, &job);
         if (err < 0) {
+            /* this frame is lost (dropped); the ones issued before it are
+             * still delivered below, as the one-frame loop would have */
             gpu_drop(rs, next, 0);
-            r = err;
+            issue_err = err;
             break;
         }
         next = (next + 1) % D;
@@ -1033,7 +1052,7 @@ static int run_gpu(rv_runstate *rs)
         oldest = (oldest + 1) % D;
         inflight--;
     }
-    return r;
+    return r < 0 ? r : (issue_err < 0 ? issue_err : r);
 }
 
 RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
@@ -1092,7 +1111,7 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
     st->end = RV_END_NONE;
     pthread_mutex_unlock(&st->mu);
     int err = 0;
-    if (st->ctx->backend == RV_BACKEND_CUDA)
+    if (st->pipelined)
         err = gpu_setup(&rs);
     if (err >= 0)
         err = rv_streaming_start(st);
