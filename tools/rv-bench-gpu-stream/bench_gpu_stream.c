@@ -1,0 +1,454 @@
+/*
+ * rv-bench-gpu-stream - the thesis' video program (GrayScale -> Binarize ->
+ * EdgeDetect per frame, Fig. 31) on the CUDA backend at 1080p and 4K RGBA,
+ * against the PCIe bound and PyTorch, all measured in one run:
+ *
+ *   bound  cuMemcpyAsync of one frame's bytes between page-locked host
+ *          memory and the device: H2D alone, D2H alone, both at once (two
+ *          streams); the pipeline moves each frame up once and down once, so
+ *          its bound is min(H2D alone, D2H alone, both-at-once / 2) frames/s;
+ *          the "upload bound" is H2D alone
+ *   (C)    naive: upload, op, download for each of the three operations
+ *          (rv_image_write before each operation, rv_image_read after)
+ *   (D)    device-resident stages: one upload, three ops, one download, one
+ *          stream, one frame at a time (rv_image_write, 3 ops, rv_image_read)
+ *   (E)    RV_Streaming, gpu_streams = 1, 2, 3: frames from the capture
+ *          thread's page-locked ring, each frame on its own CUDA stream, the
+ *          callback reads the downloaded output
+ *   torch  the same pipeline in PyTorch, pinned memory, two streams
+ *          (torch_stream.py next to this file, run with python3; "n/a" when
+ *          python3 or torch is missing)
+ *
+ *     rv-bench-gpu-stream [frames_1080p]     (default 3000; 4K gets a quarter)
+ *
+ * Exits 77 without a GPU. Frame rates are over the frames after a warm-up.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ravioli/ravioli.h>
+#include <ravioli/stream.h>
+
+#include "../../modules/samples/samples_params.h"
+
+#ifndef RV_BENCH_TORCH_SCRIPT
+#define RV_BENCH_TORCH_SCRIPT "torch_stream.py"
+#endif
+
+#define WARM 30
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---------------------------------------------------------------- */
+/* PCIe bound with the driver API (dlopen, like the library)          */
+/* ---------------------------------------------------------------- */
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef unsigned long long CUdeviceptr;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUstream_st *CUstream;
+
+typedef struct drv {
+    void *lib;
+    CUresult (*cuInit)(unsigned);
+    CUresult (*cuDeviceGet)(CUdevice *, int);
+    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
+    CUresult (*cuCtxSetCurrent)(CUcontext);
+    CUresult (*cuMemHostAlloc)(void **, size_t, unsigned);
+    CUresult (*cuMemFreeHost)(void *);
+    CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+    CUresult (*cuMemFree)(CUdeviceptr);
+    CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
+    CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
+    CUresult (*cuStreamCreate)(CUstream *, unsigned);
+    CUresult (*cuStreamDestroy)(CUstream);
+    CUresult (*cuStreamSynchronize)(CUstream);
+} drv;
+
+#define SYM(name, s)                                                                               \
+    do {                                                                                           \
+        void *p_ = dlsym(d->lib, s);                                                               \
+        if (!p_) {                                                                                 \
+            fprintf(stderr, "libcuda.so.1 has no %s\n", s);                                       \
+            return -1;                                                                             \
+        }                                                                                          \
+        memcpy(&d->name, &p_, sizeof(p_));                                                         \
+    } while (0)
+
+static int drv_open(drv *d)
+{
+    memset(d, 0, sizeof(*d));
+    d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!d->lib)
+        return -1;
+    SYM(cuInit, "cuInit");
+    SYM(cuDeviceGet, "cuDeviceGet");
+    SYM(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+    SYM(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+    SYM(cuCtxSetCurrent, "cuCtxSetCurrent");
+    SYM(cuMemHostAlloc, "cuMemHostAlloc");
+    SYM(cuMemFreeHost, "cuMemFreeHost");
+    SYM(cuMemAlloc, "cuMemAlloc_v2");
+    SYM(cuMemFree, "cuMemFree_v2");
+    SYM(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+    SYM(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+    SYM(cuStreamCreate, "cuStreamCreate");
+    SYM(cuStreamDestroy, "cuStreamDestroy_v2");
+    SYM(cuStreamSynchronize, "cuStreamSynchronize");
+    return 0;
+}
+
+typedef struct bound {
+    double h2d, d2h, both; /* GB/s (1e9 bytes/s); both = bytes moved in both directions */
+} bound;
+
+#define CKD(x)                                                                                     \
+    do {                                                                                           \
+        CUresult r_ = (x);                                                                         \
+        if (r_ != 0) {                                                                             \
+            fprintf(stderr, "%s failed: CUDA error %d\n", #x, r_);                                \
+            ok = 0;                                                                                \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+/* Copies of `bytes` (one frame) back to back, `reps` times per direction. */
+static int measure_bound(drv *d, size_t bytes, int reps, bound *b)
+{
+    int ok = 1;
+    CUdevice dev;
+    CUcontext cu = NULL;
+    void *h_up = NULL, *h_down = NULL;
+    CUdeviceptr d_up = 0, d_down = 0;
+    CUstream s1 = NULL, s2 = NULL;
+    memset(b, 0, sizeof(*b));
+    CKD(d->cuInit(0));
+    CKD(d->cuDeviceGet(&dev, 0));
+    CKD(d->cuDevicePrimaryCtxRetain(&cu, dev));
+    CKD(d->cuCtxSetCurrent(cu));
+    CKD(d->cuMemHostAlloc(&h_up, bytes, 0));
+    CKD(d->cuMemHostAlloc(&h_down, bytes, 0));
+    memset(h_up, 0x5a, bytes);
+    memset(h_down, 0, bytes);
+    CKD(d->cuMemAlloc(&d_up, bytes));
+    CKD(d->cuMemAlloc(&d_down, bytes));
+    CKD(d->cuStreamCreate(&s1, 1 /* non-blocking */));
+    CKD(d->cuStreamCreate(&s2, 1));
+    /* warm-up */
+    for (int i = 0; i < 5; i++) {
+        CKD(d->cuMemcpyHtoDAsync(d_up, h_up, bytes, s1));
+        CKD(d->cuMemcpyDtoHAsync(h_down, d_down, bytes, s2));
+    }
+    CKD(d->cuStreamSynchronize(s1));
+    CKD(d->cuStreamSynchronize(s2));
+    double t0 = now_s();
+    for (int i = 0; i < reps; i++)
+        CKD(d->cuMemcpyHtoDAsync(d_up, h_up, bytes, s1));
+    CKD(d->cuStreamSynchronize(s1));
+    b->h2d = (double)bytes * reps / (now_s() - t0) * 1e-9;
+    t0 = now_s();
+    for (int i = 0; i < reps; i++)
+        CKD(d->cuMemcpyDtoHAsync(h_down, d_down, bytes, s2));
+    CKD(d->cuStreamSynchronize(s2));
+    b->d2h = (double)bytes * reps / (now_s() - t0) * 1e-9;
+    t0 = now_s();
+    for (int i = 0; i < reps; i++) {
+        CKD(d->cuMemcpyHtoDAsync(d_up, h_up, bytes, s1));
+        CKD(d->cuMemcpyDtoHAsync(h_down, d_down, bytes, s2));
+    }
+    CKD(d->cuStreamSynchronize(s1));
+    CKD(d->cuStreamSynchronize(s2));
+    b->both = 2.0 * (double)bytes * reps / (now_s() - t0) * 1e-9;
+out:
+    if (s1)
+        d->cuStreamDestroy(s1);
+    if (s2)
+        d->cuStreamDestroy(s2);
+    if (d_up)
+        d->cuMemFree(d_up);
+    if (d_down)
+        d->cuMemFree(d_down);
+    if (h_up)
+        d->cuMemFreeHost(h_up);
+    if (h_down)
+        d->cuMemFreeHost(h_down);
+    if (cu)
+        d->cuDevicePrimaryCtxRelease(dev);
+    return ok ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- */
+/* The video program                                                  */
+/* ---------------------------------------------------------------- */
+
+typedef struct chain {
+    const RV_Kernel *gray, *bin, *edge;
+} chain;
+
+static int op_gray(const chain *c, RV_Image *f) { return rv_proc_pix(c->gray, f, f, NULL, 0); }
+static int op_bin(const chain *c, RV_Image *f)
+{
+    rv_threshold_params p = {100};
+    return rv_proc_pix(c->bin, f, f, &p, sizeof(p));
+}
+static int op_edge(const chain *c, RV_Image *f)
+{
+    rv_threshold_params p = {0};
+    return rv_proc_nbr(c->edge, f, f, &p, sizeof(p));
+}
+
+static void st_gray(RV_Image *f, RV_Data *d) { rv_data_check(d, op_gray(rv_data_user(d), f)); }
+static void st_bin(RV_Image *f, RV_Data *d) { rv_data_check(d, op_bin(rv_data_user(d), f)); }
+static void st_edge(RV_Image *f, RV_Data *d) { rv_data_check(d, op_edge(rv_data_user(d), f)); }
+
+static void fill(RV_Image *img)
+{
+    ptrdiff_t pitch;
+    unsigned char *p = rv_image_write(img, 0, &pitch);
+    if (!p)
+        return;
+    for (int y = 0; y < rv_image_height(img); y++)
+        for (int x = 0; x < rv_image_width(img) * 4; x++)
+            p[y * pitch + x] = (unsigned char)(x * 7 + y * 13 + (x >> 5) * (y >> 5));
+}
+
+/* (C) naive and (D) device-resident: frames/s, or < 0 on error. */
+static double run_loop(RV_Context *ctx, const chain *c, RV_Image *img, int frames, int naive)
+{
+    double t0 = 0;
+    for (int i = 0; i < WARM + frames; i++) {
+        if (i == WARM) {
+            if (rv_context_sync(ctx) < 0)
+                return -1;
+            t0 = now_s();
+        }
+        int (*ops[3])(const chain *, RV_Image *) = {op_gray, op_bin, op_edge};
+        for (int k = 0; k < 3; k++) {
+            if ((naive || k == 0) && !rv_image_write(img, 0, NULL)) /* host copy is the input */
+                return -1;
+            if (ops[k](c, img) < 0)
+                return -1;
+            if ((naive || k == 2) && !rv_image_read(img, 0, NULL)) /* download */
+                return -1;
+        }
+    }
+    if (rv_context_sync(ctx) < 0)
+        return -1;
+    return frames / (now_s() - t0);
+}
+
+typedef struct esrc {
+    long long n, limit;
+} esrc;
+
+/* The capture thread hands out ring frames as they are (their pixels were
+ * set on the first round): the benchmark measures the GPU side. */
+static int e_read(void *user, RV_Image *frame, long long *pts, int timeout_ms)
+{
+    esrc *s = user;
+    (void)timeout_ms;
+    if (s->n >= s->limit)
+        return RV_EPIPE;
+    if (s->n < 16)
+        fill(frame);
+    if (pts)
+        *pts = 0;
+    s->n++;
+    return 0;
+}
+
+typedef struct ecb {
+    double t_warm, t_last;
+    long long n_warm, n_last;
+    unsigned sum;
+} ecb;
+
+static int e_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const RV_Data *d)
+{
+    ecb *e = user;
+    (void)d;
+    const unsigned char *p = rv_image_read(frame, 0, NULL); /* the downloaded output */
+    if (!p)
+        return 1;
+    e->sum += p[0];
+    double t = now_s();
+    if (fi->meta.index == WARM) {
+        e->t_warm = t;
+        e->n_warm = fi->meta.processed;
+    }
+    e->t_last = t;
+    e->n_last = fi->meta.processed;
+    return 0;
+}
+
+static double run_stream(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
+                         double *gpu_ms)
+{
+    esrc s = {0, WARM + frames};
+    RV_VideoInfo vi;
+    memset(&vi, 0, sizeof(vi));
+    vi.width = w;
+    vi.height = h;
+    vi.format = RV_FMT_RGBA8;
+    vi.fps_num = 30;
+    vi.fps_den = 1;
+    RV_StreamSettings set;
+    rv_stream_settings_default(&set);
+    set.adapt.enabled = 0;
+    set.ring_frames = 4;
+    set.policy = RV_RING_BLOCK;
+    set.gpu_streams = streams;
+    ecb e;
+    memset(&e, 0, sizeof(e));
+    set.on_frame = e_frame;
+    set.user = &e;
+    RV_Streaming *st = NULL;
+    int err = rv_streaming_create_custom(ctx, &vi, e_read, &s, &set, &st);
+    if (err < 0)
+        return -1;
+    err = rv_streaming_run(st, sv);
+    RV_StreamSummary sum;
+    rv_streaming_summary(st, &sum);
+    rv_streaming_destroy(&st);
+    if (err < 0 || sum.processed != WARM + frames || sum.dropped != 0) {
+        fprintf(stderr, "stream run: %s, %lld processed, %lld dropped: %s\n", rv_strerror(err), sum.processed,
+                sum.dropped, rv_context_error(ctx));
+        return -1;
+    }
+    *gpu_ms = sum.gpu_ms_mean;
+    if (e.t_last <= e.t_warm)
+        return -1;
+    return (double)(e.n_last - e.n_warm) / (e.t_last - e.t_warm);
+}
+
+/* PyTorch: "torch W H fps" on stdout from the script; < 0 if unavailable. */
+static double run_torch(int w, int h, int frames)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "python3 '%s' %d %d %d 2>&1", RV_BENCH_TORCH_SCRIPT, w, h, frames);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return -1;
+    char line[512];
+    double fps = -1;
+    while (fgets(line, sizeof(line), p)) {
+        int tw, th;
+        double f;
+        if (sscanf(line, "torch %d %d %lf", &tw, &th, &f) == 3 && tw == w && th == h)
+            fps = f;
+        else
+            fprintf(stderr, "torch: %s", line);
+    }
+    pclose(p);
+    return fps;
+}
+
+int main(int argc, char **argv)
+{
+    int frames = argc > 1 ? atoi(argv[1]) : 3000;
+    if (frames < 10)
+        frames = 10;
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CUDA;
+    RV_Context *ctx = NULL;
+    int err = rv_context_create(&ctx, &s);
+    if (err < 0) {
+        printf("rv-bench-gpu-stream: no CUDA context (%s); skipped\n", rv_strerror(err));
+        return 77;
+    }
+    drv d;
+    if (drv_open(&d) < 0) {
+        fprintf(stderr, "rv-bench-gpu-stream: cannot load libcuda.so.1\n");
+        rv_context_destroy(&ctx);
+        return 1;
+    }
+    RV_Module *m = NULL;
+    chain c;
+    if (rv_module_load(ctx, "samples", &m) < 0 || rv_kernel_get(m, "gray", &c.gray) < 0 ||
+        rv_kernel_get(m, "binarize", &c.bin) < 0 || rv_kernel_get(m, "edge", &c.edge) < 0) {
+        fprintf(stderr, "rv-bench-gpu-stream: samples module: %s\n", rv_context_error(ctx));
+        rv_context_destroy(&ctx);
+        return 1;
+    }
+    RV_StageVector *sv = NULL;
+    if (rv_stage_vector_create(ctx, &sv) < 0)
+        return 1;
+    rv_stage_vector_push(sv, st_gray, &c, "gray");
+    rv_stage_vector_push(sv, st_bin, &c, "binarize");
+    rv_stage_vector_push(sv, st_edge, &c, "edge");
+
+    printf("rv-bench-gpu-stream: GrayScale -> Binarize -> EdgeDetect per RGBA frame; fps after %d warm-up frames\n",
+           WARM);
+    printf("| size | case | frames/s | GB/s up+down | vs upload bound | vs duplex bound | vs torch | GPU ms/frame |\n");
+    printf("|---|---|---|---|---|---|---|---|\n");
+    static const int sizes[2][2] = {{1920, 1080}, {3840, 2160}};
+    int status = 0;
+    for (int z = 0; z < 2; z++) {
+        const int w = sizes[z][0], h = sizes[z][1];
+        const int nf = z == 0 ? frames : frames / 4;
+        const size_t bytes = (size_t)w * h * 4;
+        const char *nm = z == 0 ? "1080p" : "4K";
+        bound b;
+        if (measure_bound(&d, bytes, z == 0 ? 400 : 100, &b) < 0) {
+            status = 1;
+            continue;
+        }
+        const double up_fps = b.h2d * 1e9 / (double)bytes;
+        double dup_fps = up_fps;
+        if (b.d2h * 1e9 / (double)bytes < dup_fps)
+            dup_fps = b.d2h * 1e9 / (double)bytes;
+        if (b.both * 1e9 / (2.0 * (double)bytes) < dup_fps)
+            dup_fps = b.both * 1e9 / (2.0 * (double)bytes);
+        printf("| %s | bound: H2D %.1f GB/s, D2H %.1f GB/s, both at once %.1f GB/s (%.2f MB/frame) | %.0f (upload) / %.0f (duplex) | | 1.00 | | | |\n",
+               nm, b.h2d, b.d2h, b.both, bytes / 1e6, up_fps, dup_fps);
+        const double tfps = run_torch(w, h, nf);
+
+        RV_Image *img = NULL;
+        double fps[6], gms[6] = {0};
+        const char *names[6] = {"(C) naive, transfers per op", "(D) device-resident, 1 stream",
+                                "(E) RV_Streaming, gpu_streams=1", "(E) RV_Streaming, gpu_streams=2",
+                                "(E) RV_Streaming, gpu_streams=3", "PyTorch, pinned, 2 streams"};
+        if (rv_image_create(ctx, w, h, RV_FMT_RGBA8, &img) < 0) {
+            status = 1;
+            continue;
+        }
+        fill(img);
+        fps[0] = run_loop(ctx, &c, img, nf / 4 > 10 ? nf / 4 : 10, 1);
+        fps[1] = run_loop(ctx, &c, img, nf, 0);
+        rv_image_destroy(&img);
+        for (int k = 1; k <= 3; k++)
+            fps[1 + k] = run_stream(ctx, sv, w, h, nf, k, &gms[1 + k]);
+        fps[5] = tfps;
+        for (int i = 0; i < 6; i++) {
+            if (fps[i] < 0) {
+                printf("| %s | %s | n/a | | | | | |\n", nm, names[i]);
+                if (i < 5)
+                    status = 1;
+                continue;
+            }
+            char vt[32] = "", gm[32] = "";
+            if (tfps > 0)
+                snprintf(vt, sizeof(vt), "%.2f", fps[i] / tfps);
+            if (gms[i] > 0)
+                snprintf(gm, sizeof(gm), "%.3f", gms[i]);
+            printf("| %s | %s | %.0f | %.1f | %.2f | %.2f | %s | %s |\n", nm, names[i], fps[i],
+                   fps[i] * 2.0 * (double)bytes * 1e-9, fps[i] / up_fps, fps[i] / dup_fps, vt, gm);
+        }
+        fflush(stdout);
+    }
+    rv_stage_vector_destroy(&sv);
+    rv_module_unload(&m);
+    rv_context_destroy(&ctx);
+    return status;
+}
