@@ -15,6 +15,10 @@
  *   (E)    RV_Streaming, gpu_streams = 1, 2, 3: frames from the capture
  *          thread's page-locked ring, each frame on its own CUDA stream, the
  *          callback reads the downloaded output
+ *   (F)    as (E) with 2 and 3 streams, but the frames arrive as raw YUYV (the
+ *          V4L2 source's raw_yuyv mode: RGBA8 images of width/2, one YUYV pair
+ *          per pixel) and a first stage converts them to RGBA8 on the GPU
+ *          (module yuyv): half the upload bytes, the same download
  *   torch  the same pipeline in PyTorch, pinned memory, two streams
  *          (torch_stream.py next to this file, run with python3; "n/a" when
  *          python3 or torch is missing)
@@ -33,6 +37,7 @@
 #include <ravioli/stream.h>
 
 #include "../../modules/samples/samples_params.h"
+#include "../../modules/yuyv/yuyv_params.h"
 
 #ifndef RV_BENCH_TORCH_SCRIPT
 #define RV_BENCH_TORCH_SCRIPT "torch_stream.py"
@@ -192,7 +197,7 @@ out:
 /* ---------------------------------------------------------------- */
 
 typedef struct chain {
-    const RV_Kernel *gray, *bin, *edge;
+    const RV_Kernel *gray, *bin, *edge, *yuyv;
 } chain;
 
 static int op_gray(const chain *c, RV_Image *f) { return rv_proc_pix(c->gray, f, f, NULL, 0); }
@@ -210,6 +215,35 @@ static int op_edge(const chain *c, RV_Image *f)
 static void st_gray(RV_Image *f, RV_Data *d) { rv_data_check(d, op_gray(rv_data_user(d), f)); }
 static void st_bin(RV_Image *f, RV_Data *d) { rv_data_check(d, op_bin(rv_data_user(d), f)); }
 static void st_edge(RV_Image *f, RV_Data *d) { rv_data_check(d, op_edge(rv_data_user(d), f)); }
+
+/* Packed YUYV frame -> RGBA8 scratch image (one per frame in flight), which
+ * becomes the frame for the following stages. */
+static void st_yuyv(RV_Image *f, RV_Data *d)
+{
+    const chain *c = rv_data_user(d);
+    RV_Image *rgba = NULL;
+    if (rv_data_check(d, rv_data_image(d, "rgba", 2 * rv_image_width(f), rv_image_height(f), RV_FMT_RGBA8,
+                                       &rgba)) < 0)
+        return;
+    rv_yuyv_args a;
+    memset(&a, 0, sizeof(a));
+    ptrdiff_t sp = 0, dp = 0;
+    if (rv_data_check(d, rv_image_kernel_address(f, 0, RV_ACCESS_READ, &a.src, &sp)) < 0 ||
+        rv_data_check(d, rv_image_kernel_address(rgba, 0, RV_ACCESS_WRITE, &a.dst, &dp)) < 0)
+        return;
+    a.src_pitch = sp;
+    a.dst_pitch = dp;
+    a.pairs = rv_image_width(f);
+    a.h = rv_image_height(f);
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.grid[0] = 1;
+    sh.grid[1] = (unsigned)a.h;
+    sh.block[0] = 256;
+    if (rv_data_check(d, rv_launch_raw(c->yuyv, &sh, &a, sizeof(a))) < 0)
+        return;
+    rv_data_set_frame(d, rgba);
+}
 
 static void fill(RV_Image *img)
 {
@@ -381,12 +415,24 @@ int main(int argc, char **argv)
         rv_context_destroy(&ctx);
         return 1;
     }
-    RV_StageVector *sv = NULL;
+    RV_StageVector *sv = NULL, *svy = NULL;
     if (rv_stage_vector_create(ctx, &sv) < 0)
         return 1;
     rv_stage_vector_push(sv, st_gray, &c, "gray");
     rv_stage_vector_push(sv, st_bin, &c, "binarize");
     rv_stage_vector_push(sv, st_edge, &c, "edge");
+    /* (F): the same after a YUYV -> RGBA8 stage, when the yuyv module is there */
+    RV_Module *my = NULL;
+    c.yuyv = NULL;
+    if (rv_module_load(ctx, "yuyv", &my) >= 0 && rv_kernel_get(my, "yuyv_rgba", &c.yuyv) >= 0 &&
+        rv_stage_vector_create(ctx, &svy) >= 0) {
+        rv_stage_vector_push(svy, st_yuyv, &c, "yuyv");
+        rv_stage_vector_push(svy, st_gray, &c, "gray");
+        rv_stage_vector_push(svy, st_bin, &c, "binarize");
+        rv_stage_vector_push(svy, st_edge, &c, "edge");
+    } else {
+        fprintf(stderr, "rv-bench-gpu-stream: no yuyv module (%s); case (F) left out\n", rv_context_error(ctx));
+    }
 
     printf("rv-bench-gpu-stream: GrayScale -> Binarize -> EdgeDetect per RGBA frame; fps after %d warm-up frames\n",
            WARM);
@@ -415,10 +461,15 @@ int main(int argc, char **argv)
         const double tfps = run_torch(w, h, nf);
 
         RV_Image *img = NULL;
-        double fps[6], gms[6] = {0};
-        const char *names[6] = {"(C) naive, transfers per op", "(D) device-resident, 1 stream",
-                                "(E) RV_Streaming, gpu_streams=1", "(E) RV_Streaming, gpu_streams=2",
-                                "(E) RV_Streaming, gpu_streams=3", "PyTorch, pinned, 2 streams"};
+        enum { NC = 8 };
+        double fps[NC], gms[NC] = {0};
+        const char *names[NC] = {"(C) naive, transfers per op", "(D) device-resident, 1 stream",
+                                 "(E) RV_Streaming, gpu_streams=1", "(E) RV_Streaming, gpu_streams=2",
+                                 "(E) RV_Streaming, gpu_streams=3", "(F) raw YUYV in, gpu_streams=2",
+                                 "(F) raw YUYV in, gpu_streams=3", "PyTorch, pinned, 2 streams"};
+        /* bytes up per frame (down is always the RGBA frame) */
+        const double up_bytes[NC] = {(double)bytes, (double)bytes, (double)bytes, (double)bytes,
+                                     (double)bytes, bytes / 2.0,   bytes / 2.0,   (double)bytes};
         if (rv_image_create(ctx, w, h, RV_FMT_RGBA8, &img) < 0) {
             status = 1;
             continue;
@@ -429,25 +480,36 @@ int main(int argc, char **argv)
         rv_image_destroy(&img);
         for (int k = 1; k <= 3; k++)
             fps[1 + k] = run_stream(ctx, sv, w, h, nf, k, &gms[1 + k]);
-        fps[5] = tfps;
-        for (int i = 0; i < 6; i++) {
+        for (int k = 2; k <= 3; k++)
+            fps[3 + k] = svy ? run_stream(ctx, svy, w / 2, h, nf, k, &gms[3 + k]) : -2;
+        fps[NC - 1] = tfps;
+        for (int i = 0; i < NC; i++) {
             if (fps[i] < 0) {
                 printf("| %s | %s | n/a | | | | | |\n", nm, names[i]);
-                if (i < 5)
+                if (fps[i] > -1.5 && i < NC - 1)
                     status = 1;
                 continue;
             }
+            /* bounds for this case's bytes: upload alone, and min(H2D, D2H, both at once) */
+            const double ub = b.h2d * 1e9 / up_bytes[i];
+            double db = ub;
+            if (b.d2h * 1e9 / (double)bytes < db)
+                db = b.d2h * 1e9 / (double)bytes;
+            if (b.both * 1e9 / (up_bytes[i] + (double)bytes) < db)
+                db = b.both * 1e9 / (up_bytes[i] + (double)bytes);
             char vt[32] = "", gm[32] = "";
             if (tfps > 0)
                 snprintf(vt, sizeof(vt), "%.2f", fps[i] / tfps);
             if (gms[i] > 0)
                 snprintf(gm, sizeof(gm), "%.3f", gms[i]);
             printf("| %s | %s | %.0f | %.1f | %.2f | %.2f | %s | %s |\n", nm, names[i], fps[i],
-                   fps[i] * 2.0 * (double)bytes * 1e-9, fps[i] / up_fps, fps[i] / dup_fps, vt, gm);
+                   fps[i] * (up_bytes[i] + (double)bytes) * 1e-9, fps[i] / ub, fps[i] / db, vt, gm);
         }
         fflush(stdout);
     }
     rv_stage_vector_destroy(&sv);
+    rv_stage_vector_destroy(&svy);
+    rv_module_unload(&my);
     rv_module_unload(&m);
     rv_context_destroy(&ctx);
     return status;
