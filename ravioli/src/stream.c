@@ -2,16 +2,18 @@
  * stream.c - RV_Streaming: capture thread, ring buffer, per-frame
  * processing with strides, adaptation, delivery and frame accounting.
  *
- * Images: the ring owns ring_frames + 3 frame images (queued frames, one
- * being read by the capture thread, one being processed, one held as the
- * last output for repeats). An image index is in exactly one place at a
+ * Images: the ring owns ring_frames + 2 + depth frame images (queued
+ * frames, one being read by the capture thread, `depth` being processed -
+ * 1 on the CPU, gpu_streams in the CUDA pipeline - and one held as the last
+ * output for repeats). An image index is in exactly one place at a
  * time: the free stack, the queue, the capture thread's hands or the
  * processing side's (job / held). Only the owner touches the image, so the
  * capture thread and the stages never share one.
  *
  * A processed frame goes through separate phases (acquire, upload, stages,
- * complete, deliver, release) so that a GPU pipeline can later keep two
- * frames in flight on two streams (docs/streaming.md).
+ * complete, deliver, release): one frame at a time on the CPU
+ * (process_frame), several in flight on as many CUDA streams on the GPU
+ * (run_gpu; docs/streaming.md, "The GPU pipeline").
  */
 #include <math.h>
 #include <stdio.h>
@@ -192,7 +194,7 @@ static void *capture_main(void *arg)
             pthread_cond_timedwait(&st->cv_space, &st->mu, &ts);
             continue;
         }
-        if (st->nfree == 0) { /* cannot happen with ring + 3 images; be safe */
+        if (st->nfree == 0) { /* cannot happen with ring + 2 + depth images; be safe */
             struct timespec ts;
             deadline_in(&ts, 5);
             pthread_cond_timedwait(&st->cv_space, &st->mu, &ts);
