@@ -54,7 +54,8 @@ struct RV_Adapt {
     int prev_si;             /* spatial stride of the previous valid frame (0: none) */
     int learned;             /* phi estimates so far */
     /* the current learning episode (a change of S_I and up to 3 frames after it) */
-    int ep_active, ep_sa, ep_sb, ep_n, ep_target, ep_learned0;
+    int ep_active, ep_sa, ep_sb, ep_n, ep_target, ep_learned0, ep_trusted;
+    int last_finer;          /* the latest change of strides was a finer step */
     double ep_t1, ep_t[3], ep_phi0, ep_shp0;
     unsigned char ep_ok0;
 
@@ -146,6 +147,7 @@ static void clear_state(RV_Adapt *a)
     a->prev_si = 0;
     a->learned = 0;
     a->ep_active = 0;
+    a->last_finer = 0;
     memset(a->shp_ok, 0, sizeof(a->shp_ok));
     a->shp[1] = 1.0;
     a->shp_ok[1] = 1;
@@ -348,14 +350,16 @@ static int consistent(double x, double y)
     return lo > 0 && hi <= LEARN_SPREAD * lo;
 }
 
-/* Moves learnt shape value si towards v (replaces it the first time). */
-static void learn_shape(RV_Adapt *a, int si, double v)
+/* Moves learnt shape value si towards v (replaces it the first time, and
+ * when the estimate is trusted: taken after a finer step, i.e. at a load
+ * that had been steady for the whole hold time). */
+static void learn_shape(RV_Adapt *a, int si, double v, int trusted)
 {
     if (si <= 1 || !isfinite(v))
         return;
     /* plausible: at most 4x better than the ideal 1/S^2, at most 4x slower than S = 1 */
     v = fmin(fmax(v, 0.25 / ((double)si * si)), 4.0);
-    a->shp[si] = a->shp_ok[si] ? sqrt(a->shp[si] * v) : v;
+    a->shp[si] = a->shp_ok[si] && !trusted ? sqrt(a->shp[si] * v) : v;
     a->shp_ok[si] = 1;
 }
 
@@ -369,9 +373,9 @@ static void episode_apply(RV_Adapt *a, double t2)
     a->shp_ok[a->ep_target] = a->ep_ok0;
     const double g = t2 / a->ep_t1;
     if (a->ep_sb == 1)
-        learn_shape(a, a->ep_sa, 1.0 / g);
+        learn_shape(a, a->ep_sa, 1.0 / g, a->ep_trusted);
     else if (a->ep_sa == 1)
-        learn_shape(a, a->ep_sb, g);
+        learn_shape(a, a->ep_sb, g, a->ep_trusted);
     learn_phi(a, a->ep_t1, a->ep_sa, t2, a->ep_sb);
 }
 
@@ -407,6 +411,7 @@ static void track_phi(RV_Adapt *a)
         a->ep_n = 1;
         a->ep_t[0] = cur->proc;
         a->ep_target = a->ep_sb == 1 ? a->ep_sa : a->ep_sb;
+        a->ep_trusted = a->last_finer;
         a->ep_phi0 = a->phi;
         a->ep_learned0 = a->learned;
         a->ep_shp0 = a->shp[a->ep_target];
@@ -538,11 +543,13 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
             }
             if (a->idx > old) {
                 reason = RV_ADAPT_COARSER;
+                a->last_finer = 0;
                 if (a->probe_pending && t - a->t_up < s->probe_s)
                     a->hold_mult = fmin(HOLD_MULT_MAX, a->hold_mult * 2.0);
                 a->probe_pending = 0;
             } else if (a->idx < old) {
                 reason = RV_ADAPT_FINER;
+                a->last_finer = 1;
                 a->probe_pending = 1;
                 a->t_up = t;
             }
