@@ -344,22 +344,37 @@ static void learn_phi(RV_Adapt *a, double t1, int s1, double t2, int s2)
     a->learned++;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double p = *(const double *)x, q = *(const double *)y;
+    return (p > q) - (p < q);
+}
+
 static int consistent(double x, double y)
 {
     double lo = fmin(x, y), hi = fmax(x, y);
     return lo > 0 && hi <= LEARN_SPREAD * lo;
 }
 
-/* Moves learnt shape value si towards v (replaces it the first time, and
- * when the estimate is trusted: taken after a finer step, i.e. at a load
- * that had been steady for the whole hold time). */
+/*
+ * Learns v as the relative cost of stride si. A trusted estimate (taken
+ * after a finer step, i.e. at a load that had been steady for the whole
+ * hold time) replaces what was there. An estimate taken after a coarser
+ * step is biased low: the frames before the step are the slow ones that
+ * triggered it. It may only raise the value (the safe direction), by the
+ * geometric mean, and never below the current formula/interpolation.
+ */
 static void learn_shape(RV_Adapt *a, int si, double v, int trusted)
 {
     if (si <= 1 || !isfinite(v))
         return;
     /* plausible: at most 4x better than the ideal 1/S^2, at most 4x slower than S = 1 */
     v = fmin(fmax(v, 0.25 / ((double)si * si)), 4.0);
-    a->shp[si] = a->shp_ok[si] && !trusted ? sqrt(a->shp[si] * v) : v;
+    if (!trusted) {
+        const double cur = shape_of(a, si);
+        v = a->shp_ok[si] ? fmax(cur, sqrt(cur * v)) : fmax(cur, v);
+    }
+    a->shp[si] = v;
     a->shp_ok[si] = 1;
 }
 
@@ -399,7 +414,20 @@ static void track_phi(RV_Adapt *a)
     if (a->prev_si && cur->si != a->prev_si && a->nring >= 2) {
         const sample *p1 = ring_at(a, 1);
         double t1 = p1->proc;
-        if (a->nring >= 3) {
+        if (a->last_finer) {
+            /* steady load before a finer step: the median of the old
+             * stride's frames over the hold window */
+            double v[32];
+            int n = 0;
+            for (int i = 1; i < a->nring && n < 32; i++) {
+                const sample *sm = ring_at(a, i);
+                if (sm->si != p1->si || (n >= 2 && sm->t < p1->t - a->s.up_hold_s))
+                    break;
+                v[n++] = sm->proc;
+            }
+            qsort(v, (size_t)n, sizeof(double), cmp_double);
+            t1 = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        } else if (a->nring >= 3) {
             const sample *p2 = ring_at(a, 2);
             if (p2->si == p1->si && consistent(p1->proc, p2->proc))
                 t1 = 0.5 * (p1->proc + p2->proc);
