@@ -16,9 +16,9 @@
  * load) and phi the fraction that does not shrink with the stride (fill,
  * conversions, per-frame overhead; learnt when the stride changes). As real
  * stages rarely follow 1/S^2 exactly (vectorised full-resolution loops,
- * scalar strided ones), the relative cost of every stride that frames ran at
- * is also learnt, from the ratio of the frame times around each change; the
- * formula only fills in strides not seen yet. With
+ * scalar strided ones), the relative cost of a stride is also learnt from
+ * the ratio of the frame times around each change to or from stride 1; the
+ * formula only fills in strides not learnt yet. With
  * temporal stride S_T only every S_T-th source frame is processed, so the
  * budget of a processed frame is S_T * deadline_s. The strides are chosen
  * along a ladder of configurations ordered by the priority; the controller
@@ -116,8 +116,9 @@ RV_API void rv_adapt_strides(const RV_Adapt *a, int *s_spatial, int *s_temporal)
 /** Model inspection: predicted processing time of one frame at spatial stride `s_spatial`
  *  (seconds; 0 before the first measurement). */
 RV_API double rv_adapt_predict(const RV_Adapt *a, int s_spatial);
-/** Relative cost of spatial stride `s_spatial` (1 for stride 1): learnt for the strides
- *  frames ran at, from (1 - phi) / S^2 + phi and the learnt neighbours otherwise. */
+/** Relative cost of spatial stride `s_spatial` (1 for stride 1): learnt when frames
+ *  ran at it next to stride-1 frames, else from (1 - phi) / S^2 + phi scaled to the
+ *  learnt neighbours. */
 RV_API double rv_adapt_shape(const RV_Adapt *a, int s_spatial);
 /** The model's parameters: *cost_s = c (full-resolution cost now), *overhead = phi. */
 RV_API void rv_adapt_model(const RV_Adapt *a, double *cost_s, double *overhead);
