@@ -49,6 +49,7 @@ struct RV_Adapt {
     /* learnt relative cost of each spatial stride (shp[1] = 1) */
     double shp[RV_ADAPT_MAX_STRIDE + 1];
     unsigned char shp_ok[RV_ADAPT_MAX_STRIDE + 1];
+    unsigned char shp_conf[RV_ADAPT_MAX_STRIDE + 1]; /* measured against stride 1 over >= 2 frames */
 
     /* phi learning across a change of the spatial stride that frames ran with */
     int prev_si;             /* spatial stride of the previous valid frame (0: none) */
@@ -82,6 +83,7 @@ RV_API void rv_adapt_settings_default(RV_AdaptSettings *s)
     s->up_hold_s = 0.2;
     s->up_hold_frames = 3;
     s->probe_s = 1.0;
+    s->explore_s = 1.0;
     s->overhead = 0.0;
     s->learn_overhead = 1;
 }
@@ -149,6 +151,7 @@ static void clear_state(RV_Adapt *a)
     a->ep_active = 0;
     a->last_finer = 0;
     memset(a->shp_ok, 0, sizeof(a->shp_ok));
+    memset(a->shp_conf, 0, sizeof(a->shp_conf));
     a->shp[1] = 1.0;
     a->shp_ok[1] = 1;
     memset(&a->last, 0, sizeof(a->last));
@@ -182,7 +185,8 @@ RV_API int rv_adapt_create(RV_Adapt **out, const RV_AdaptSettings *s)
     if (v.priority != RV_PRIORITY_TEMPORAL && v.priority != RV_PRIORITY_SPATIAL &&
         v.priority != RV_PRIORITY_BALANCED)
         return RV_EINVAL;
-    if (!(isfinite(v.up_hold_s) && v.up_hold_s >= 0) || !(isfinite(v.probe_s) && v.probe_s >= 0))
+    if (!(isfinite(v.up_hold_s) && v.up_hold_s >= 0) || !(isfinite(v.probe_s) && v.probe_s >= 0) ||
+        !(isfinite(v.explore_s) && v.explore_s >= 0))
         return RV_EINVAL;
     if (!(v.overhead >= 0 && v.overhead <= PHI_MAX))
         return RV_EINVAL;
@@ -358,11 +362,12 @@ static int consistent(double x, double y)
 
 /*
  * Learns v as the relative cost of stride si. A trusted estimate (taken
- * after a finer step, i.e. at a load that had been steady for the whole
- * hold time) replaces what was there. An estimate taken after a coarser
- * step is biased low: the frames before the step are the slow ones that
- * triggered it. It may only raise the value (the safe direction), by the
- * geometric mean, and never below the current formula/interpolation.
+ * over two or three frames after a finer step, i.e. at a load that had been
+ * steady for the whole hold time) replaces what was there. Others may only
+ * raise the value (the direction that makes coarser choices safe), by the
+ * geometric mean, never below the current formula/interpolation: after a
+ * coarser step the frames before it are the slow ones that triggered it
+ * (biased), and a single frame may be an outlier.
  */
 static void learn_shape(RV_Adapt *a, int si, double v, int trusted)
 {
@@ -380,17 +385,18 @@ static void learn_shape(RV_Adapt *a, int si, double v, int trusted)
 
 /* Applies the estimate of the current learning episode from time t2 at
  * the new stride, on top of the state from before the episode. */
-static void episode_apply(RV_Adapt *a, double t2)
+static void episode_apply(RV_Adapt *a, double t2, int n)
 {
+    const int trusted = a->ep_trusted && n >= 2;
     a->phi = a->ep_phi0;
     a->learned = a->ep_learned0;
     a->shp[a->ep_target] = a->ep_shp0;
     a->shp_ok[a->ep_target] = a->ep_ok0;
     const double g = t2 / a->ep_t1;
     if (a->ep_sb == 1)
-        learn_shape(a, a->ep_sa, 1.0 / g, a->ep_trusted);
+        learn_shape(a, a->ep_sa, 1.0 / g, trusted);
     else if (a->ep_sa == 1)
-        learn_shape(a, a->ep_sb, g, a->ep_trusted);
+        learn_shape(a, a->ep_sb, g, trusted);
     learn_phi(a, a->ep_t1, a->ep_sa, t2, a->ep_sb);
 }
 
@@ -402,7 +408,8 @@ static void episode_apply(RV_Adapt *a, double t2)
  * learnt shape of the other (only ratios to stride 1 are learnt: chaining
  * ratios between coarser strides would random-walk). The first frame at the new stride
  * gives an estimate at once (the next decision needs it); the second and
- * third refine it (mean, then median), replacing the earlier estimate.
+ * third refine it (mean, then median), replacing the earlier estimate. A
+ * single frame is never trusted (see learn_shape).
  */
 static void track_phi(RV_Adapt *a)
 {
@@ -444,7 +451,7 @@ static void track_phi(RV_Adapt *a)
         a->ep_learned0 = a->learned;
         a->ep_shp0 = a->shp[a->ep_target];
         a->ep_ok0 = a->shp_ok[a->ep_target];
-        episode_apply(a, cur->proc);
+        episode_apply(a, cur->proc, 1);
     } else if (a->ep_active && cur->si == a->ep_sb) {
         a->ep_t[a->ep_n++] = cur->proc;
         double t2;
@@ -455,7 +462,9 @@ static void track_phi(RV_Adapt *a)
             t2 = x + y + z - fmin(x, fmin(y, z)) - fmax(x, fmax(y, z));
             a->ep_active = 0;
         }
-        episode_apply(a, t2);
+        episode_apply(a, t2, a->ep_n);
+        if (a->ep_sa == 1 || a->ep_sb == 1)
+            a->shp_conf[a->ep_target] = 1;
     }
     a->prev_si = cur->si;
 }
@@ -567,6 +576,22 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                     while (k < j && !(fits(a, k, cmax, s->headroom) && fits(a, k, cmean, s->up_level)))
                         k++;
                     a->idx = k;
+                }
+                /* exploration: the cost of the current spatial stride was never
+                 * measured against stride 1, so the model may think it cheaper
+                 * than it is (and full resolution dearer): probe the finest
+                 * configuration once in a while (the back-off spaces failures) */
+                const int sj = a->lad_si[j];
+                if (a->idx == j && s->explore_s > 0 && s->learn_overhead && sj > 1 &&
+                    a->lad_si[0] == 1 && !a->shp_conf[sj] && a->since_change >= s->up_hold_frames &&
+                    t - a->t_change >= s->explore_s * a->hold_mult) {
+                    /* only when the frames at the current stride use at most half
+                     * of the finest configuration's budget (stride 1 would fit if
+                     * it cost up to twice as much as the current stride) */
+                    double cmax, cmean;
+                    cost_window(a, t, s->up_hold_s, &cmax, &cmean);
+                    if (cmean * shape_of(a, sj) <= 0.5 * a->lad_st[0] * s->deadline_s)
+                        a->idx = 0;
                 }
             }
             if (a->idx > old) {

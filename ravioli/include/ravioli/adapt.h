@@ -78,6 +78,9 @@ typedef struct RV_AdaptSettings {
     int up_hold_frames;       /* ... and at least this many processed frames, default 3 */
     double probe_s;           /* a coarser step within this time after a finer one doubles
                                  the hold (back-off, up to 16x); default 1.0 s */
+    double explore_s;         /* at a spatial stride whose cost was never measured against
+                                 stride 1, probe full resolution after this time (times the
+                                 back-off); default 1.0 s, 0 = never */
     double overhead;          /* initial phi in [0, 0.9), default 0 */
     int learn_overhead;       /* 1: learn phi and the per-stride costs when S_I changes (default);
                                  0: keep the formula with `overhead` */
