@@ -557,6 +557,7 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
         } else {
             const double c = cost_fast(a);
             const int j = a->idx;
+            int explored = 0;
             if (!fits(a, j, c, s->miss_level)) {
                 /* would miss: straight to the first coarser configuration that fits */
                 int k = j + 1;
@@ -590,8 +591,10 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                      * it cost up to twice as much as the current stride) */
                     double cmax, cmean;
                     cost_window(a, t, s->up_hold_s, &cmax, &cmean);
-                    if (cmean * shape_of(a, sj) <= 0.5 * a->lad_st[0] * s->deadline_s)
+                    if (cmean * shape_of(a, sj) <= 0.5 * a->lad_st[0] * s->deadline_s) {
                         a->idx = 0;
+                        explored = 1;
+                    }
                 }
             }
             if (a->idx > old) {
@@ -602,7 +605,7 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                 a->probe_pending = 0;
             } else if (a->idx < old) {
                 reason = RV_ADAPT_FINER;
-                a->last_finer = 1;
+                a->last_finer = !explored; /* a probe is not a steady load */
                 a->probe_pending = 1;
                 a->t_up = t;
             }
