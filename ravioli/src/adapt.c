@@ -71,7 +71,7 @@ RV_API void rv_adapt_settings_default(RV_AdaptSettings *s)
         return;
     memset(s, 0, sizeof(*s));
     s->priority = RV_PRIORITY_TEMPORAL;
-    s->deadline_s = 1.0 / 30.0;
+    s->deadline_s = 0; /* required: the caller (RV_Streaming: the source's frame period) sets it */
     s->headroom = 0.85;
     s->max_spatial = 8;
     s->max_temporal = 8;

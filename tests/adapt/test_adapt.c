@@ -536,7 +536,8 @@ static void test_bad_settings(void **state)
     RV_Adapt *a = (RV_Adapt *)&a; /* must be overwritten with NULL */
     RV_AdaptSettings set;
     rv_adapt_settings_default(&set);
-    assert_true(fabs(set.deadline_s - 1.0 / 30) < 1e-12);
+    assert_true(set.deadline_s == 0.0); /* required: the caller sets it */
+    assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     assert_int_equal(rv_adapt_create(NULL, &set), RV_EINVAL);
     assert_int_equal(rv_adapt_create(&a, NULL), RV_EINVAL);
     assert_null(a);
@@ -546,7 +547,19 @@ static void test_bad_settings(void **state)
         set.deadline_s = bad_deadlines[i];
         assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     }
+    /* each case below differs from a valid setting in one field */
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    assert_int_equal(rv_adapt_create(&a, &set), 0);
+    rv_adapt_destroy(&a);
+    set.up_level = 0.9; /* above headroom */
+    assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    set.explore_s = -1;
+    assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.headroom = 0;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     set.headroom = 1.5;
@@ -554,17 +567,21 @@ static void test_bad_settings(void **state)
     set.headroom = NAN;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.miss_level = 0.5;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.max_spatial = 0;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     set.max_spatial = RV_ADAPT_MAX_STRIDE + 1;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.fixed_temporal = 1000;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.priority = (RV_Priority)7;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     assert_null(a);

@@ -61,7 +61,7 @@ typedef enum RV_Priority {
 
 typedef struct RV_AdaptSettings {
     RV_Priority priority;     /* default RV_PRIORITY_TEMPORAL */
-    double deadline_s;        /* time budget per source frame, e.g. 1/30 s; required */
+    double deadline_s;        /* time budget per source frame, e.g. 1/30 s; required (default 0) */
     double headroom;          /* aim at this fraction of the deadline, default 0.85 */
     int max_spatial;          /* upper bound of S_I, default 8 (at most RV_ADAPT_MAX_STRIDE) */
     int max_temporal;         /* upper bound of S_T, default 8 (at most RV_ADAPT_MAX_STRIDE) */
@@ -86,7 +86,8 @@ typedef struct RV_AdaptSettings {
                                  0: keep the formula with `overhead` */
 } RV_AdaptSettings;
 
-/** Fills `s` with the defaults (deadline_s = 1/30). */
+/** Fills `s` with the defaults. deadline_s is left 0: it must be set before
+ *  rv_adapt_create() (RV_Streaming sets it to the source's frame period). */
 RV_API void rv_adapt_settings_default(RV_AdaptSettings *s);
 
 typedef struct RV_Adapt RV_Adapt;
