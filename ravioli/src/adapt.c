@@ -558,7 +558,8 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
             const double c = cost_fast(a);
             const int j = a->idx;
             int explored = 0;
-            if (!fits(a, j, c, s->miss_level)) {
+            if (a->nring >= 2 && !fits(a, j, c, s->miss_level)) {
+                /* (never on the very first frame: it carries the warm-up) */
                 /* would miss: straight to the first coarser configuration that fits */
                 int k = j + 1;
                 while (k < a->nlad - 1 && !fits(a, k, c, s->headroom))
