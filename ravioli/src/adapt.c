@@ -495,6 +495,24 @@ static void cost_window(const RV_Adapt *a, double t, double hold_s, double *wors
     *mean = n ? sum / n : 0;
 }
 
+/* Median normalised cost over the latest hold_s seconds (at least
+ * up_hold_frames samples): the sustained level, blind to single spikes. */
+static double cost_window_median(const RV_Adapt *a, double t)
+{
+    double v[RING];
+    int n = 0;
+    for (int i = 0; i < a->nring; i++) {
+        const sample *sm = ring_at(a, i);
+        if (i >= a->s.up_hold_frames && sm->t < t - a->s.up_hold_s)
+            break;
+        v[n++] = norm_cost(a, sm);
+    }
+    if (n == 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* ------------------------------------------------------------------ */
 /* Update                                                               */
 /* ------------------------------------------------------------------ */
@@ -558,11 +576,20 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
             const double c = cost_fast(a);
             const int j = a->idx;
             int explored = 0;
-            if (a->nring >= 2 && !fits(a, j, c, s->miss_level)) {
+            /* sustained load in the upper third of the hysteresis band: with
+             * frame times that close to the budget, jitter makes frames late */
+            int sustained = 0;
+            double cmed = 0;
+            if (a->since_change >= s->up_hold_frames && t - a->t_change >= s->up_hold_s) {
+                cmed = cost_window_median(a, t);
+                sustained = !fits(a, j, cmed, s->headroom + (s->miss_level - s->headroom) * (2.0 / 3.0));
+            }
+            if (a->nring >= 2 && (sustained || !fits(a, j, c, s->miss_level))) {
                 /* (never on the very first frame: it carries the warm-up) */
                 /* would miss: straight to the first coarser configuration that fits */
+                const double cc = fmax(c, cmed);
                 int k = j + 1;
-                while (k < a->nlad - 1 && !fits(a, k, c, s->headroom))
+                while (k < a->nlad - 1 && !fits(a, k, cc, s->headroom))
                     k++;
                 if (k < a->nlad)
                     a->idx = k;

@@ -461,6 +461,32 @@ static void test_no_oscillation(void **state)
     assert_true(cases > 150);
 }
 
+/* Frame times sustained just under the deadline (97 % +- 2 %: no single frame
+ * would miss, but any jitter makes frames late) are not kept: the strides go
+ * coarser within half a second, once, and stay. */
+static void test_sustained_near_deadline(void **state)
+{
+    (void)state;
+    RV_AdaptSettings set;
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    step_load L = {0.0, 1e9, 0.97 / 0.6};
+    sim *s = &g_sim;
+    sim_init(s, &set, 0.6 * D, 0.0, 0.02, load_step, &L);
+    sim_until(s, 5.0);
+    int changes = 0;
+    for (int i = 0; i < s->n; i++) {
+        assert_true(s->f[i].proc <= D); /* never a missed frame by itself */
+        changes += s->f[i].changed;
+        if (s->f[i].start >= 0.5) {
+            assert_int_equal(s->f[i].si, 2);
+            assert_int_equal(s->f[i].st, 1);
+        }
+    }
+    assert_int_equal(changes, 1);
+    rv_adapt_destroy(&s->a);
+}
+
 /* A single slow frame (page faults, a preempted worker) changes nothing. */
 static void test_spike_ignored(void **state)
 {
@@ -790,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_priorities),
         cmocka_unit_test(test_no_oscillation),
         cmocka_unit_test(test_spike_ignored),
+        cmocka_unit_test(test_sustained_near_deadline),
         cmocka_unit_test(test_bounds_fixed),
         cmocka_unit_test(test_extreme_inputs),
         cmocka_unit_test(test_backoff),
