@@ -463,7 +463,7 @@ static void track_phi(RV_Adapt *a)
             a->ep_active = 0;
         }
         episode_apply(a, t2, a->ep_n);
-        if (a->ep_sa == 1 || a->ep_sb == 1)
+        if (a->ep_trusted && (a->ep_sa == 1 || a->ep_sb == 1))
             a->shp_conf[a->ep_target] = 1;
     }
     a->prev_si = cur->si;
@@ -619,7 +619,9 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                      * it cost up to twice as much as the current stride) */
                     double cmax, cmean;
                     cost_window(a, t, s->up_hold_s, &cmax, &cmean);
-                    if (cmean * shape_of(a, sj) <= 0.5 * a->lad_st[0] * s->deadline_s) {
+                    const double cm = cost_window_median(a, t);
+                    if (cmean * shape_of(a, sj) <= 0.5 * a->lad_st[0] * s->deadline_s &&
+                        fits(a, 0, cm, s->headroom)) {
                         a->idx = 0;
                         explored = 1;
                     }
@@ -633,7 +635,8 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                 a->probe_pending = 0;
             } else if (a->idx < old) {
                 reason = RV_ADAPT_FINER;
-                a->last_finer = !explored; /* a probe is not a steady load */
+                a->last_finer = 1; /* a steady load before it (probes too: time-triggered) */
+                (void)explored;
                 a->probe_pending = 1;
                 a->t_up = t;
             }
