@@ -62,7 +62,7 @@
 #  define RV_FN static __device__ __forceinline__
 #  define RV__EXTERN_C extern "C"
 #else
-#  define RV_FN static inline
+#  define RV_FN static inline __attribute__((always_inline))
 #  define RV__EXTERN_C
 #  define RV_EXPORT __attribute__((visibility("default")))
 #endif
@@ -187,7 +187,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT *prm = (const PT *)(const void *)a->params;                        \
+        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
+        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
         const int w = a->dst.w, h = a->dst.h, s = a->s;                              \
         (void)part;                                                                 \
         if (s == 1) {                                                               \
@@ -214,7 +215,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT *prm = (const PT *)(const void *)a->params;                        \
+        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
+        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
         const int w = a->dst.w, s = a->s;                                           \
         (void)part;                                                                 \
         if (s == 1) {                                                               \
@@ -243,7 +245,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT *prm = (const PT *)(const void *)a->params;                        \
+        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
+        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
         const int w = a->src.w, h = a->src.h, s = a->s, R = (RADIUS);               \
         (void)part;                                                                 \
         if (s == 1) {                                                               \
@@ -280,7 +283,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT *prm = (const PT *)(const void *)a->params;                        \
+        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
+        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
         const int s = a->s, xmax = a->src.w - a->box_w;                             \
         const int red = a->reduce;                                                  \
         rv_win win = {a->src.data, a->src.pitch, a->src2.data, a->src2.pitch,       \

@@ -13,7 +13,7 @@
 #if defined(__CUDACC__)
 #  define RV_INLINE static __host__ __device__ __forceinline__
 #else
-#  define RV_INLINE static inline
+#  define RV_INLINE static inline __attribute__((always_inline))
 #endif
 
 /** One RGBA pixel, 8 bits per channel (format RV_FMT_RGBA8). */

@@ -9,6 +9,7 @@
 #include "context.h"
 #include "image.h"
 #include "io.h"
+#include "kernel_abi.h"
 #include "module.h"
 #include "ops.h"
 #include "pixel.h"
