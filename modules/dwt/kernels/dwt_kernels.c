@@ -397,10 +397,22 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
         if (!a->inverse) {
             /* level 0 straight from global memory: pairs (2k, 2k+1) -> S[k], D[k] */
             int m = n, nS = (m + 1) >> 1;
-            for (int k = tid; k < nS; k += T) {
-                sh[k] = src[2 * k];
-                if (2 * k + 1 < m)
-                    sh[nS + k] = src[2 * k + 1];
+            if (((uintptr_t)src & 7) == 0) {
+                /* aligned: one 8-byte load a pair */
+                const uint2 *s2 = (const uint2 *)src;
+                for (int k = tid; k < (m >> 1); k += T) {
+                    const uint2 v = s2[k];
+                    sh[k] = v.x;
+                    sh[nS + k] = v.y;
+                }
+                if ((m & 1) && tid == 0)
+                    sh[nS - 1] = src[m - 1];
+            } else {
+                for (int k = tid; k < nS; k += T) {
+                    sh[k] = src[2 * k];
+                    if (2 * k + 1 < m)
+                        sh[nS + k] = src[2 * k + 1];
+                }
             }
             __syncthreads();
             dwt_sh_lift(a, sh, m);
@@ -440,7 +452,13 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
                     m = (m + 1) >> 1;
                 const int nS = (m + 1) >> 1;
                 dwt_sh_lift(a, sh, m);
-                if (l == 0) {
+                if (l == 0 && ((uintptr_t)dst & 7) == 0) {
+                    uint2 *d2 = (uint2 *)dst;
+                    for (int k = tid; k < (m >> 1); k += T)
+                        d2[k] = make_uint2(sh[k], sh[nS + k]);
+                    if ((m & 1) && tid == 0)
+                        dst[m - 1] = sh[nS - 1];
+                } else if (l == 0) {
                     for (int k = tid; k < nS; k += T) {
                         dst[2 * k] = sh[k];
                         if (2 * k + 1 < m)
@@ -683,6 +701,9 @@ RV_RAW_KERNEL(dwt_chunkgen, dwt_chunk_args, a, blk)
 /* dwt_permute: chunk permutation as a product of cycles              */
 /* ---------------------------------------------------------------- */
 
+/* Lanes a GPU thread of dwt_permute moves at once. */
+#define DWT_LPT 4
+
 /* Chunk that moves into position i (forward: evens first, then odds). */
 RV_FN int dwt_perm_from(int i, int nc, int inverse)
 {
@@ -698,18 +719,39 @@ RV_RAW_KERNEL(dwt_permute, dwt_perm_args, a, blk)
     const int u0 = blk.y * a->tile_lanes, u1 = RV__MIN(u0 + a->tile_lanes, a->lanes);
     unsigned char *base = (unsigned char *)(uintptr_t)a->base;
 #if defined(RV_CUDA)
-    for (int u = u0 + (int)threadIdx.x; u < u1; u += blk.tx) {
-        unsigned char *lane = base + (int64_t)(u % a->lane_b) * 4 + (int64_t)(u / a->lane_b) * a->lane_pitch;
-        const uint32_t w = *(const uint32_t *)(lane + (int64_t)lead * a->cstride);
+    /* each thread moves DWT_LPT lanes together, so their loads overlap */
+    for (int u = u0 + (int)threadIdx.x; u < u1; u += DWT_LPT * blk.tx) {
+        unsigned char *lane[DWT_LPT];
+        uint32_t w[DWT_LPT];
+        int ok[DWT_LPT];
+#pragma unroll
+        for (int t = 0; t < DWT_LPT; t++) {
+            const int v = u + t * blk.tx;
+            ok[t] = v < u1;
+            lane[t] = base + (int64_t)(v % a->lane_b) * 4 + (int64_t)(v / a->lane_b) * a->lane_pitch;
+            if (ok[t])
+                w[t] = *(const uint32_t *)(lane[t] + (int64_t)lead * a->cstride);
+        }
         int i = lead;
         for (;;) {
             const int j = dwt_perm_from(i, a->nchunks, a->inverse);
             if (j == lead)
                 break;
-            *(uint32_t *)(lane + (int64_t)i * a->cstride) = *(const uint32_t *)(lane + (int64_t)j * a->cstride);
+            uint32_t v[DWT_LPT];
+#pragma unroll
+            for (int t = 0; t < DWT_LPT; t++)
+                if (ok[t])
+                    v[t] = *(const uint32_t *)(lane[t] + (int64_t)j * a->cstride);
+#pragma unroll
+            for (int t = 0; t < DWT_LPT; t++)
+                if (ok[t])
+                    *(uint32_t *)(lane[t] + (int64_t)i * a->cstride) = v[t];
             i = j;
         }
-        *(uint32_t *)(lane + (int64_t)i * a->cstride) = w;
+#pragma unroll
+        for (int t = 0; t < DWT_LPT; t++)
+            if (ok[t])
+                *(uint32_t *)(lane[t] + (int64_t)i * a->cstride) = w[t];
     }
 #else
     /* runs of contiguous lanes move with memcpy; blk.shared holds one run */

@@ -577,7 +577,15 @@ static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
     sh.grid[0] = cdiv(ncols, a.tile_cols);
     sh.grid[1] = cdiv((n + 1) / 2, a.R);
-    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 8.0 * n * ncols);
+    /* bytes: every tile reads its pairs and halo, writes its pairs */
+    double rows_read = 0;
+    const int nS = (n + 1) / 2, nD = n / 2;
+    for (int k0 = 0; k0 < nS; k0 += a.R) {
+        const int lo = k0 - a.H < 0 ? 0 : k0 - a.H;
+        rows_read += (k0 + a.R + a.H < nS ? k0 + a.R + a.H : nS) - lo;
+        rows_read += (k0 + a.R + a.H < nD ? k0 + a.R + a.H : nD) - (lo < nD ? lo : nD);
+    }
+    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + n));
 }
 
 static int run_chunkgen(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int rows, int inverse)
