@@ -46,7 +46,8 @@
  * Both give the same coefficients.
  *
  * Data: a GRAYF32 image (f32 settings) or an RV_Buffer of w x h 32-bit samples
- * (f32 or i32) with a row pitch in bytes. Results are where the backend runs
+ * (f32 or i32) with a row pitch in bytes. i32 sums are 32-bit: keep samples
+ * within +-2^26 (DD(13,7)) or +-2^28 (Haar, 5/3) over all levels. Results are where the backend runs
  * (device memory on CUDA); read images with rv_image_read as usual.
  */
 #ifndef RAVIOLI_DWT_H
