@@ -188,7 +188,7 @@ static double plain_ms(const float *img, int N, int levels, RV_DwtWavelet wv)
     return ms;
 }
 
-static const char *KNAMES[RV_DWT_KERNEL_COUNT] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused"};
+static const char *KNAMES[RV_DWT_KERNEL_COUNT] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused", "tilefused"};
 
 int main(int argc, char **argv)
 {

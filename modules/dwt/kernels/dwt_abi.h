@@ -76,6 +76,18 @@ typedef struct dwt_col_args {
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_col_args;
 
+/**
+ * dwt_tilefused: a small LL region (w x h) in shared memory, all remaining
+ * 2-D levels in one pass (block layout). One block; 2*w*h words of shared.
+ */
+typedef struct dwt_tile_args {
+    uint64_t base;
+    int64_t pitch;
+    int32_t w, h, levels, type;
+    int32_t inverse, nsteps, pad0, pad1;
+    dwt_step steps[DWT_MAX_STEPS];
+} dwt_tile_args;
+
 /** dwt_split: src -> dst deinterleave (S then D), its inverse, or a plain copy. */
 typedef struct dwt_split_args {
     uint64_t src, dst;

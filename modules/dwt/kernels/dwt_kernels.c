@@ -645,6 +645,99 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 }
 
 /* ---------------------------------------------------------------- */
+/* dwt_tilefused: small LL regions, all remaining 2-D levels at once   */
+/* ---------------------------------------------------------------- */
+
+#if defined(RV_CUDA)
+#  define DWT_TID ((int)(threadIdx.y * blockDim.x + threadIdx.x))
+#  define DWT_NT ((int)(blockDim.x * blockDim.y))
+#  define DWT_SYNC() __syncthreads()
+#else
+#  define DWT_TID 0
+#  define DWT_NT 1
+#  define DWT_SYNC() ((void)0)
+#endif
+
+/*
+ * One axis of one level on the tile sh (row stride w words): split the cw x ch
+ * region into S | D along the axis (forward) and lift, or the reverse.
+ */
+RV_FN void dwt_tile_axis(const dwt_tile_args *a, uint32_t *sh, uint32_t *tmp, int w, int cw, int ch, int axis)
+{
+    const int tid = DWT_TID, T = DWT_NT;
+    const int n = axis == 0 ? cw : ch, nl = axis == 0 ? ch : cw;
+    const int nS = (n + 1) >> 1, nD = n >> 1;
+    const int64_t ustr = axis == 0 ? 4 : (int64_t)w * 4; /* bytes between samples of a line */
+    if (n < 2)
+        return;
+    if (!a->inverse) {
+        for (int i = tid; i < cw * ch; i += T)
+            tmp[(i / cw) * w + i % cw] = sh[(i / cw) * w + i % cw];
+        DWT_SYNC();
+        for (int i = tid; i < cw * ch; i += T) {
+            const int y = i / cw, x = i % cw, q = axis == 0 ? x : y;
+            const int b = (q & 1) ? nS + (q >> 1) : q >> 1;
+            sh[axis == 0 ? y * w + b : b * w + x] = tmp[y * w + x];
+        }
+        DWT_SYNC();
+    }
+    for (int si = 0; si < a->nsteps; si++) {
+        const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
+        const int tgt_d = st->target == 0, nt = tgt_d ? nD : nS;
+        for (int i = tid; i < nt * nl; i += T) {
+            const int k = i % nt, l = i / nt;
+            unsigned char *line = (unsigned char *)(sh + (axis == 0 ? l * w : l));
+            unsigned char *tb = line + (tgt_d ? nS : 0) * ustr, *sb = line + (tgt_d ? 0 : nS) * ustr;
+            dwt_lift_at(tb, ustr, sb, ustr, n, st, a->type, a->inverse, k);
+        }
+        DWT_SYNC();
+    }
+    if (a->inverse) {
+        for (int i = tid; i < cw * ch; i += T)
+            tmp[(i / cw) * w + i % cw] = sh[(i / cw) * w + i % cw];
+        DWT_SYNC();
+        for (int i = tid; i < cw * ch; i += T) {
+            const int y = i / cw, x = i % cw, q = axis == 0 ? x : y;
+            const int b = (q & 1) ? nS + (q >> 1) : q >> 1;
+            sh[y * w + x] = tmp[axis == 0 ? y * w + b : b * w + x];
+        }
+        DWT_SYNC();
+    }
+}
+
+RV_RAW_KERNEL(dwt_tilefused, dwt_tile_args, a, blk)
+{
+    const int w = a->w, h = a->h, tid = DWT_TID, T = DWT_NT;
+#if defined(RV_CUDA)
+    uint32_t *sh = dwt_sh;
+    (void)blk;
+#else
+    uint32_t *sh = (uint32_t *)blk.shared;
+#endif
+    uint32_t *tmp = sh + w * h;
+    for (int i = tid; i < w * h; i += T)
+        sh[i] = *(const uint32_t *)dwt_addr(a->base, a->pitch, 0, i / w, i % w);
+    DWT_SYNC();
+    for (int li = 0; li < a->levels; li++) {
+        const int l = a->inverse ? a->levels - 1 - li : li;
+        int cw = w, ch = h;
+        for (int i = 0; i < l; i++) {
+            cw = (cw + 1) >> 1;
+            ch = (ch + 1) >> 1;
+        }
+        if (!a->inverse) {
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 0);
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 1);
+        } else {
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 1);
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 0);
+        }
+    }
+    for (int i = tid; i < w * h; i += T)
+        *(uint32_t *)dwt_addr(a->base, a->pitch, 0, i / w, i % w) = sh[i];
+}
+
+/* ---------------------------------------------------------------- */
 /* dwt_chunkgen: in each run of 2b samples, evens then odds           */
 /* ---------------------------------------------------------------- */
 

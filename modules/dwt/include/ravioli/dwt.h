@@ -127,6 +127,7 @@ enum {
     RV_DWT_KERNEL_STEP,         /* one lifting step over a region */
     RV_DWT_KERNEL_OTHER,        /* denoising: conversion, thresholding */
     RV_DWT_KERNEL_COLFUSED,     /* out of place: columns with all steps in shared memory */
+    RV_DWT_KERNEL_TILEFUSED,    /* small LL regions: all remaining 2-D levels in one pass */
     RV_DWT_KERNEL_COUNT
 };
 
