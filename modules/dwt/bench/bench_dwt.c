@@ -164,6 +164,8 @@ static void plain_line(float *x, float *t, int n, const RV_DwtWavelet wv)
 
 static double plain_ms(const float *img, int N, int levels, RV_DwtWavelet wv)
 {
+    if (N < 2 || N > 32768)
+        return NAN;
     float *x = malloc((size_t)N * N * 4), *t = malloc((size_t)N * 4 * 2), *col = malloc((size_t)N * 4);
     memcpy(x, img, (size_t)N * N * 4);
     double t0 = now();
@@ -193,8 +195,14 @@ static const char *KNAMES[RV_DWT_KERNEL_COUNT] = {"rowfused", "split", "chunkgen
 int main(int argc, char **argv)
 {
     int sizes[16], ns = 0;
-    for (int i = 1; i < argc && ns < 16; i++)
-        sizes[ns++] = atoi(argv[i]);
+    for (int i = 1; i < argc && ns < 16; i++) {
+        const int v = atoi(argv[i]);
+        if (v < 2 || v > 32768) {
+            fprintf(stderr, "rv-bench-dwt: size %s outside 2..32768\n", argv[i]);
+            return 2;
+        }
+        sizes[ns++] = v;
+    }
     if (!ns) {
 #if RV_BENCH_GPU
         const int def[] = {2048, 4096, 8192, 16384};
@@ -221,8 +229,8 @@ int main(int argc, char **argv)
     const char *wnames[2] = {"cdf97", "dd137"};
     const int levs[2] = {1, 5};
     for (int si = 0; si < ns; si++) {
-        const int N = sizes[si];
-        const size_t bytes = (size_t)N * N * 4;
+        const int N = sizes[si] < 2 ? 2 : sizes[si] > 32768 ? 32768 : sizes[si];
+        const size_t bytes = (size_t)N * (size_t)N * 4;
         RV_Buffer *buf = NULL, *aux = NULL;
         if ((err = rv_buffer_create(ctx, bytes, &buf)) < 0 || (err = rv_buffer_create(ctx, bytes, &aux)) < 0)
             die(ctx, "buffer", err);

@@ -44,9 +44,12 @@ SHIM
   chmod +x /tmp/rv-shim/pkg-config
   export PATH=/tmp/rv-shim:$PATH
 fi
-cmake -S . -B build -DRV_PTX=ON > "$out/dwt-configure.log" 2>&1 || { tail -30 "$out/dwt-configure.log"; exit 1; }
-cmake --build build -j "$(nproc)" --target dwt ravioli_dwt test_dwt test_dwt_gpu rv-dwt rv-bench-gpu-dwt \
-  > "$out/dwt-build.log" 2>&1 || { grep -E "error" -A5 "$out/dwt-build.log" | head -40; exit 1; }
-echo "build ok"
+# warnings of other compiler versions must not stop a measurement run
+cmake -S . -B build -DRV_PTX=ON -DRV_WERROR=OFF > "$out/dwt-configure.log" 2>&1 || { tail -30 "$out/dwt-configure.log"; exit 1; }
+for t in dwt ravioli_dwt test_dwt_gpu rv-bench-gpu-dwt test_dwt rv-dwt; do
+  cmake --build build -j "$(nproc)" --target $t >> "$out/dwt-build.log" 2>&1 || echo "BUILD FAILED: $t"
+done
+grep -E "warning|error" "$out/dwt-build.log" | sort -u | head -20
+echo "build done"
 ctest --test-dir build -R "dwt" --output-on-failure --timeout 300 2>&1 | tee "$out/dwt-ctest.log" | tail -25
 timeout 240 ./build/bench/rv-bench-gpu-dwt "$@" 2>&1 | tee "$out/dwt-bench.log"
