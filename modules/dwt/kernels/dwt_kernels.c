@@ -490,15 +490,22 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             continue;
         }
         if (!a->inverse) {
-            memcpy(sh, src, (size_t)n * 4);
-            int m = n;
-            for (int l = 0; l < lev; l++) {
-                const int nS = (m + 1) >> 1;
-                for (int k = 0; k < m; k++)
-                    tmp[(k & 1) ? nS + (k >> 1) : k >> 1] = sh[k];
+            /* level 0 straight from the source row into S | D */
+            int m = n, nS = (n + 1) >> 1;
+            for (int k = 0; k < nS; k++)
+                sh[k] = src[2 * k];
+            for (int k = 0; k < (n >> 1); k++)
+                sh[nS + k] = src[2 * k + 1];
+            dwt_cpu_lift(a, sh, m);
+            for (int l = 1; l < lev; l++) {
+                m = nS;
+                nS = (m + 1) >> 1;
+                for (int k = 0; k < nS; k++)
+                    tmp[k] = sh[2 * k];
+                for (int k = 0; k < (m >> 1); k++)
+                    tmp[nS + k] = sh[2 * k + 1];
                 memcpy(sh, tmp, (size_t)m * 4);
                 dwt_cpu_lift(a, sh, m);
-                m = nS;
             }
             if (a->interleaved) {
                 for (int p = 0; p < n; p++)
@@ -519,11 +526,14 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
                     m = (m + 1) >> 1;
                 const int nS = (m + 1) >> 1;
                 dwt_cpu_lift(a, sh, m);
-                for (int k = 0; k < m; k++)
-                    tmp[k] = sh[(k & 1) ? nS + (k >> 1) : k >> 1];
-                memcpy(sh, tmp, (size_t)m * 4);
+                uint32_t *o = l == 0 ? dst : tmp;
+                for (int k = 0; k < nS; k++)
+                    o[2 * k] = sh[k];
+                for (int k = 0; k < (m >> 1); k++)
+                    o[2 * k + 1] = sh[nS + k];
+                if (l > 0)
+                    memcpy(sh, tmp, (size_t)m * 4);
             }
-            memcpy(dst, sh, (size_t)n * 4);
         }
     }
 #endif
