@@ -43,7 +43,8 @@
  *     kept between calls): rows go image -> buffer (fused in shared memory, or
  *     split then lifted), columns buffer -> image in tiles of 64 pairs with a
  *     halo, all steps fused in shared memory (van der Laan et al. style).
- * Both give the same coefficients.
+ * Both give the same coefficients. Once the 2-D LL region fits in shared memory
+ * (8 w h <= fuse_max_shared), all remaining levels run in one pass.
  *
  * Data: a GRAYF32 image (f32 settings) or an RV_Buffer of w x h 32-bit samples
  * (f32 or i32) with a row pitch in bytes. i32 sums are 32-bit: keep samples
