@@ -695,7 +695,9 @@ RV_FN void dwt_tile_axis(const dwt_tile_args *a, uint32_t *sh, uint32_t *tmp, in
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
         const int tgt_d = st->target == 0, nt = tgt_d ? nD : nS;
         for (int i = tid; i < nt * nl; i += T) {
-            const int k = i % nt, l = i / nt;
+            /* neighbouring threads take neighbouring words: along the row for
+             * rows, across columns for columns (no bank conflicts) */
+            const int k = axis == 0 ? i % nt : i / nl, l = axis == 0 ? i / nt : i % nl;
             unsigned char *line = (unsigned char *)(sh + (axis == 0 ? l * w : l));
             unsigned char *tb = line + (tgt_d ? nS : 0) * ustr, *sb = line + (tgt_d ? 0 : nS) * ustr;
             dwt_lift_at(tb, ustr, sb, ustr, n, st, a->type, a->inverse, k);
