@@ -13,5 +13,7 @@
 #include "module.h"
 #include "ops.h"
 #include "pixel.h"
+#include "video.h"
+#include "adapt.h"
 
 #endif /* RAVIOLI_RAVIOLI_H */
