@@ -197,14 +197,6 @@ RV_PROC_BOX(meanf, meanf, f32, none, f32, rv_noparam)
 
 /* A raw kernel: adds a constant to a float plane, one block per row.
  * (The GPU form uses threads; the CPU form loops over the row.) */
-typedef struct rv_addk_args {
-    uint64_t data;
-    int64_t pitch;
-    int32_t w, h;
-    float k;
-    int32_t pad_;
-} rv_addk_args;
-
 #if defined(RV_CUDA)
 RV_RAW_KERNEL(addk, rv_addk_args, a, blk)
 {

@@ -18,4 +18,13 @@ typedef struct rv_scale_params {
     float offset;
 } rv_scale_params;
 
+/** addk (raw kernel): adds k to every sample of a float plane, one block per row. */
+typedef struct rv_addk_args {
+    uint64_t data;  /* plane address (rv_image_kernel_address) */
+    int64_t pitch;
+    int32_t w, h;
+    float k;
+    int32_t pad_;
+} rv_addk_args;
+
 #endif

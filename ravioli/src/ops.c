@@ -152,15 +152,15 @@ static int run_planes(RV_Context *ctx, const RV_Kernel *k, RV_Image *dst, RV_Ima
     return 0;
 }
 
-RV_API int rv_proc_pix(const RV_Kernel *k, RV_Image *dst, RV_Image *src, const void *params,
-                       size_t params_size)
+/* Checks shared by procPix and procNbr (one input, one output of the same geometry). */
+static int check_unary(const RV_Kernel *k, uint32_t op, RV_Image *dst, RV_Image *src,
+                       const void *params, size_t params_size, const char *fn)
 {
-    static const char fn[] = "rv_proc_pix";
     if (!dst || !src)
         return src ? rv__error(src->ctx, RV_EINVAL, "%s: dst is NULL", fn) : RV_EINVAL;
     RV_Context *ctx = src->ctx;
     int err;
-    if ((err = check_kernel(ctx, k, RV_OP_PIX, fn)) < 0 ||
+    if ((err = check_kernel(ctx, k, op, fn)) < 0 ||
         (err = check_params(ctx, k, params, params_size, fn)) < 0 ||
         (err = check_elem(ctx, k, src, k->desc.in_type, "input", fn)) < 0 ||
         (err = check_elem(ctx, k, dst, k->desc.out_type, "output", fn)) < 0)
@@ -170,7 +170,17 @@ RV_API int rv_proc_pix(const RV_Kernel *k, RV_Image *dst, RV_Image *src, const v
     if (!same_geometry(dst, src))
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': output %dx%d %s does not match input %dx%d %s",
                          fn, k->name, dst->w, dst->h, fmt_name(dst), src->w, src->h, fmt_name(src));
-    return run_planes(ctx, k, dst, src, NULL, params, params_size, fn);
+    return 0;
+}
+
+RV_API int rv_proc_pix(const RV_Kernel *k, RV_Image *dst, RV_Image *src, const void *params,
+                       size_t params_size)
+{
+    static const char fn[] = "rv_proc_pix";
+    int err = check_unary(k, RV_OP_PIX, dst, src, params, params_size, fn);
+    if (err < 0)
+        return err;
+    return run_planes(src->ctx, k, dst, src, NULL, params, params_size, fn);
 }
 
 RV_API int rv_comp_img(const RV_Kernel *k, RV_Image *dst, RV_Image *a, RV_Image *b,
@@ -201,20 +211,10 @@ RV_API int rv_proc_nbr(const RV_Kernel *k, RV_Image *dst, RV_Image *src, const v
                        size_t params_size)
 {
     static const char fn[] = "rv_proc_nbr";
-    if (!dst || !src)
-        return src ? rv__error(src->ctx, RV_EINVAL, "%s: dst is NULL", fn) : RV_EINVAL;
-    RV_Context *ctx = src->ctx;
-    int err;
-    if ((err = check_kernel(ctx, k, RV_OP_NBR, fn)) < 0 ||
-        (err = check_params(ctx, k, params, params_size, fn)) < 0 ||
-        (err = check_elem(ctx, k, src, k->desc.in_type, "input", fn)) < 0 ||
-        (err = check_elem(ctx, k, dst, k->desc.out_type, "output", fn)) < 0)
+    int err = check_unary(k, RV_OP_NBR, dst, src, params, params_size, fn);
+    if (err < 0)
         return err;
-    if (dst->ctx != ctx)
-        return rv__error(ctx, RV_EINVAL, "%s: images belong to different contexts", fn);
-    if (!same_geometry(dst, src))
-        return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': output %dx%d %s does not match input %dx%d %s",
-                         fn, k->name, dst->w, dst->h, fmt_name(dst), src->w, src->h, fmt_name(src));
+    RV_Context *ctx = src->ctx;
     if (k->desc.radius < 0 || k->desc.radius > 64)
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s' has radius %d (0..64)", fn, k->name,
                          k->desc.radius);

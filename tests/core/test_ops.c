@@ -564,14 +564,6 @@ static void test_box_ssd_meanf(void **state)
 /* Raw kernels and buffers                                              */
 /* ------------------------------------------------------------------ */
 
-typedef struct rv_addk_args {
-    uint64_t data;
-    int64_t pitch;
-    int32_t w, h;
-    float k;
-    int32_t pad_;
-} rv_addk_args;
-
 static void test_raw(void **state)
 {
     (void)state;

@@ -1,0 +1,195 @@
+/*
+ * rv-bench-gpu-deband - GPU deband kernel time against the bandwidth floor.
+ *
+ * The floor of a frame is (bytes read + bytes written, each plane once) /
+ * the device-to-device copy bandwidth measured in the same run with the
+ * module's 16-byte copy kernel. Inputs rotate over enough frames to exceed
+ * the L2 cache. Timing: many launches queued back to back, then one
+ * rv_context_sync, wall clock; median of 5 such runs. "apply" goes through
+ * rv_deband_apply; "launch" calls rv_launch_raw with prepared arguments.
+ */
+#include "bench_common.h"
+
+#include <ravioli/deband_kernel.h>
+
+#define NRUNS 5
+
+static RV_Context *g_ctx;
+
+static double time_copy_bw(RV_Module *mod)
+{
+    const RV_Kernel *k = NULL;
+    if (rv_kernel_get(mod, "deband_copy", &k) < 0)
+        return 0;
+    const size_t n = (size_t)512 << 20;
+    RV_Buffer *a = NULL, *b = NULL;
+    if (rv_buffer_create(g_ctx, n, &a) < 0 || rv_buffer_create(g_ctx, n, &b) < 0)
+        return 0;
+    rv_deband_copy_args ca = {rv_buffer_address(a), rv_buffer_address(b), n / 16};
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.block[0] = 256;
+    sh.grid[0] = 132 * 16;
+    double t[NRUNS];
+    for (int w = 0; w < 3; w++)
+        rv_launch_raw(k, &sh, &ca, sizeof(ca));
+    rv_context_sync(g_ctx);
+    for (int r = 0; r < NRUNS; r++) {
+        const double t0 = bench_now();
+        for (int i = 0; i < 10; i++)
+            rv_launch_raw(k, &sh, &ca, sizeof(ca));
+        rv_context_sync(g_ctx);
+        t[r] = (bench_now() - t0) / 10;
+    }
+    rv_buffer_destroy(&a);
+    rv_buffer_destroy(&b);
+    return 2.0 * (double)n / bench_median(t, NRUNS);
+}
+
+typedef struct {
+    int w, h;
+    RV_Format fin;
+    int out_depth;
+} bcase;
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CUDA;
+    s.log_level = RV_LOG_WARN;
+    if (rv_context_create(&g_ctx, &s) < 0) {
+        printf("rv-bench-gpu-deband: no usable GPU (CUDA context failed): skipped\n");
+        return 77;
+    }
+    RV_Module *mod = NULL;
+    if (rv_module_load(g_ctx, "deband", &mod) < 0) {
+        fprintf(stderr, "%s\n", rv_context_error(g_ctx));
+        return 1;
+    }
+    const double bw = time_copy_bw(mod);
+    printf("device-to-device copy (16-byte kernel, 2 x 512 MiB): %.0f GB/s (read + write)\n", bw / 1e9);
+    if (bw <= 0)
+        return 1;
+    static const bcase cases[] = {
+        {1920, 1080, RV_FMT_YUV420P8, 8},   {1920, 1080, RV_FMT_YUV444P16, 16},
+        {3840, 2160, RV_FMT_YUV420P8, 8},   {3840, 2160, RV_FMT_YUV444P16, 16},
+        {1920, 1080, RV_FMT_YUV420P8, 16},  {3840, 2160, RV_FMT_YUV420P8, 16},
+    };
+    static const int modes[5][2] = {{0, 1}, {1, 1}, {1, 0}, {2, 1}, {2, 0}};
+    static const char *const mname[5] = {"m0", "m1 blur", "m1 noblur", "m2 blur", "m2 noblur"};
+    printf("\n%-10s %-22s %-10s %10s %10s %10s %9s %9s %9s\n", "size", "format", "mode", "apply us",
+           "launch us", "floor us", "floor/ap", "floor/ln", "Mpx/s");
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        const bcase *bc = &cases[c];
+        RV_Deband *db = NULL;
+        if (rv_deband_create(g_ctx, &db) < 0)
+            return 1;
+        RV_DebandSettings ds;
+        rv_deband_settings_default(&ds);
+        ds.output_depth = bc->out_depth;
+        rv_deband_configure(db, &ds);
+        const RV_Format fout = rv_deband_output_format(db, bc->fin);
+        const double bytes = bench_frame_bytes(bc->w, bc->h, bc->fin) + bench_frame_bytes(bc->w, bc->h, fout);
+        int nsets = (int)ceil(256e6 / bytes);
+        if (nsets < 2)
+            nsets = 2;
+        RV_Image **src = calloc((size_t)nsets, sizeof(*src)), **dst = calloc((size_t)nsets, sizeof(*dst));
+        rv_deband_args *args = calloc((size_t)nsets, sizeof(*args));
+        for (int i = 0; i < nsets; i++) {
+            if (rv_image_create(g_ctx, bc->w, bc->h, bc->fin, &src[i]) < 0 ||
+                rv_image_create(g_ctx, bc->w, bc->h, fout, &dst[i]) < 0 || bench_fill(src[i], i) < 0) {
+                fprintf(stderr, "%s\n", rv_context_error(g_ctx));
+                return 1;
+            }
+        }
+        char fname[48];
+        snprintf(fname, sizeof(fname), "%s->%s", rv_format_info(bc->fin)->name, rv_format_info(fout)->name);
+        for (int m = 0; m < 5; m++) {
+            ds.sample_mode = modes[m][0];
+            ds.blur_first = modes[m][1];
+            rv_deband_configure(db, &ds);
+            for (int i = 0; i < nsets; i++)
+                if (rv_deband_apply(db, dst[i], src[i], i) < 0) {
+                    fprintf(stderr, "%s\n", rv_deband_error(db));
+                    return 1;
+                }
+            rv_context_sync(g_ctx);
+            const int reps = nsets * (bytes < 20e6 ? 20 : 4);
+            double ta[NRUNS], tl[NRUNS];
+            for (int r = 0; r < NRUNS; r++) {
+                const double t0 = bench_now();
+                for (int i = 0; i < reps; i++)
+                    rv_deband_apply(db, dst[i % nsets], src[i % nsets], i);
+                rv_context_sync(g_ctx);
+                ta[r] = (bench_now() - t0) / reps;
+            }
+            /* prepared launches: the same arguments the library builds */
+            char kname[64];
+            static const char *const tags[3][2] = {{"m0", "m0"}, {"m1n", "m1b"}, {"m2n", "m2b"}};
+            const int in16 = rv_format_info(bc->fin)->sample_bytes == 2, out16 = bc->out_depth == 16;
+            snprintf(kname, sizeof(kname), "deband_%s_%dto%d", tags[ds.sample_mode][ds.blur_first],
+                     in16 ? 16 : 8, out16 ? 16 : 8);
+            const RV_Kernel *k = NULL;
+            if (rv_kernel_get(mod, kname, &k) < 0)
+                return 1;
+            const int thr[3] = {ds.y, ds.cb, ds.cr};
+            for (int i = 0; i < nsets; i++) {
+                rv_deband_args *a = &args[i];
+                memset(a, 0, sizeof(*a));
+                a->nplanes = rv_image_planes(src[i]);
+                a->range = ds.range;
+                a->vec_ok = 1;
+                for (int p = 0; p < a->nplanes; p++) {
+                    ptrdiff_t sp, dp;
+                    rv_image_kernel_address(src[i], p, RV_ACCESS_READ, &a->src[p], &sp);
+                    rv_image_kernel_address(dst[i], p, RV_ACCESS_WRITE, &a->dst[p], &dp);
+                    a->spitch[p] = sp;
+                    a->dpitch[p] = dp;
+                    a->w[p] = rv_image_plane_width(src[i], p);
+                    a->h[p] = rv_image_plane_height(src[i], p);
+                    a->thr[p] = thr[p] * 16;
+                    a->grain[p] = (p ? ds.grainc : ds.grainy) * 4;
+                    a->key_ref[p] = rv_deband_key_ref(ds.seed, p);
+                    a->key_grain[p] = rv_deband_key_grain(ds.seed, p, 0);
+                }
+            }
+            RV_LaunchShape sh;
+            memset(&sh, 0, sizeof(sh));
+            sh.block[0] = 32;
+            sh.block[1] = 8;
+            sh.block[2] = 1;
+            sh.grid[0] = (unsigned)((bc->w + 127) / 128);
+            sh.grid[1] = (unsigned)((bc->h + 7) / 8);
+            sh.grid[2] = (unsigned)args[0].nplanes;
+            for (int r = 0; r < NRUNS; r++) {
+                const double t0 = bench_now();
+                for (int i = 0; i < reps; i++)
+                    rv_launch_raw(k, &sh, &args[i % nsets], sizeof(args[0]));
+                rv_context_sync(g_ctx);
+                tl[r] = (bench_now() - t0) / reps;
+            }
+            const double a_us = bench_median(ta, NRUNS) * 1e6, l_us = bench_median(tl, NRUNS) * 1e6;
+            const double f_us = bytes / bw * 1e6;
+            char sz[16];
+            snprintf(sz, sizeof(sz), "%dx%d", bc->w, bc->h);
+            printf("%-10s %-22s %-10s %10.1f %10.1f %10.1f %8.0f%% %8.0f%% %9.0f\n", sz, fname, mname[m],
+                   a_us, l_us, f_us, 100.0 * f_us / a_us, 100.0 * f_us / l_us,
+                   (double)bc->w * bc->h / (l_us * 1e-6) / 1e6);
+        }
+        for (int i = 0; i < nsets; i++) {
+            rv_image_destroy(&src[i]);
+            rv_image_destroy(&dst[i]);
+        }
+        free(src);
+        free(dst);
+        free(args);
+        rv_deband_destroy(&db);
+    }
+    printf("\nfloor/ap, floor/ln: floor time over measured time = share of the measured copy bandwidth\n");
+    rv_module_unload(&mod);
+    rv_context_destroy(&g_ctx);
+    return 0;
+}

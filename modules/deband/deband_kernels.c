@@ -1,0 +1,268 @@
+/*
+ * deband_kernels.c - the deband kernels (module "deband"), one raw kernel
+ * entry per (sample mode, blur_first, input depth, output depth), so that
+ * neither backend branches on the mode per pixel. The per-pixel math
+ * (rv_db_offsets, rv_db_blend, rv_db_grain below) is shared by the CPU and
+ * the CUDA bodies; its mode / blur / depth / interlaced arguments are
+ * compile-time constants at every call site.
+ *
+ * Launch (rv_deband_apply): grid.z = plane; a block covers a tile of
+ * (tx * PX) x ty samples on the GPU (PX samples a thread, vector stores) and
+ * tx x ty samples on the CPU (a row-range loop).
+ */
+#include <ravioli/kernel.h>
+#include <ravioli/deband_kernel.h>
+
+#if defined(RV_CUDA)
+#  define RV_DB_FN static __device__ __forceinline__
+#  define RV_DB_LDG(p) __ldg(p)
+#else
+#  define RV_DB_FN static inline __attribute__((always_inline))
+#  define RV_DB_LDG(p) (*(p))
+#endif
+
+RV_DB_FN int rv_db_min(int a, int b) { return a < b ? a : b; }
+RV_DB_FN int rv_db_abs(int a) { return a < 0 ? -a : a; }
+RV_DB_FN int rv_db_max(int a, int b) { return a > b ? a : b; }
+
+/* Sample at byte offset `off` from c, at the 16-bit scale. */
+RV_DB_FN int rv_db_ld(const unsigned char *c, int64_t off, const int in16)
+{
+    if (in16)
+        return (int)RV_DB_LDG((const uint16_t *)(const void *)(c + off));
+    return (int)RV_DB_LDG(c + off) << 8;
+}
+
+/*
+ * The per-pixel math, shared by both bodies (see deband_kernel.h):
+ * rv_db_offsets turns the hash h1 into the byte offsets of the references
+ * from the centre c (o0: (b, da); o1: (a, -db)); rv_db_blend compares and
+ * averages; rv_db_grain adds the noise. `rl` is the limited range, `il`
+ * interlaced (0/1), mode/blur/in16 compile-time constants at every call.
+ */
+RV_DB_FN void rv_db_offsets(uint32_t h1, int rl, const int il, int64_t pitch, const int in16,
+                            int64_t *o0, int64_t *o1)
+{
+    const uint32_t n = (uint32_t)(2 * rl + 1);
+    const int ra = (int)(((h1 & 0xffffu) * n) >> 16) - rl;
+    const int rb = (int)(((h1 >> 16) * n) >> 16) - rl;
+    /* interlaced: toward zero to even, |da| <= |ra| keeps it inside */
+    const int da = il ? ra - ra % 2 : ra;
+    const int db = il ? rb - rb % 2 : rb;
+    *o0 = (int64_t)da * pitch + (in16 ? 2 * rb : rb);
+    *o1 = -(int64_t)db * pitch + (in16 ? 2 * ra : ra);
+}
+
+RV_DB_FN int rv_db_blend(const unsigned char *c, int64_t o0, int64_t o1, int thr, const int mode,
+                         const int blur, const int in16)
+{
+    const int v = rv_db_ld(c, 0, in16);
+    int avg, diff;
+    if (mode == 0) {
+        avg = rv_db_ld(c, o0, in16);
+        diff = rv_db_abs(v - avg);
+    } else if (mode == 1) {
+        const int p = rv_db_ld(c, o0, in16);
+        const int m = rv_db_ld(c, -o0, in16);
+        avg = (p + m + 1) >> 1;
+        diff = blur ? rv_db_abs(v - avg) : rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m));
+    } else {
+        const int p = rv_db_ld(c, o0, in16);
+        const int m = rv_db_ld(c, -o0, in16);
+        const int q = rv_db_ld(c, o1, in16);
+        const int r = rv_db_ld(c, -o1, in16);
+        avg = (p + m + q + r + 2) >> 2;
+        diff = blur ? rv_db_abs(v - avg)
+                    : rv_db_max(rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m)),
+                                rv_db_max(rv_db_abs(v - q), rv_db_abs(v - r)));
+    }
+    return diff < thr ? avg : v;
+}
+
+RV_DB_FN int rv_db_grain(int v, uint32_t h1, uint32_t key_grain, int grain)
+{
+    v += rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
+    return v < 0 ? 0 : v > 65535 ? 65535 : v;
+}
+
+/* The limited range of (x, y) in a w x h plane. */
+RV_DB_FN int rv_db_rl(int range, int x, int y, int w, int h)
+{
+    return rv_db_min(rv_db_min(range, rv_db_min(x, w - 1 - x)), rv_db_min(y, h - 1 - y));
+}
+
+/* 16-bit working value -> 8-bit output sample (round half up, clamp). */
+RV_DB_FN unsigned rv_db_out8(int v)
+{
+    const int o = (v + 128) >> 8;
+    return (unsigned)(o > 255 ? 255 : o);
+}
+
+#if !defined(RV_CUDA)
+/* CPU: a block is a tile of blk.tx x blk.ty samples of plane blk.z, run as
+ * row spans; where the border does not limit the range (inner = 1) the
+ * range is a loop constant. */
+RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int xb, uint32_t rk,
+                             const int inner, const int il, const int gr, const int mode,
+                             const int blur, const int in16, const int out16)
+{
+    const int w = a->w[p], h = a->h[p], range = a->range, thr = a->thr[p], grain = a->grain[p];
+    const uint32_t kg = a->key_grain[p];
+    const int64_t sp = a->spitch[p];
+    const unsigned char *srow = (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
+    unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
+    for (int x = xa; x < xb; x++) {
+        const int rl = inner ? range : rv_db_rl(range, x, y, w, h);
+        const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+        int64_t o0, o1;
+        rv_db_offsets(h1, rl, il, sp, in16, &o0, &o1);
+        int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16);
+        if (gr)
+            v = rv_db_grain(v, h1, kg, grain);
+        if (out16)
+            ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
+        else
+            drow[x] = (unsigned char)rv_db_out8(v);
+    }
+}
+
+RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il, const int gr,
+                             const int mode, const int blur, const int in16, const int out16)
+{
+    const int p = blk.z;
+    if (p >= a->nplanes)
+        return;
+    const int w = a->w[p], h = a->h[p], range = a->range;
+    const int x0 = blk.x * blk.tx, y0 = blk.y * blk.ty;
+    if (x0 >= w || y0 >= h)
+        return;
+    const int x1 = rv_db_min(w, x0 + blk.tx), y1 = rv_db_min(h, y0 + blk.ty);
+    /* columns [xa, xb) have rl = range on rows range <= y < h - range */
+    const int xa = rv_db_min(rv_db_max(range, x0), x1);
+    const int xb = rv_db_min(rv_db_max(w - range, xa), x1);
+    for (int y = y0; y < y1; y++) {
+        const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+        if (y >= range && y < h - range) {
+            rv_db_cpu_span(a, p, y, x0, xa, rk, 0, il, gr, mode, blur, in16, out16);
+            rv_db_cpu_span(a, p, y, xa, xb, rk, 1, il, gr, mode, blur, in16, out16);
+            rv_db_cpu_span(a, p, y, xb, x1, rk, 0, il, gr, mode, blur, in16, out16);
+        } else {
+            rv_db_cpu_span(a, p, y, x0, x1, rk, 0, il, gr, mode, blur, in16, out16);
+        }
+    }
+}
+
+#define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
+    RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
+    {                                                                               \
+        const int g_ = blk.z < a->nplanes && a->grain[blk.z] != 0;                  \
+        if (a->interlaced) {                                                        \
+            if (g_) rv_db_cpu_rows(a, blk, 1, 1, MODE, BLUR, IN16, OUT16);          \
+            else    rv_db_cpu_rows(a, blk, 1, 0, MODE, BLUR, IN16, OUT16);          \
+        } else {                                                                    \
+            if (g_) rv_db_cpu_rows(a, blk, 0, 1, MODE, BLUR, IN16, OUT16);          \
+            else    rv_db_cpu_rows(a, blk, 0, 0, MODE, BLUR, IN16, OUT16);          \
+        }                                                                           \
+    }
+#else
+/* GPU: thread (tx, ty) of block (bx, by, p) computes RV_DB_PX samples
+ * starting at x0 = (bx * blockDim.x + tx) * RV_DB_PX of row by * blockDim.y
+ * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store.
+ * `il` is uniform over the launch (no divergence). */
+#define RV_DB_PX 4
+RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, const int mode,
+                        const int blur, const int in16, const int out16)
+{
+    const int p = blk.z;
+    const int w = a->w[p], h = a->h[p];
+    const int y = blk.y * blk.ty + (int)threadIdx.y;
+    const int x0 = (blk.x * blk.tx + (int)threadIdx.x) * RV_DB_PX;
+    if (y >= h || x0 >= w)
+        return;
+    const int64_t sp = a->spitch[p];
+    const unsigned char *__restrict__ srow =
+        (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
+    const int range = a->range, thr = a->thr[p], grain = a->grain[p];
+    const uint32_t kg = a->key_grain[p];
+    const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+    int v[RV_DB_PX];
+#pragma unroll
+    for (int i = 0; i < RV_DB_PX; i++) {
+        const int x = x0 + i;
+        v[i] = 0;
+        if (x < w) {
+            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+            int64_t o0, o1;
+            rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, sp, in16, &o0, &o1);
+            v[i] = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16);
+            if (grain)
+                v[i] = rv_db_grain(v[i], h1, kg, grain);
+        }
+    }
+    unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
+    if (a->vec_ok && x0 + RV_DB_PX <= w) {
+        if (out16)
+            *(uint2 *)(void *)(drow + 2 * x0) =
+                make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
+                           (unsigned)v[2] | ((unsigned)v[3] << 16));
+        else
+            *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
+                                               (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);
+    } else {
+        for (int i = 0; i < RV_DB_PX && x0 + i < w; i++) {
+            if (out16)
+                ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
+            else
+                drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
+        }
+    }
+}
+
+#define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
+    RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
+    {                                                                               \
+        if (a->interlaced)                                                          \
+            rv_db_gpu(a, blk, 1, MODE, BLUR, IN16, OUT16);                          \
+        else                                                                        \
+            rv_db_gpu(a, blk, 0, MODE, BLUR, IN16, OUT16);                          \
+    }
+#endif
+
+/* One entry per sample mode / blur_first for an input and output depth.
+ * Names: deband_<m0|m1b|m1n|m2b|m2n>_<in>to<out>. */
+#define RV_DB_ENTRIES(IN, OUT, IN16, OUT16)                                         \
+    RV_DB_ENTRY(deband_m0_##IN##to##OUT, 0, 1, IN16, OUT16)                         \
+    RV_DB_ENTRY(deband_m1b_##IN##to##OUT, 1, 1, IN16, OUT16)                        \
+    RV_DB_ENTRY(deband_m1n_##IN##to##OUT, 1, 0, IN16, OUT16)                        \
+    RV_DB_ENTRY(deband_m2b_##IN##to##OUT, 2, 1, IN16, OUT16)                        \
+    RV_DB_ENTRY(deband_m2n_##IN##to##OUT, 2, 0, IN16, OUT16)
+
+RV_DB_ENTRIES(8, 8, 0, 0)
+RV_DB_ENTRIES(8, 16, 0, 1)
+RV_DB_ENTRIES(16, 16, 1, 1)
+RV_DB_ENTRIES(16, 8, 1, 0)
+
+/* A plain copy of n16 16-byte units: the bandwidth floor of the benchmarks
+ * (one read and one write of every byte, 16-byte accesses, grid-stride). */
+#if defined(RV_CUDA)
+RV_RAW_KERNEL(deband_copy, rv_deband_copy_args, a, blk)
+{
+    const uint4 *__restrict__ s = (const uint4 *)(uintptr_t)a->src;
+    uint4 *d = (uint4 *)(uintptr_t)a->dst;
+    const uint64_t stride = (uint64_t)blk.nx * (uint64_t)blk.tx;
+    for (uint64_t i = (uint64_t)blk.x * (uint64_t)blk.tx + threadIdx.x; i < a->n16; i += stride)
+        d[i] = __ldg(s + i);
+}
+#else
+#include <string.h>
+RV_RAW_KERNEL(deband_copy, rv_deband_copy_args, a, blk)
+{
+    const uint64_t per = (a->n16 + (uint64_t)blk.nx - 1) / (uint64_t)blk.nx;
+    const uint64_t i0 = per * (uint64_t)blk.x;
+    if (i0 >= a->n16)
+        return;
+    const uint64_t n = a->n16 - i0 < per ? a->n16 - i0 : per;
+    memcpy((unsigned char *)(uintptr_t)a->dst + 16 * i0,
+           (const unsigned char *)(uintptr_t)a->src + 16 * i0, (size_t)(16 * n));
+}
+#endif

@@ -1,0 +1,88 @@
+/*
+ * ravioli/deband_kernel.h - the deband kernels' argument block and per-pixel
+ * math, shared by the CPU and the CUDA bodies (modules/deband/deband_kernels.c)
+ * and by the host library (keys). Compiles as C11 and as CUDA C++.
+ *
+ * Definition (all values at a 16-bit working scale; docs/deband.md):
+ *   S(x, y)   = sample << (16 - input depth)
+ *   rl        = min(range, x, w-1-x, y, h-1-y)
+ *   h1        = mix(x + mix(y ^ key_ref[p]))            (32-bit, wrapping)
+ *   a, b      = rr(h1 & 0xffff, rl), rr(h1 >> 16, rl)
+ *   rr(u, r)  = ((u * (2r + 1)) >> 16) - r              (uniform in [-r, r])
+ *   da, db    = a, b; interlaced: rounded toward zero to even (same field)
+ *   mode 0: refs S(x+b, y+da)
+ *   mode 1: refs S(x+b, y+da), S(x-b, y-da)
+ *   mode 2: refs S(x+b, y+da), S(x-b, y-da), S(x+a, y-db), S(x-a, y+db)
+ *   avg       = (sum + n/2) / n  (n = 1, 2, 4; integer, rounding half up)
+ *   diff      = blur_first ? |S - avg| : max |S - ref|
+ *   v         = diff < thr[p] ? avg : S
+ *   grain[p] > 0: v = clamp(v + rr(mix(h1 ^ key_grain[p]) & 0xffff, grain[p]), 0, 65535)
+ *   output    = 16-bit: v; 8-bit: min((v + 128) >> 8, 255)
+ * mix() is the "lowbias32" integer hash (two multiply-xorshift rounds).
+ */
+#ifndef RAVIOLI_DEBAND_KERNEL_H
+#define RAVIOLI_DEBAND_KERNEL_H
+
+#include <stdint.h>
+
+#include <ravioli/kernel_abi.h>
+#include <ravioli/pixel.h>
+
+/** Argument block of every deband kernel entry (same layout in C and CUDA). */
+typedef struct rv_deband_args {
+    uint64_t src[3];        /* plane addresses (rv_image_kernel_address) */
+    uint64_t dst[3];
+    int64_t spitch[3];      /* bytes between rows */
+    int64_t dpitch[3];
+    int32_t w[3], h[3];     /* plane sizes in samples (src and dst agree) */
+    int32_t thr[3];         /* thresholds at the 16-bit scale */
+    int32_t grain[3];       /* noise amplitude at the 16-bit scale (0: none) */
+    uint32_t key_ref[3];    /* hash keys of the reference offsets */
+    uint32_t key_grain[3];  /* hash keys of the noise (frame-dependent if dynamic) */
+    int32_t range;          /* largest reference offset, >= 0 */
+    int32_t interlaced;     /* 1: vertical offsets rounded toward zero to even */
+    int32_t nplanes;        /* 1..3 */
+    int32_t vec_ok;         /* GPU: dst addresses and pitches allow vector stores */
+} rv_deband_args;
+
+/** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
+typedef struct rv_deband_copy_args {
+    uint64_t src, dst; /* 16-byte aligned */
+    uint64_t n16;      /* number of 16-byte units */
+} rv_deband_copy_args;
+
+/** The lowbias32 integer hash (bijective on 32 bits). */
+RV_INLINE uint32_t rv_deband_mix(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352du;
+    x ^= x >> 15;
+    x *= 0x846ca68bu;
+    x ^= x >> 16;
+    return x;
+}
+
+/** Uniform integer in [-r, r] from 16 random bits u (r <= 32767). */
+RV_INLINE int rv_deband_rr(uint32_t u, int r)
+{
+    return (int)((u * (uint32_t)(2 * r + 1)) >> 16) - r;
+}
+
+/** Keys for plane p (computed on the host, passed in the arguments). */
+RV_INLINE uint32_t rv_deband_key_ref(uint32_t seed, int p)
+{
+    return rv_deband_mix(rv_deband_mix(seed) + 0x9e3779b9u * (uint32_t)(2 * p + 1));
+}
+RV_INLINE uint32_t rv_deband_key_grain(uint32_t seed, int p, uint32_t frame_key)
+{
+    return rv_deband_mix(rv_deband_mix(seed ^ 0x85ebca6bu) + 0x9e3779b9u * (uint32_t)(2 * p + 2) +
+                         frame_key);
+}
+/** frame_key of dynamic grain for frame f (0 when the grain is static). */
+RV_INLINE uint32_t rv_deband_frame_key(int64_t f)
+{
+    const uint64_t u = (uint64_t)f;
+    return rv_deband_mix((uint32_t)u ^ rv_deband_mix((uint32_t)(u >> 32) + 0x6a09e667u));
+}
+
+#endif /* RAVIOLI_DEBAND_KERNEL_H */

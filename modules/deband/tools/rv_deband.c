@@ -1,0 +1,281 @@
+/*
+ * rv-deband - deband Y4M (YUV4MPEG2) files: still images (one frame) or
+ * whole clips, on the CPU or the GPU.
+ *
+ *   rv-deband [key=value ...] in.y4m out.y4m       ("-" = stdin / stdout)
+ *
+ * Keys (as f3kdb's): range y cb cr grainy grainc sample_mode blur_first seed
+ * dynamic_grain interlaced output_depth, and backend=auto|cpu|cuda.
+ * Input chroma tags: 420jpeg 420 420mpeg2 420paldv 444 mono, and the 16-bit
+ * 420p16 444p16 mono16. A clip flagged interlaced (It/Ib) turns on
+ * interlaced unless interlaced= is given. Exit status: 0, 1 on error,
+ * 2 on a usage error.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ravioli/deband.h>
+
+typedef struct y4m {
+    int w, h;
+    RV_Format fmt;
+    char rest[256]; /* other header fields, copied to the output */
+    int interlaced; /* -1 unknown / progressive flag absent */
+} y4m;
+
+static int parse_header(FILE *f, y4m *y, char *err, size_t en)
+{
+    char line[512];
+    if (!fgets(line, sizeof(line), f) || strncmp(line, "YUV4MPEG2", 9) != 0) {
+        snprintf(err, en, "not a YUV4MPEG2 file");
+        return -1;
+    }
+    if (!strchr(line, '\n')) {
+        snprintf(err, en, "Y4M header line too long");
+        return -1;
+    }
+    y->w = y->h = 0;
+    y->fmt = RV_FMT_YUV420P8;
+    y->rest[0] = '\0';
+    y->interlaced = -1;
+    char *save = NULL;
+    for (char *t = strtok_r(line + 9, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
+        if (t[0] == 'W') {
+            y->w = atoi(t + 1);
+        } else if (t[0] == 'H') {
+            y->h = atoi(t + 1);
+        } else if (t[0] == 'C') {
+            const char *c = t + 1;
+            if (!strcmp(c, "420jpeg") || !strcmp(c, "420") || !strcmp(c, "420mpeg2") ||
+                !strcmp(c, "420paldv"))
+                y->fmt = RV_FMT_YUV420P8;
+            else if (!strcmp(c, "444"))
+                y->fmt = RV_FMT_YUV444P8;
+            else if (!strcmp(c, "mono"))
+                y->fmt = RV_FMT_GRAY8;
+            else if (!strcmp(c, "420p16"))
+                y->fmt = RV_FMT_YUV420P16;
+            else if (!strcmp(c, "444p16"))
+                y->fmt = RV_FMT_YUV444P16;
+            else if (!strcmp(c, "mono16"))
+                y->fmt = RV_FMT_GRAY16;
+            else {
+                snprintf(err, en, "unsupported Y4M colour space C%s", c);
+                return -1;
+            }
+        } else {
+            if (t[0] == 'I')
+                y->interlaced = t[1] == 't' || t[1] == 'b';
+            if (strlen(y->rest) + strlen(t) + 2 < sizeof(y->rest)) {
+                strcat(y->rest, " ");
+                strcat(y->rest, t);
+            }
+        }
+    }
+    if (y->w <= 0 || y->h <= 0 || y->w > RV_MAX_DIM || y->h > RV_MAX_DIM) {
+        snprintf(err, en, "bad Y4M size %dx%d", y->w, y->h);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *ctag(RV_Format f)
+{
+    switch (f) {
+    case RV_FMT_YUV420P8: return "420jpeg";
+    case RV_FMT_YUV444P8: return "444";
+    case RV_FMT_GRAY8: return "mono";
+    case RV_FMT_YUV420P16: return "420p16";
+    case RV_FMT_YUV444P16: return "444p16";
+    case RV_FMT_GRAY16: return "mono16";
+    default: return "?";
+    }
+}
+
+/* Reads (dir 0) or writes (dir 1) the planes of one frame; 16-bit samples
+ * are little-endian in the file (as ffmpeg writes them). */
+static int frame_io(FILE *f, RV_Image *img, int dir)
+{
+    const int bytes = rv_format_info(rv_image_format(img))->sample_bytes;
+    for (int p = 0; p < rv_image_planes(img); p++) {
+        const int pw = rv_image_plane_width(img, p), ph = rv_image_plane_height(img, p);
+        ptrdiff_t pitch;
+        unsigned char *base = dir ? (unsigned char *)(uintptr_t)rv_image_read(img, p, &pitch)
+                                  : rv_image_write(img, p, &pitch);
+        if (!base)
+            return -1;
+        for (int yy = 0; yy < ph; yy++) {
+            unsigned char *row = base + yy * pitch;
+            const size_t n = (size_t)pw * (size_t)bytes;
+            if ((dir ? fwrite(row, 1, n, f) : fread(row, 1, n, f)) != n)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il_given)
+{
+    const char *eq = strchr(kv, '=');
+    if (!eq)
+        return -1;
+    const size_t kl = (size_t)(eq - kv);
+    const char *v = eq + 1;
+    char *end = NULL;
+    if (kl == 7 && !strncmp(kv, "backend", 7)) {
+        if (!strcmp(v, "auto")) *be = RV_BACKEND_AUTO;
+        else if (!strcmp(v, "cpu")) *be = RV_BACKEND_CPU;
+        else if (!strcmp(v, "cuda")) *be = RV_BACKEND_CUDA;
+        else return -1;
+        return 0;
+    }
+    const long n = strtol(v, &end, 0);
+    if (end == v || *end)
+        return -1;
+    struct { const char *k; int *p; } keys[] = {
+        {"range", &s->range}, {"y", &s->y}, {"cb", &s->cb}, {"cr", &s->cr},
+        {"grainy", &s->grainy}, {"grainc", &s->grainc}, {"sample_mode", &s->sample_mode},
+        {"blur_first", &s->blur_first}, {"dynamic_grain", &s->dynamic_grain},
+        {"interlaced", &s->interlaced}, {"output_depth", &s->output_depth},
+    };
+    if (kl == 4 && !strncmp(kv, "seed", 4)) {
+        s->seed = (uint32_t)n;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+        if (strlen(keys[i].k) == kl && !strncmp(kv, keys[i].k, kl)) {
+            *keys[i].p = (int)n;
+            if (keys[i].p == &s->interlaced)
+                *il_given = 1;
+            return 0;
+        }
+    return -1;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: rv-deband [key=value ...] in.y4m out.y4m   (\"-\": stdin/stdout)\n"
+            "keys: range y cb cr grainy grainc sample_mode blur_first seed dynamic_grain\n"
+            "      interlaced output_depth (0, 8, 16) backend (auto, cpu, cuda)\n");
+}
+
+int main(int argc, char **argv)
+{
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    RV_Backend be = RV_BACKEND_AUTO;
+    int il_given = 0;
+    const char *files[2] = {NULL, NULL};
+    int nf = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage();
+            return 0;
+        }
+        if (strchr(argv[i], '=') && strcmp(argv[i], "-") != 0) {
+            if (set_key(&s, argv[i], &be, &il_given) < 0) {
+                fprintf(stderr, "rv-deband: bad option '%s'\n", argv[i]);
+                usage();
+                return 2;
+            }
+        } else if (nf < 2) {
+            files[nf++] = argv[i];
+        } else {
+            usage();
+            return 2;
+        }
+    }
+    if (nf != 2) {
+        usage();
+        return 2;
+    }
+    FILE *in = strcmp(files[0], "-") ? fopen(files[0], "rb") : stdin;
+    if (!in) {
+        perror(files[0]);
+        return 1;
+    }
+    char err[256];
+    y4m hdr;
+    if (parse_header(in, &hdr, err, sizeof(err)) < 0) {
+        fprintf(stderr, "rv-deband: %s: %s\n", files[0], err);
+        return 1;
+    }
+    if (!il_given && hdr.interlaced == 1)
+        s.interlaced = 1;
+    if (rv_deband_settings_check(&s, err, sizeof(err)) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", err);
+        return 2;
+    }
+    RV_Settings cs;
+    rv_settings_default(&cs);
+    cs.backend = be;
+    cs.log_level = RV_LOG_WARN;
+    RV_Context *ctx = NULL;
+    if (rv_context_create(&ctx, &cs) < 0) {
+        fprintf(stderr, "rv-deband: cannot create a %s context\n", rv_backend_name(be));
+        return 1;
+    }
+    int rc = 1;
+    RV_Deband *db = NULL;
+    RV_Image *src = NULL, *dst = NULL;
+    FILE *out = NULL;
+    if (rv_deband_create(ctx, &db) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", rv_context_error(ctx));
+        goto done;
+    }
+    if (rv_deband_configure(db, &s) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", rv_deband_error(db));
+        goto done;
+    }
+    const RV_Format fo = rv_deband_output_format(db, hdr.fmt);
+    if (rv_image_create(ctx, hdr.w, hdr.h, hdr.fmt, &src) < 0 ||
+        rv_image_create(ctx, hdr.w, hdr.h, fo, &dst) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", rv_context_error(ctx));
+        goto done;
+    }
+    out = strcmp(files[1], "-") ? fopen(files[1], "wb") : stdout;
+    if (!out) {
+        perror(files[1]);
+        goto done;
+    }
+    fprintf(out, "YUV4MPEG2 W%d H%d C%s%s\n", hdr.w, hdr.h, ctag(fo), hdr.rest);
+    int64_t frame = 0;
+    char line[256];
+    while (fgets(line, sizeof(line), in)) {
+        if (strncmp(line, "FRAME", 5) != 0 || !strchr(line, '\n')) {
+            fprintf(stderr, "rv-deband: frame %lld: bad FRAME header\n", (long long)frame);
+            goto done;
+        }
+        if (frame_io(in, src, 0) < 0) {
+            fprintf(stderr, "rv-deband: frame %lld is truncated\n", (long long)frame);
+            goto done;
+        }
+        if (rv_deband_apply(db, dst, src, frame) < 0) {
+            fprintf(stderr, "rv-deband: %s\n", rv_deband_error(db));
+            goto done;
+        }
+        fputs("FRAME\n", out);
+        if (frame_io(out, dst, 1) < 0) {
+            fprintf(stderr, "rv-deband: %s: write error\n", files[1]);
+            goto done;
+        }
+        frame++;
+    }
+    if (frame == 0) {
+        fprintf(stderr, "rv-deband: %s: no frames\n", files[0]);
+        goto done;
+    }
+    rc = 0;
+done:
+    if (out && out != stdout && fclose(out) != 0)
+        rc = 1;
+    if (in != stdin)
+        fclose(in);
+    rv_image_destroy(&src);
+    rv_image_destroy(&dst);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+    return rc;
+}

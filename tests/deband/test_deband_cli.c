@@ -1,0 +1,122 @@
+/*
+ * test_deband_cli.c - rv-deband on a two-frame Y4M clip gives, frame by
+ * frame, what rv_deband_apply gives (dynamic grain: frame index 0, 1), and
+ * refuses bad options and bad files.
+ */
+#include <unistd.h>
+
+#include "rv_test.h"
+#include "deband_ref.h"
+
+#ifndef RV_DEBAND_TOOL
+#error "RV_DEBAND_TOOL must name the rv-deband executable"
+#endif
+
+static void test_cli_matches_library(void **state)
+{
+    (void)state;
+    const int w = 37, h = 22;
+    char in_path[] = "/tmp/rv_deband_in_XXXXXX";
+    char out_path[] = "/tmp/rv_deband_out_XXXXXX";
+    int fd = mkstemp(in_path);
+    assert_true(fd >= 0);
+    close(fd);
+    fd = mkstemp(out_path);
+    assert_true(fd >= 0);
+    close(fd);
+
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Image *src[2] = {NULL, NULL};
+    FILE *f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fprintf(f, "YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C420jpeg\n", w, h);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(rv_image_create(ctx, w, h, RV_FMT_YUV420P8, &src[k]), 0);
+        fputs("FRAME\n", f);
+        for (int p = 0; p < 3; p++) {
+            const int pw = rv_image_plane_width(src[k], p), ph = rv_image_plane_height(src[k], p);
+            uint16_t *a = malloc((size_t)pw * ph * 2);
+            assert_non_null(a);
+            fill_test_plane(a, pw, ph, 8, p, (uint64_t)k + 1);
+            assert_int_equal(img_set_plane(src[k], p, a), 0);
+            for (int i = 0; i < pw * ph; i++)
+                fputc(a[i], f);
+            free(a);
+        }
+    }
+    fclose(f);
+
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd),
+             "'%s' backend=cpu output_depth=16 dynamic_grain=1 seed=7 sample_mode=1 range=9 '%s' '%s'",
+             RV_DEBAND_TOOL, in_path, out_path);
+    assert_int_equal(system(cmd), 0);
+
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    s.output_depth = 16;
+    s.dynamic_grain = 1;
+    s.seed = 7;
+    s.sample_mode = 1;
+    s.range = 9;
+    assert_int_equal(rv_deband_configure(db, &s), 0);
+
+    f = fopen(out_path, "rb");
+    assert_non_null(f);
+    char line[256];
+    assert_non_null(fgets(line, sizeof(line), f));
+    assert_non_null(strstr(line, "C420p16"));
+    assert_non_null(strstr(line, "W37 H22"));
+    RV_Image *dst = NULL;
+    assert_int_equal(rv_image_create(ctx, w, h, RV_FMT_YUV420P16, &dst), 0);
+    for (int k = 0; k < 2; k++) {
+        assert_non_null(fgets(line, sizeof(line), f));
+        assert_string_equal(line, "FRAME\n");
+        assert_int_equal(rv_deband_apply(db, dst, src[k], k), 0);
+        for (int p = 0; p < 3; p++) {
+            const int pw = rv_image_plane_width(dst, p), ph = rv_image_plane_height(dst, p);
+            uint16_t *want = img_get_plane(dst, p);
+            uint16_t *got = malloc((size_t)pw * ph * 2);
+            assert_non_null(got);
+            assert_int_equal(fread(got, 2, (size_t)pw * ph, f), (size_t)pw * ph);
+            assert_memory_equal(got, want, (size_t)pw * ph * 2);
+            free(got);
+            free(want);
+        }
+    }
+    assert_int_equal(fgetc(f), EOF);
+    fclose(f);
+
+    /* usage errors: exit status 2; bad input file: 1 */
+    snprintf(cmd, sizeof(cmd), "'%s' range=-4 '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path, out_path);
+    int st = system(cmd);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    snprintf(cmd, sizeof(cmd), "'%s' colour=3 '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path, out_path);
+    st = system(cmd);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+    f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs("P5 2 2 255\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path, out_path);
+    st = system(cmd);
+    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+
+    remove(in_path);
+    remove(out_path);
+    rv_image_destroy(&dst);
+    rv_image_destroy(&src[0]);
+    rv_image_destroy(&src[1]);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cli_matches_library),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,511 @@
+/*
+ * test_deband_cpu.c - the deband filter on the CPU backend against the
+ * independent scalar reference (deband_ref.h); banding reduction quality on
+ * a quantised gradient; borders and tiny images (run under ASan); parameter
+ * and call errors.
+ */
+#include <math.h>
+
+#include "rv_test.h"
+#include "deband_ref.h"
+
+#include <ravioli/deband_kernel.h>
+
+typedef struct {
+    int mode, blur;
+} mode_case;
+static const mode_case k_modes[] = {{0, 1}, {1, 1}, {1, 0}, {2, 1}, {2, 0}};
+#define NMODES ((int)(sizeof(k_modes) / sizeof(k_modes[0])))
+
+/* Runs rv_deband_apply on a test picture and compares every plane with the
+ * reference. */
+static void check_against_ref(RV_Context *ctx, RV_Format fmt, int w, int h,
+                              const RV_DebandSettings *s, int64_t frame, uint64_t seed)
+{
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    assert_int_equal(rv_deband_configure(db, s), 0);
+    const RV_Format fout = rv_deband_output_format(db, fmt);
+    assert_true(fout != 0);
+    RV_Image *src = NULL, *dst = NULL;
+    assert_int_equal(rv_image_create(ctx, w, h, fmt, &src), 0);
+    assert_int_equal(rv_image_create(ctx, w, h, fout, &dst), 0);
+    const int din = img_depth(src), dout = img_depth(dst);
+    for (int p = 0; p < rv_image_planes(src); p++) {
+        const int pw = rv_image_plane_width(src, p), ph = rv_image_plane_height(src, p);
+        uint16_t *a = malloc((size_t)pw * ph * 2);
+        assert_non_null(a);
+        fill_test_plane(a, pw, ph, din, p, seed);
+        assert_int_equal(img_set_plane(src, p, a), 0);
+        free(a);
+    }
+    int err = rv_deband_apply(db, dst, src, frame);
+    if (err < 0)
+        fprintf(stderr, "apply: %s\n", rv_deband_error(db));
+    assert_int_equal(err, 0);
+    for (int p = 0; p < rv_image_planes(src); p++) {
+        const int pw = rv_image_plane_width(src, p), ph = rv_image_plane_height(src, p);
+        uint16_t *in = img_get_plane(src, p), *got = img_get_plane(dst, p);
+        uint16_t *want = malloc((size_t)pw * ph * 2);
+        assert_non_null(in);
+        assert_non_null(got);
+        assert_non_null(want);
+        ref_deband_plane(in, want, pw, ph, din, dout, s, p, frame);
+        for (int i = 0; i < pw * ph; i++) {
+            if (got[i] != want[i]) {
+                fprintf(stderr,
+                        "%s %dx%d -> %d bit, mode %d blur %d il %d dyn %d: plane %d (%d,%d): got %u want %u\n",
+                        rv_format_info(fmt)->name, w, h, dout, s->sample_mode, s->blur_first,
+                        s->interlaced, s->dynamic_grain, p, i % pw, i / pw, got[i], want[i]);
+                fail();
+            }
+        }
+        free(in);
+        free(got);
+        free(want);
+    }
+    rv_image_destroy(&src);
+    rv_image_destroy(&dst);
+    rv_deband_destroy(&db);
+    assert_null(db);
+}
+
+static void test_matches_reference(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(2);
+    static const RV_Format fmts[] = {RV_FMT_YUV420P8, RV_FMT_YUV444P8, RV_FMT_YUV420P16,
+                                     RV_FMT_YUV444P16, RV_FMT_GRAY8, RV_FMT_GRAY16};
+    static const int depths[] = {0, 8, 16};
+    int n = 0;
+    for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+        for (int d = 0; d < 3; d++)
+            for (int m = 0; m < NMODES; m++)
+                for (int il = 0; il < 2; il++) {
+                    RV_DebandSettings s;
+                    rv_deband_settings_default(&s);
+                    s.sample_mode = k_modes[m].mode;
+                    s.blur_first = k_modes[m].blur;
+                    s.output_depth = depths[d];
+                    s.interlaced = il;
+                    s.dynamic_grain = (m + il) & 1;
+                    s.seed = (uint32_t)(f * 131 + (size_t)m * 7 + (size_t)d);
+                    s.range = 6 + (int)f;
+                    s.cb = 40;
+                    s.cr = 100;
+                    s.grainc = 30;
+                    check_against_ref(ctx, fmts[f], 67, 45, &s, 5 + m, f + 1);
+                    n++;
+                }
+    printf("deband: %d configurations match the reference bit for bit\n", n);
+    rv_context_destroy(&ctx);
+}
+
+/* Edge cases of the parameters: range 0, threshold 0 (plane untouched),
+ * no grain, huge grain (clamping), largest range. */
+static void test_parameter_extremes(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    s.range = 0;
+    check_against_ref(ctx, RV_FMT_YUV420P8, 33, 17, &s, 0, 3);
+    rv_deband_settings_default(&s);
+    s.y = 0;
+    s.grainc = 0;
+    check_against_ref(ctx, RV_FMT_YUV444P16, 33, 17, &s, 0, 4);
+    s.y = 4095;
+    s.grainy = 4095;
+    s.range = 255;
+    check_against_ref(ctx, RV_FMT_YUV420P16, 40, 300, &s, 0, 5);
+    s.output_depth = 8;
+    check_against_ref(ctx, RV_FMT_YUV420P16, 300, 40, &s, 0, 6);
+    rv_context_destroy(&ctx);
+}
+
+/* Threshold 0: the plane is copied (depth converted), whatever the grain. */
+static void test_threshold_zero_copies(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    s.y = s.cb = s.cr = 0;
+    s.grainy = s.grainc = 500;
+    s.output_depth = 16;
+    assert_int_equal(rv_deband_configure(db, &s), 0);
+    RV_Image *src = NULL, *dst = NULL;
+    assert_int_equal(rv_image_create(ctx, 50, 30, RV_FMT_YUV420P8, &src), 0);
+    assert_int_equal(rv_image_create(ctx, 50, 30, RV_FMT_YUV420P16, &dst), 0);
+    rv_test_fill_random(src, 9);
+    assert_int_equal(rv_deband_apply(db, dst, src, 0), 0);
+    for (int p = 0; p < 3; p++) {
+        uint16_t *in = img_get_plane(src, p), *out = img_get_plane(dst, p);
+        const int n = rv_image_plane_width(src, p) * rv_image_plane_height(src, p);
+        for (int i = 0; i < n; i++)
+            assert_int_equal(out[i], in[i] << 8);
+        free(in);
+        free(out);
+    }
+    rv_image_destroy(&src);
+    rv_image_destroy(&dst);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+}
+
+/* dynamic_grain: a new pattern each frame; static grain: the same. */
+static void test_dynamic_grain(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(2);
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    RV_Image *src = NULL, *o1 = NULL, *o2 = NULL;
+    assert_int_equal(rv_image_create(ctx, 64, 32, RV_FMT_GRAY8, &src), 0);
+    assert_int_equal(rv_image_create(ctx, 64, 32, RV_FMT_GRAY16, &o1), 0);
+    assert_int_equal(rv_image_create(ctx, 64, 32, RV_FMT_GRAY16, &o2), 0);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    s.output_depth = 16;
+    {
+        ptrdiff_t pitch;
+        unsigned char *px = rv_image_write(src, 0, &pitch);
+        assert_non_null(px);
+        for (int y = 0; y < 32; y++)
+            memset(px + y * pitch, 128, 64);
+    }
+    for (int dyn = 0; dyn < 2; dyn++) {
+        s.dynamic_grain = dyn;
+        assert_int_equal(rv_deband_configure(db, &s), 0);
+        assert_int_equal(rv_deband_apply(db, o1, src, 10), 0);
+        assert_int_equal(rv_deband_apply(db, o2, src, 11), 0);
+        uint16_t *a = img_get_plane(o1, 0), *b = img_get_plane(o2, 0);
+        int differ = 0;
+        for (int i = 0; i < 64 * 32; i++)
+            differ += a[i] != b[i];
+        printf("dynamic_grain=%d: %d of %d pixels differ between frames 10 and 11\n", dyn, differ,
+               64 * 32);
+        if (dyn)
+            assert_true(differ > 64 * 32 * 95 / 100);
+        else
+            assert_int_equal(differ, 0);
+        free(a);
+        free(b);
+    }
+    rv_image_destroy(&src);
+    rv_image_destroy(&o1);
+    rv_image_destroy(&o2);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+}
+
+/*
+ * Quality, no eyes needed: a smooth 16-bit horizontal ramp (plus a sharp
+ * edge) quantised to 8 bits shows bands; debanded to 16 bits it must come
+ * much closer to the smooth original, and the edge must stay sharp.
+ */
+static void test_quality_gradient(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(2);
+    const int w = 512, h = 128, edge = 384;
+    /* ramp over 24 8-bit codes in 384 px: bands 16 px wide; edge: +48 codes */
+    double *orig = malloc(sizeof(double) * w * h);
+    uint16_t *q8 = malloc(sizeof(uint16_t) * w * h);
+    assert_non_null(orig);
+    assert_non_null(q8);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double v = 100.0 + 24.0 * x / edge;      /* in 8-bit codes */
+            if (x >= edge)
+                v = 172.0 + 4.0 * (x - edge) / (w - edge);
+            orig[y * w + x] = v * 256.0;
+            q8[y * w + x] = (uint16_t)floor(v + 0.5);
+        }
+    RV_Image *src = NULL, *dst = NULL;
+    assert_int_equal(rv_image_create(ctx, w, h, RV_FMT_GRAY8, &src), 0);
+    assert_int_equal(rv_image_create(ctx, w, h, RV_FMT_GRAY16, &dst), 0);
+    assert_int_equal(img_set_plane(src, 0, q8), 0);
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    s.output_depth = 16;
+    s.range = 24;
+    s.grainy = 0; /* measure the smoothing itself */
+    assert_int_equal(rv_deband_configure(db, &s), 0);
+    assert_int_equal(rv_deband_apply(db, dst, src, 0), 0);
+    uint16_t *out = img_get_plane(dst, 0);
+    assert_non_null(out);
+    /* error on the ramp, away from the image border and the edge */
+    double e0 = 0, e1 = 0;
+    long n = 0;
+    for (int y = 24; y < h - 24; y++)
+        for (int x = 24; x < edge - 24; x++) {
+            const double o = orig[y * w + x];
+            e0 += (q8[y * w + x] * 256.0 - o) * (q8[y * w + x] * 256.0 - o);
+            e1 += (out[y * w + x] - o) * (out[y * w + x] - o);
+            n++;
+        }
+    e0 = sqrt(e0 / n) / 256.0;
+    e1 = sqrt(e1 / n) / 256.0;
+    /* edge: mean level just left / right of it, and its 1-pixel contrast */
+    double left = 0, right = 0;
+    int sharp_rows = 0;
+    for (int y = 0; y < h; y++) {
+        left += out[y * w + edge - 1];
+        right += out[y * w + edge];
+        if (out[y * w + edge] - out[y * w + edge - 1] >= 44 * 256)
+            sharp_rows++;
+    }
+    left /= h * 256.0;
+    right /= h * 256.0;
+    printf("quality: RMS error vs smooth original, 8-bit codes: banded %.4f -> debanded %.4f (x%.2f)\n",
+           e0, e1, e1 / e0);
+    printf("quality: edge at x=%d: mean %.2f | %.2f (input 124 | 172), sharp in %d/%d rows\n", edge,
+           left, right, sharp_rows, h);
+    /* 4 references with independent quantisation errors: the RMS error can
+     * at best halve (1/sqrt(4)); require at least 40% less */
+    assert_true(e1 < 0.6 * e0);
+    assert_int_equal(sharp_rows, h);
+    assert_true(fabs(left - 124.0) < 1.0 && fabs(right - 172.0) < 1.0);
+    free(out);
+    free(orig);
+    free(q8);
+    rv_image_destroy(&src);
+    rv_image_destroy(&dst);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+}
+
+/* Tiny images through rv_deband_apply (every mode, both depths). */
+static void test_tiny_images(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(2);
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {2, 3}, {1, 9}, {9, 1}, {2, 2}, {5, 5}};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        for (int m = 0; m < NMODES; m++)
+            for (int il = 0; il < 2; il++) {
+                RV_DebandSettings s;
+                rv_deband_settings_default(&s);
+                s.sample_mode = k_modes[m].mode;
+                s.blur_first = k_modes[m].blur;
+                s.interlaced = il;
+                s.range = 31;
+                s.seed = (uint32_t)(i * 10 + (size_t)m);
+                check_against_ref(ctx, RV_FMT_YUV420P8, sizes[i][0], sizes[i][1], &s, 0, i);
+                s.output_depth = 16;
+                check_against_ref(ctx, RV_FMT_YUV444P16, sizes[i][0], sizes[i][1], &s, 0, i);
+            }
+    rv_context_destroy(&ctx);
+}
+
+/*
+ * Borders: every kernel entry launched directly on planes that are exactly
+ * w*h samples (no row padding, one allocation each), so that any read or
+ * write outside the plane is an ASan error; odd tile shapes too.
+ */
+static void test_borders_exact_buffers(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(2);
+    RV_Module *mod = NULL;
+    assert_int_equal(rv_module_load(ctx, "deband", &mod), 0);
+    static const char *const tags[] = {"m0", "m1b", "m1n", "m2b", "m2n"};
+    static const int dd[4][2] = {{8, 8}, {8, 16}, {16, 16}, {16, 8}};
+    static const int sizes[][2] = {{1, 1}, {3, 2}, {2, 3}, {17, 4}, {4, 17}, {31, 29}};
+    for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++)
+        for (int t = 0; t < NMODES; t++)
+            for (int k = 0; k < 4; k++) {
+                const int w = sizes[si][0], h = sizes[si][1];
+                const int din = dd[k][0], dout = dd[k][1];
+                char name[64];
+                snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], din, dout);
+                const RV_Kernel *kern = NULL;
+                assert_int_equal(rv_kernel_get(mod, name, &kern), 0);
+                RV_DebandSettings s;
+                rv_deband_settings_default(&s);
+                s.sample_mode = k_modes[t].mode;
+                s.blur_first = k_modes[t].blur;
+                s.range = 255;
+                s.interlaced = (int)(si & 1);
+                s.seed = (uint32_t)(si * 100 + (size_t)t * 10 + (size_t)k);
+                const size_t bi = din / 8, bo = dout / 8;
+                uint16_t *in = malloc((size_t)w * h * 2), *want = malloc((size_t)w * h * 2);
+                unsigned char *sbuf = malloc((size_t)w * h * bi), *dbuf = malloc((size_t)w * h * bo);
+                assert_true(in && want && sbuf && dbuf);
+                fill_test_plane(in, w, h, din, 0, si);
+                for (int i = 0; i < w * h; i++) {
+                    if (bi == 2)
+                        ((uint16_t *)(void *)sbuf)[i] = in[i];
+                    else
+                        sbuf[i] = (unsigned char)in[i];
+                }
+                rv_deband_args a;
+                memset(&a, 0, sizeof(a));
+                a.nplanes = 1;
+                a.src[0] = (uint64_t)(uintptr_t)sbuf;
+                a.dst[0] = (uint64_t)(uintptr_t)dbuf;
+                a.spitch[0] = (int64_t)(w * bi);
+                a.dpitch[0] = (int64_t)(w * bo);
+                a.w[0] = w;
+                a.h[0] = h;
+                a.thr[0] = s.y * 16;
+                a.grain[0] = s.grainy * 4;
+                a.key_ref[0] = rv_deband_key_ref(s.seed, 0);
+                a.key_grain[0] = rv_deband_key_grain(s.seed, 0, 0);
+                a.range = s.range;
+                a.interlaced = s.interlaced;
+                RV_LaunchShape sh;
+                memset(&sh, 0, sizeof(sh));
+                sh.block[0] = 7; /* tiles of 7 x 3 */
+                sh.block[1] = 3;
+                sh.grid[0] = (unsigned)((w + 6) / 7);
+                sh.grid[1] = (unsigned)((h + 2) / 3);
+                sh.grid[2] = 1;
+                assert_int_equal(rv_launch_raw(kern, &sh, &a, sizeof(a)), 0);
+                ref_deband_plane(in, want, w, h, din, dout, &s, 0, 0);
+                for (int i = 0; i < w * h; i++) {
+                    const unsigned got = bo == 2 ? ((uint16_t *)(void *)dbuf)[i] : dbuf[i];
+                    if (got != want[i]) {
+                        fprintf(stderr, "%s %dx%d (%d,%d): got %u want %u\n", name, w, h, i % w,
+                                i / w, got, want[i]);
+                        fail();
+                    }
+                }
+                free(in);
+                free(want);
+                free(sbuf);
+                free(dbuf);
+            }
+    rv_module_unload(&mod);
+    rv_context_destroy(&ctx);
+}
+
+static void expect_bad(RV_Deband *db, const RV_DebandSettings *s, const char *word)
+{
+    char msg[256];
+    assert_int_equal(rv_deband_settings_check(s, msg, sizeof(msg)), RV_EINVAL);
+    printf("  refused: %s\n", msg);
+    assert_non_null(strstr(msg, word));
+    assert_int_equal(rv_deband_configure(db, s), RV_EINVAL);
+    assert_non_null(strstr(rv_deband_error(db), word));
+}
+
+static void test_parameter_errors(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    RV_DebandSettings s, d;
+    rv_deband_settings_default(&d);
+    assert_int_equal(rv_deband_settings_check(&d, NULL, 0), 0);
+    s = d; s.range = -1; expect_bad(db, &s, "range");
+    s = d; s.range = 256; expect_bad(db, &s, "range");
+    s = d; s.y = -3; expect_bad(db, &s, "threshold y");
+    s = d; s.cr = 5000; expect_bad(db, &s, "threshold cr");
+    s = d; s.grainy = -1; expect_bad(db, &s, "grainy");
+    s = d; s.grainc = 4096; expect_bad(db, &s, "grainc");
+    s = d; s.sample_mode = 3; expect_bad(db, &s, "unknown sample_mode 3");
+    s = d; s.sample_mode = -1; expect_bad(db, &s, "sample_mode");
+    s = d; s.blur_first = 2; expect_bad(db, &s, "blur_first");
+    s = d; s.dynamic_grain = 7; expect_bad(db, &s, "dynamic_grain");
+    s = d; s.interlaced = -1; expect_bad(db, &s, "interlaced");
+    s = d; s.output_depth = 10; expect_bad(db, &s, "output_depth");
+    assert_int_equal(rv_deband_settings_check(NULL, NULL, 0), RV_EINVAL);
+    /* a refused configuration keeps the previous one */
+    RV_DebandSettings got;
+    rv_deband_get_settings(db, &got);
+    assert_memory_equal(&got, &d, sizeof(d));
+
+    /* call errors */
+    RV_Image *a = NULL, *b = NULL, *c = NULL, *g = NULL;
+    assert_int_equal(rv_image_create(ctx, 16, 8, RV_FMT_YUV420P8, &a), 0);
+    assert_int_equal(rv_image_create(ctx, 16, 8, RV_FMT_YUV444P8, &b), 0);
+    assert_int_equal(rv_image_create(ctx, 18, 8, RV_FMT_YUV420P8, &c), 0);
+    assert_int_equal(rv_image_create(ctx, 16, 8, RV_FMT_RGBA8, &g), 0);
+    assert_int_equal(rv_deband_apply(db, a, a, 0), RV_EINVAL);
+    printf("  refused: %s\n", rv_deband_error(db));
+    assert_non_null(strstr(rv_deband_error(db), "must not be src"));
+    assert_int_equal(rv_deband_apply(db, b, a, 0), RV_EINVAL);
+    printf("  refused: %s\n", rv_deband_error(db));
+    assert_non_null(strstr(rv_deband_error(db), "expected yuv420p8"));
+    assert_int_equal(rv_deband_apply(db, c, a, 0), RV_EINVAL);
+    printf("  refused: %s\n", rv_deband_error(db));
+    assert_non_null(strstr(rv_deband_error(db), "16x8"));
+    assert_int_equal(rv_deband_apply(db, a, g, 0), RV_EINVAL);
+    printf("  refused: %s\n", rv_deband_error(db));
+    assert_non_null(strstr(rv_deband_error(db), "not supported"));
+    assert_int_equal(rv_deband_apply(db, NULL, a, 0), RV_EINVAL);
+    assert_int_equal(rv_deband_apply(NULL, a, b, 0), RV_EINVAL);
+    assert_int_equal(rv_deband_output_format(db, RV_FMT_RGBA8), 0);
+    s = d;
+    s.output_depth = 16;
+    assert_int_equal(rv_deband_configure(db, &s), 0);
+    assert_int_equal(rv_deband_output_format(db, RV_FMT_YUV420P8), RV_FMT_YUV420P16);
+    s.output_depth = 8;
+    assert_int_equal(rv_deband_configure(db, &s), 0);
+    assert_int_equal(rv_deband_output_format(db, RV_FMT_YUV444P16), RV_FMT_YUV444P8);
+    rv_image_destroy(&a);
+    rv_image_destroy(&b);
+    rv_image_destroy(&c);
+    rv_image_destroy(&g);
+    rv_deband_destroy(&db);
+    assert_null(db);
+    rv_deband_destroy(&db); /* NULL is ignored */
+    assert_int_equal(rv_deband_create(NULL, &db), RV_EINVAL);
+    assert_int_equal(rv_deband_create(ctx, NULL), RV_EINVAL);
+    rv_context_destroy(&ctx);
+}
+
+/* The same result with 1 and 2 worker threads. */
+static void test_thread_count_invariant(void **state)
+{
+    (void)state;
+    RV_Context *c1 = rv_test_cpu_context(1), *c2 = rv_test_cpu_context(2);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    s.output_depth = 16;
+    uint16_t *res[2];
+    RV_Context *cs[2] = {c1, c2};
+    for (int i = 0; i < 2; i++) {
+        RV_Deband *db = NULL;
+        RV_Image *src = NULL, *dst = NULL;
+        assert_int_equal(rv_deband_create(cs[i], &db), 0);
+        assert_int_equal(rv_deband_configure(db, &s), 0);
+        assert_int_equal(rv_image_create(cs[i], 2100, 40, RV_FMT_GRAY8, &src), 0);
+        assert_int_equal(rv_image_create(cs[i], 2100, 40, RV_FMT_GRAY16, &dst), 0);
+        rv_test_fill_random(src, 77);
+        assert_int_equal(rv_deband_apply(db, dst, src, 0), 0);
+        res[i] = img_get_plane(dst, 0);
+        rv_image_destroy(&src);
+        rv_image_destroy(&dst);
+        rv_deband_destroy(&db);
+    }
+    assert_memory_equal(res[0], res[1], 2100 * 40 * 2);
+    free(res[0]);
+    free(res[1]);
+    rv_context_destroy(&c1);
+    rv_context_destroy(&c2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_matches_reference),
+        cmocka_unit_test(test_parameter_extremes),
+        cmocka_unit_test(test_threshold_zero_copies),
+        cmocka_unit_test(test_dynamic_grain),
+        cmocka_unit_test(test_quality_gradient),
+        cmocka_unit_test(test_tiny_images),
+        cmocka_unit_test(test_borders_exact_buffers),
+        cmocka_unit_test(test_parameter_errors),
+        cmocka_unit_test(test_thread_count_invariant),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,209 @@
+/*
+ * test_deband_gpu.c - the GPU kernels equal the CPU kernels bit for bit for
+ * every sample mode, format and depth, and equal the scalar reference on
+ * unaligned planes (scalar-store path). Skipped (77) without a GPU.
+ */
+#include "rv_test.h"
+#include "deband_ref.h"
+
+#include <ravioli/deband_kernel.h>
+
+static const int k_modes[5][2] = {{0, 1}, {1, 1}, {1, 0}, {2, 1}, {2, 0}};
+
+static RV_Image *make_src(RV_Context *ctx, RV_Format fmt, int w, int h, uint64_t seed)
+{
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(ctx, w, h, fmt, &img), 0);
+    for (int p = 0; p < rv_image_planes(img); p++) {
+        const int pw = rv_image_plane_width(img, p), ph = rv_image_plane_height(img, p);
+        uint16_t *a = malloc((size_t)pw * ph * 2);
+        assert_non_null(a);
+        fill_test_plane(a, pw, ph, img_depth(img), p, seed);
+        assert_int_equal(img_set_plane(img, p, a), 0);
+        free(a);
+    }
+    return img;
+}
+
+static void test_gpu_equals_cpu(void **state)
+{
+    (void)state;
+    RV_Context *gpu = rv_test_gpu_context();
+    RV_Context *cpu = rv_test_cpu_context(0);
+    static const RV_Format fmts[] = {RV_FMT_YUV420P8, RV_FMT_YUV444P8, RV_FMT_YUV420P16,
+                                     RV_FMT_YUV444P16, RV_FMT_GRAY8};
+    static const int depths[] = {0, 8, 16};
+    static const int sizes[][2] = {{259, 131}, {1, 1}, {3, 2}, {130, 9}, {1280, 720}};
+    int n = 0;
+    for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
+        for (int d = 0; d < 3; d++)
+            for (int m = 0; m < 5; m++)
+                for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+                    RV_DebandSettings s;
+                    rv_deband_settings_default(&s);
+                    s.sample_mode = k_modes[m][0];
+                    s.blur_first = k_modes[m][1];
+                    s.output_depth = depths[d];
+                    s.interlaced = (int)(z & 1);
+                    s.dynamic_grain = m & 1;
+                    s.seed = (uint32_t)(f * 31 + z);
+                    s.cr = 90;
+                    RV_Deband *dg = NULL, *dc = NULL;
+                    assert_int_equal(rv_deband_create(gpu, &dg), 0);
+                    assert_int_equal(rv_deband_create(cpu, &dc), 0);
+                    assert_int_equal(rv_deband_configure(dg, &s), 0);
+                    assert_int_equal(rv_deband_configure(dc, &s), 0);
+                    const int w = sizes[z][0], h = sizes[z][1];
+                    RV_Image *sg = make_src(gpu, fmts[f], w, h, f + z);
+                    RV_Image *sc = make_src(cpu, fmts[f], w, h, f + z);
+                    RV_Image *og = NULL, *oc = NULL;
+                    const RV_Format fo = rv_deband_output_format(dg, fmts[f]);
+                    assert_int_equal(rv_image_create(gpu, w, h, fo, &og), 0);
+                    assert_int_equal(rv_image_create(cpu, w, h, fo, &oc), 0);
+                    int err = rv_deband_apply(dg, og, sg, 3);
+                    if (err < 0)
+                        fprintf(stderr, "gpu apply: %s\n", rv_deband_error(dg));
+                    assert_int_equal(err, 0);
+                    assert_int_equal(rv_deband_apply(dc, oc, sc, 3), 0);
+                    for (int p = 0; p < rv_image_planes(og); p++) {
+                        uint16_t *a = img_get_plane(og, p), *b = img_get_plane(oc, p);
+                        assert_non_null(a);
+                        assert_non_null(b);
+                        const int pw = rv_image_plane_width(og, p), ph = rv_image_plane_height(og, p);
+                        for (int i = 0; i < pw * ph; i++)
+                            if (a[i] != b[i]) {
+                                fprintf(stderr, "%s %dx%d d%d mode %d/%d plane %d (%d,%d): gpu %u cpu %u\n",
+                                        rv_format_info(fmts[f])->name, w, h, depths[d], s.sample_mode,
+                                        s.blur_first, p, i % pw, i / pw, a[i], b[i]);
+                                fail();
+                            }
+                        free(a);
+                        free(b);
+                    }
+                    rv_image_destroy(&sg);
+                    rv_image_destroy(&sc);
+                    rv_image_destroy(&og);
+                    rv_image_destroy(&oc);
+                    rv_deband_destroy(&dg);
+                    rv_deband_destroy(&dc);
+                    n++;
+                }
+    printf("deband: GPU = CPU bit for bit in %d configurations\n", n);
+    rv_context_destroy(&cpu);
+    rv_context_destroy(&gpu);
+}
+
+/* Unaligned device planes (odd pitch): the scalar-store path, vs the reference. */
+static void test_gpu_unaligned_planes(void **state)
+{
+    (void)state;
+    RV_Context *gpu = rv_test_gpu_context();
+    RV_Module *mod = NULL;
+    assert_int_equal(rv_module_load(gpu, "deband", &mod), 0);
+    static const char *const tags[] = {"m0", "m1b", "m1n", "m2b", "m2n"};
+    static const int dd[4][2] = {{8, 8}, {8, 16}, {16, 16}, {16, 8}};
+    const int w = 77, h = 23;
+    for (int t = 0; t < 5; t++)
+        for (int k = 0; k < 4; k++) {
+            const int din = dd[k][0], dout = dd[k][1];
+            char name[64];
+            snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], din, dout);
+            const RV_Kernel *kern = NULL;
+            assert_int_equal(rv_kernel_get(mod, name, &kern), 0);
+            RV_DebandSettings s;
+            rv_deband_settings_default(&s);
+            s.sample_mode = k_modes[t][0];
+            s.blur_first = k_modes[t][1];
+            s.seed = (uint32_t)(t * 4 + k);
+            const size_t bi = (size_t)din / 8, bo = (size_t)dout / 8;
+            const size_t sp = w * bi + 3, dp = w * bo + 1 + (bo == 2); /* odd / unaligned */
+            uint16_t *in = malloc((size_t)w * h * 2), *want = malloc((size_t)w * h * 2);
+            unsigned char *hs = calloc(sp * h + 1, 1), *hd = calloc(dp * h + 2, 1);
+            assert_true(in && want && hs && hd);
+            fill_test_plane(in, w, h, din, 0, (uint64_t)t);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    if (bi == 2)
+                        memcpy(hs + 1 + y * sp + 2 * x, &in[y * w + x], 2);
+                    else
+                        hs[1 + y * sp + x] = (unsigned char)in[y * w + x];
+                }
+            RV_Buffer *bs = NULL, *bd = NULL;
+            assert_int_equal(rv_buffer_create(gpu, sp * h + 1, &bs), 0);
+            assert_int_equal(rv_buffer_create(gpu, dp * h + 2, &bd), 0);
+            assert_int_equal(rv_buffer_upload(bs, 0, hs, sp * h + 1), 0);
+            rv_deband_args a;
+            memset(&a, 0, sizeof(a));
+            a.nplanes = 1;
+            a.src[0] = rv_buffer_address(bs) + (bi == 2 ? 0 : 1);
+            a.dst[0] = rv_buffer_address(bd) + (bo == 2 ? 2 : 1);
+            a.spitch[0] = (int64_t)sp;
+            a.dpitch[0] = (int64_t)dp;
+            if (bi == 2) { /* 16-bit samples must stay 2-byte aligned: even pitch */
+                a.spitch[0] = (int64_t)(w * 2 + 6);
+            }
+            a.w[0] = w;
+            a.h[0] = h;
+            a.thr[0] = s.y * 16;
+            a.grain[0] = s.grainy * 4;
+            a.key_ref[0] = rv_deband_key_ref(s.seed, 0);
+            a.key_grain[0] = rv_deband_key_grain(s.seed, 0, 0);
+            a.range = s.range;
+            a.interlaced = 0;
+            a.vec_ok = 0;
+            if (bi == 2) { /* re-pack with the even pitch */
+                memset(hs, 0, sp * h + 1);
+                for (int y = 0; y < h && (size_t)(y * (w * 2 + 6) + 2 * w) <= sp * h + 1; y++)
+                    for (int x = 0; x < w; x++)
+                        memcpy(hs + y * (w * 2 + 6) + 2 * x, &in[y * w + x], 2);
+                assert_true((size_t)((h - 1) * (w * 2 + 6) + 2 * w) <= sp * h + 1);
+                assert_int_equal(rv_buffer_upload(bs, 0, hs, sp * h + 1), 0);
+            }
+            if (bo == 2)
+                a.dpitch[0] = (int64_t)(w * 2 + 2);
+            RV_LaunchShape sh;
+            memset(&sh, 0, sizeof(sh));
+            sh.block[0] = 32;
+            sh.block[1] = 8;
+            sh.grid[0] = (unsigned)((w + 127) / 128);
+            sh.grid[1] = (unsigned)((h + 7) / 8);
+            sh.grid[2] = 1;
+            assert_int_equal(rv_launch_raw(kern, &sh, &a, sizeof(a)), 0);
+            assert_int_equal(rv_buffer_download(bd, 0, hd, dp * h + 2), 0);
+            ref_deband_plane(in, want, w, h, din, dout, &s, 0, 0);
+            const size_t doff = bo == 2 ? 2 : 1;
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    unsigned got;
+                    if (bo == 2) {
+                        uint16_t v;
+                        memcpy(&v, hd + doff + (size_t)y * (size_t)a.dpitch[0] + 2 * x, 2);
+                        got = v;
+                    } else {
+                        got = hd[doff + (size_t)y * (size_t)a.dpitch[0] + x];
+                    }
+                    if (got != want[y * w + x]) {
+                        fprintf(stderr, "%s unaligned (%d,%d): got %u want %u\n", name, x, y, got,
+                                want[y * w + x]);
+                        fail();
+                    }
+                }
+            rv_buffer_destroy(&bs);
+            rv_buffer_destroy(&bd);
+            free(in);
+            free(want);
+            free(hs);
+            free(hd);
+        }
+    rv_module_unload(&mod);
+    rv_context_destroy(&gpu);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_equals_cpu),
+        cmocka_unit_test(test_gpu_unaligned_planes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
