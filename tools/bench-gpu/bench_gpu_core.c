@@ -542,6 +542,9 @@ int main(int argc, char **argv)
         show(r->thesis, " %*.3f |", 7);
         printf("\n");
     }
+    printf("\ntorch lines (ms, median of 30; emboss/edge include replicate padding and the clamp):\n");
+    for (int i = 0; i < ntorch; i++)
+        printf("  torch %-18s %dx%d %.4f\n", torch_rows[i].op, torch_rows[i].w, torch_rows[i].h, torch_rows[i].ms);
     rv_module_unload(&mod);
     rv_context_destroy(&ctx);
     return 0;
