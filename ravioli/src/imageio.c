@@ -396,13 +396,16 @@ static int read_pfm(rd *r, RV_Image **out)
     size_t len = r->pos - start;
     if (len > 64)
         return bad(r, "the scale token at byte %zu is longer than 64 characters", start);
+    char tok[65]; /* printable copy for messages */
+    for (size_t i = 0; i < len; i++)
+        tok[i] = r->p[start + i] > 32 && r->p[start + i] < 127 ? (char)r->p[start + i] : '?';
+    tok[len] = 0;
     double scale;
     if (parse_decimal((const char *)r->p + start, len, &scale) < 0)
-        return bad(r, "the scale '%.*s' is not a decimal number", (int)len,
-                   (const char *)r->p + start);
+        return bad(r, "the scale '%s' is not a decimal number", tok);
     if (scale == 0.0 || !isfinite(scale))
-        return bad(r, "the scale '%.*s' must be finite and non-zero (its sign gives the byte order)",
-                   (int)len, (const char *)r->p + start);
+        return bad(r, "the scale '%s' must be finite and non-zero (its sign gives the byte order)",
+                   tok);
     const int little = scale < 0;
     if (r->pos >= r->n)
         return bad(r, "truncated: the header ends at the scale, no raster follows");
