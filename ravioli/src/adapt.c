@@ -614,14 +614,10 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                 if (a->idx == j && s->explore_s > 0 && s->learn_overhead && sj > 1 &&
                     a->lad_si[0] == 1 && !a->shp_conf[sj] && a->since_change >= s->up_hold_frames &&
                     t - a->t_change >= s->explore_s * a->hold_mult) {
-                    /* only when the frames at the current stride use at most half
-                     * of the finest configuration's budget (stride 1 would fit if
-                     * it cost up to twice as much as the current stride) */
-                    double cmax, cmean;
-                    cost_window(a, t, s->up_hold_s, &cmax, &cmean);
-                    const double cm = cost_window_median(a, t);
-                    if (cmean * shape_of(a, sj) <= 0.5 * a->lad_st[0] * s->deadline_s &&
-                        fits(a, 0, cm, s->headroom)) {
+                    /* only when the model itself says full resolution fits the
+                     * headroom (it was the stricter finer-step test, mean within
+                     * up_level and worst within headroom, that held it back) */
+                    if (fits(a, 0, cost_window_median(a, t), s->headroom)) {
                         a->idx = 0;
                         explored = 1;
                     }
