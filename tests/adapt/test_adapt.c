@@ -373,6 +373,41 @@ static void test_learnt_shape(void **state)
     rv_adapt_destroy(&s->a);
 }
 
+/*
+ * Exploration. A stage whose strides 2 and 3 save almost nothing: after a
+ * 5.7x load the controller comes back through stride 2, whose cost it only
+ * knows by interpolation (too low: it makes full resolution look dear), and
+ * without probing it would stay there for good. With the probe it is back
+ * at full resolution within explore_s plus the hold after the load.
+ */
+static const double k_flat[9] = {0, 1.0, 0.95, 0.9, 0.25, 0.2, 0.15, 0.12, 0.1};
+
+static void test_exploration(void **state)
+{
+    (void)state;
+    for (int explore = 1; explore >= 0; explore--) {
+        RV_AdaptSettings set;
+        rv_adapt_settings_default(&set);
+        set.deadline_s = D;
+        if (!explore)
+            set.explore_s = 0;
+        step_load L = {1.0, 3.0, 5.72};
+        sim *s = &g_sim;
+        sim_init(s, &set, 0.6 * D, 0.0, 0.0, load_step, &L);
+        s->table = k_flat;
+        sim_until(s, 8.0);
+        int full_after = 1;
+        for (int i = 0; i < s->n; i++)
+            if (s->f[i].start >= 3.0 + 1.5 && (s->f[i].si != 1 || s->f[i].st != 1 || !s->f[i].met))
+                full_after = 0;
+        if (explore)
+            assert_true(full_after);
+        else
+            assert_false(full_after); /* the trap the probe gets it out of */
+        rv_adapt_destroy(&s->a);
+    }
+}
+
 /* A ramp up to a very high load and back, checking the priority rules at every frame. */
 typedef struct ramp_load {
     double peak;
@@ -813,6 +848,7 @@ int main(void)
         cmocka_unit_test(test_load_steps),
         cmocka_unit_test(test_overhead),
         cmocka_unit_test(test_learnt_shape),
+        cmocka_unit_test(test_exploration),
         cmocka_unit_test(test_priorities),
         cmocka_unit_test(test_no_oscillation),
         cmocka_unit_test(test_spike_ignored),
