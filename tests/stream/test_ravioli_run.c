@@ -362,6 +362,30 @@ static void test_y4m(void **state)
             assert_int_equal(g_out[k][i], i < ysz ? g_in[2 * k][i] : 128);
     free(s);
 
+    /* denoise (DWT, CDF 9/7 in float): threshold 0 reconstructs the luma exactly
+     * after rounding; a high threshold smooths it (less total variation); chroma
+     * is never touched. */
+    expect((const char *[]){"--source", src, "--stage", "denoise:threshold=0,levels=3", "--sink", snk,
+                            "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    for (int k = 0; k < YN; k++)
+        assert_memory_equal(g_out[k], g_in[k], fsz);
+    expect((const char *[]){"--source", src, "--stage", "denoise:threshold=300,levels=2,wavelet=3", "--sink", snk,
+                            "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    for (int k = 0; k < YN; k++) {
+        long tv_in = 0, tv_out = 0;
+        for (int y = 0; y < YH; y++)
+            for (int x = 1; x < YW; x++) {
+                tv_in += abs(g_in[k][y * YW + x] - g_in[k][y * YW + x - 1]);
+                tv_out += abs(g_out[k][y * YW + x] - g_out[k][y * YW + x - 1]);
+            }
+        assert_true(tv_out < tv_in / 2);
+        assert_memory_equal(g_out[k] + ysz, g_in[k] + ysz, fsz - ysz);
+    }
+
     /* A stage that cannot take the source's format is a usage error. */
     unlink(out);
 }

@@ -525,6 +525,8 @@ int main(int argc, char **argv)
 
 out:
     rv_streaming_destroy(&st);
+    for (int i = 0; i < o.nstages; i++)
+        run_stage_release(&o.stages[i]);
     rv_sink_close(&sink);
     rv_source_close(&src);
     rv_stage_vector_destroy(&sv);
