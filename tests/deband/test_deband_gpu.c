@@ -48,6 +48,9 @@ static void test_gpu_equals_cpu(void **state)
                     s.dynamic_grain = m & 1;
                     s.seed = (uint32_t)(f * 31 + z);
                     s.cr = 90;
+                    /* tiled (shared-memory) kernels up to range 32, __ldg kernels above */
+                    static const int ranges[] = {3, 34, 17, 36, 32};
+                    s.range = ranges[z];
                     RV_Deband *dg = NULL, *dc = NULL;
                     assert_int_equal(rv_deband_create(gpu, &dg), 0);
                     assert_int_equal(rv_deband_create(cpu, &dc), 0);
@@ -103,15 +106,17 @@ static void test_gpu_unaligned_planes(void **state)
     static const char *const tags[] = {"m0", "m1b", "m1n", "m2b", "m2n"};
     static const int dd[4][2] = {{8, 8}, {8, 16}, {16, 16}, {16, 8}};
     const int w = 77, h = 23;
+    for (int tiled = 0; tiled < 2; tiled++)
     for (int t = 0; t < 5; t++)
         for (int k = 0; k < 4; k++) {
             const int din = dd[k][0], dout = dd[k][1];
             char name[64];
-            snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], din, dout);
+            snprintf(name, sizeof(name), "deband_%s_%dto%d%s", tags[t], din, dout, tiled ? "_s" : "");
             const RV_Kernel *kern = NULL;
             assert_int_equal(rv_kernel_get(mod, name, &kern), 0);
             RV_DebandSettings s;
             rv_deband_settings_default(&s);
+            s.range = tiled ? 32 : 60;
             s.sample_mode = k_modes[t][0];
             s.blur_first = k_modes[t][1];
             s.seed = (uint32_t)(t * 4 + k);
@@ -166,7 +171,7 @@ static void test_gpu_unaligned_planes(void **state)
             sh.block[0] = 32;
             sh.block[1] = 8;
             sh.grid[0] = (unsigned)((w + 127) / 128);
-            sh.grid[1] = (unsigned)((h + 7) / 8);
+            sh.grid[1] = (unsigned)(tiled ? (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H : (h + 7) / 8);
             sh.grid[2] = 1;
             assert_int_equal(rv_launch_raw(kern, &sh, &a, sizeof(a)), 0);
             assert_int_equal(rv_buffer_download(bd, 0, hd, dp * h + 2), 0);

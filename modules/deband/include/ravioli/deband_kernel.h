@@ -45,6 +45,11 @@ typedef struct rv_deband_args {
     int32_t vec_ok;         /* GPU: dst addresses and pitches allow vector stores */
 } rv_deband_args;
 
+/** Tiled GPU entries (*_s): tile of W x H samples, for range <= RANGE. */
+#define RV_DEBAND_TILE_W 128
+#define RV_DEBAND_TILE_H 32
+#define RV_DEBAND_TILE_RANGE 32
+
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
 typedef struct rv_deband_copy_args {
     uint64_t src, dst; /* 16-byte aligned */
