@@ -2,7 +2,7 @@
  * deband_kernels.c - the deband kernels (module "deband"), one raw kernel
  * entry per (sample mode, blur_first, input depth, output depth), so that
  * neither backend branches on the mode per pixel. The per-pixel math
- * (rv_db_offsets, rv_db_blend, rv_db_grain below) is shared by the CPU and
+ * (rv_db_offsets, rv_db_gather, rv_db_decide, rv_db_noise below) is shared by the CPU and
  * the CUDA bodies; its mode / blur / depth / interlaced arguments are
  * compile-time constants at every call site.
  *
@@ -55,36 +55,63 @@ RV_DB_FN void rv_db_offsets(uint32_t h1, int rl, const int il, int pitch, const 
     *o1 = -db * pitch + (in16 ? 2 * ra : ra);
 }
 
-RV_DB_FN int rv_db_blend(const unsigned char *c, int o0, int o1, int thr, const int mode,
-                         const int blur, const int in16, const int ldg)
+/* Loads the centre (*cv), the sum of the references (*sum) and, without
+ * blur_first, the largest |centre - reference| (*spread). */
+RV_DB_FN void rv_db_gather(const unsigned char *c, int o0, int o1, const int mode, const int blur,
+                           const int in16, const int ldg, int *cv, int *sum, int *spread)
 {
     const int v = rv_db_ld(c, 0, in16, ldg);
-    int avg, diff;
+    *cv = v;
     if (mode == 0) {
-        avg = rv_db_ld(c, o0, in16, ldg);
-        diff = rv_db_abs(v - avg);
+        *sum = rv_db_ld(c, o0, in16, ldg);
     } else if (mode == 1) {
         const int p = rv_db_ld(c, o0, in16, ldg);
         const int m = rv_db_ld(c, -o0, in16, ldg);
-        avg = (p + m + 1) >> 1;
-        diff = blur ? rv_db_abs(v - avg) : rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m));
+        *sum = p + m;
+        if (!blur)
+            *spread = rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m));
     } else {
         const int p = rv_db_ld(c, o0, in16, ldg);
         const int m = rv_db_ld(c, -o0, in16, ldg);
         const int q = rv_db_ld(c, o1, in16, ldg);
         const int r = rv_db_ld(c, -o1, in16, ldg);
-        avg = (p + m + q + r + 2) >> 2;
-        diff = blur ? rv_db_abs(v - avg)
-                    : rv_db_max(rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m)),
+        *sum = p + m + q + r;
+        if (!blur)
+            *spread = rv_db_max(rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m)),
                                 rv_db_max(rv_db_abs(v - q), rv_db_abs(v - r)));
     }
-    return diff < thr ? avg : v;
+}
+
+/* The banding decision: the references' average if banded, else the centre. */
+RV_DB_FN int rv_db_decide(int cv, int sum, int spread, int thr, const int mode, const int blur)
+{
+    const int avg = mode == 0 ? sum : mode == 1 ? (sum + 1) >> 1 : (sum + 2) >> 2;
+    const int diff = (mode == 0 || blur) ? rv_db_abs(cv - avg) : spread;
+    return diff < thr ? avg : cv;
+}
+
+RV_DB_FN int rv_db_blend(const unsigned char *c, int o0, int o1, int thr, const int mode,
+                         const int blur, const int in16, const int ldg)
+{
+    int cv, sum, spread = 0;
+    rv_db_gather(c, o0, o1, mode, blur, in16, ldg, &cv, &sum, &spread);
+    return rv_db_decide(cv, sum, spread, thr, mode, blur);
+}
+
+/* The noise of a pixel, and adding it (clamped to the 16-bit range). */
+RV_DB_FN int rv_db_noise(uint32_t h1, uint32_t key_grain, int grain)
+{
+    return rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
+}
+RV_DB_FN int rv_db_add_noise(int v, int n)
+{
+    v += n;
+    return v < 0 ? 0 : v > 65535 ? 65535 : v;
 }
 
 RV_DB_FN int rv_db_grain(int v, uint32_t h1, uint32_t key_grain, int grain)
 {
-    v += rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
-    return v < 0 ? 0 : v > 65535 ? 65535 : v;
+    return rv_db_add_noise(v, rv_db_noise(h1, key_grain, grain));
 }
 
 /* The limited range of (x, y) in a w x h plane. */
@@ -110,21 +137,53 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
 {
     const int w = a->w[p], h = a->h[p], range = a->range, thr = a->thr[p], grain = a->grain[p];
     const uint32_t kg = a->key_grain[p];
-    const int64_t sp = a->spitch[p];
+    const int sp = (int)a->spitch[p];
     const unsigned char *srow = (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
     unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
-    for (int x = xa; x < xb; x++) {
-        const int rl = inner ? range : rv_db_rl(range, x, y, w, h);
-        const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
-        int o0, o1;
-        rv_db_offsets(h1, rl, il, (int)sp, in16, &o0, &o1);
-        int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 0);
-        if (gr)
-            v = rv_db_grain(v, h1, kg, grain);
-        if (out16)
-            ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
-        else
-            drow[x] = (unsigned char)rv_db_out8(v);
+    if (!inner) {
+        for (int x = xa; x < xb; x++) {
+            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+            int o0, o1;
+            rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, sp, in16, &o0, &o1);
+            int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 0);
+            if (gr)
+                v = rv_db_grain(v, h1, kg, grain);
+            if (out16)
+                ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
+            else
+                drow[x] = (unsigned char)rv_db_out8(v);
+        }
+        return;
+    }
+    /* interior: the hashes and offsets of a chunk first (a loop without
+     * memory gathers, which the compiler vectorises), then the gathers */
+    enum { CH = 64 };
+    int o0s[CH], o1s[CH], ns[CH];
+    for (int xc = xa; xc < xb; xc += CH) {
+        const int n = rv_db_min(CH, xb - xc);
+        for (int i = 0; i < n; i++) {
+            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)(xc + i));
+            rv_db_offsets(h1, range, il, sp, in16, &o0s[i], &o1s[i]);
+            if (gr)
+                ns[i] = rv_db_noise(h1, kg, grain);
+        }
+        /* the gathers, then the decision, noise and store (vectorised) */
+        int cs[CH], ss[CH], ds[CH];
+        for (int i = 0; i < n; i++) {
+            const int x = xc + i;
+            ds[i] = 0;
+            rv_db_gather(srow + (in16 ? 2 * x : x), o0s[i], o1s[i], mode, blur, in16, 0, &cs[i],
+                         &ss[i], &ds[i]);
+        }
+        for (int i = 0; i < n; i++) {
+            int v = rv_db_decide(cs[i], ss[i], ds[i], thr, mode, blur);
+            if (gr)
+                v = rv_db_add_noise(v, ns[i]);
+            if (out16)
+                ((uint16_t *)(void *)drow)[xc + i] = (uint16_t)v;
+            else
+                drow[xc + i] = (unsigned char)rv_db_out8(v);
+        }
     }
 }
 
