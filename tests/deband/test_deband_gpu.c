@@ -35,6 +35,9 @@ static void test_gpu_equals_cpu(void **state)
     static const int depths[] = {0, 8, 16};
     static const int sizes[][2] = {{259, 131}, {1, 1}, {3, 2}, {130, 9}, {1280, 720}};
     int n = 0;
+    RV_Deband *dg = NULL, *dc = NULL; /* one each: the module (PTX) is loaded once */
+    assert_int_equal(rv_deband_create(gpu, &dg), 0);
+    assert_int_equal(rv_deband_create(cpu, &dc), 0);
     for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
         for (int d = 0; d < 3; d++)
             for (int m = 0; m < 5; m++)
@@ -51,9 +54,6 @@ static void test_gpu_equals_cpu(void **state)
                     /* tiled (shared-memory) kernels up to range 32, __ldg kernels above */
                     static const int ranges[] = {3, 34, 17, 36, 32};
                     s.range = ranges[z];
-                    RV_Deband *dg = NULL, *dc = NULL;
-                    assert_int_equal(rv_deband_create(gpu, &dg), 0);
-                    assert_int_equal(rv_deband_create(cpu, &dc), 0);
                     assert_int_equal(rv_deband_configure(dg, &s), 0);
                     assert_int_equal(rv_deband_configure(dc, &s), 0);
                     const int w = sizes[z][0], h = sizes[z][1];
@@ -87,10 +87,10 @@ static void test_gpu_equals_cpu(void **state)
                     rv_image_destroy(&sc);
                     rv_image_destroy(&og);
                     rv_image_destroy(&oc);
-                    rv_deband_destroy(&dg);
-                    rv_deband_destroy(&dc);
                     n++;
                 }
+    rv_deband_destroy(&dg);
+    rv_deband_destroy(&dc);
     printf("deband: GPU = CPU bit for bit in %d configurations\n", n);
     rv_context_destroy(&cpu);
     rv_context_destroy(&gpu);
