@@ -1,13 +1,988 @@
 /*
- * cuda_backend.c - CUDA Driver API backend (placeholder until it lands).
+ * cuda_backend.c - the CUDA Driver API backend.
+ *
+ * Driver: libcuda.so.1 is opened with dlopen when a context asks for CUDA
+ * (RV_BACKEND_AUTO or RV_BACKEND_CUDA); every function comes from a table
+ * (cuda_driver.h), so the library builds and runs without CUDA installed.
+ * The environment variable RAVIOLI_CUDA_DRIVER names another library file
+ * (tests use a missing one to exercise the fallback on a GPU machine).
+ *
+ * Context: the device's primary context, made current on the calling thread
+ * at the start of every backend entry (cuCtxSetCurrent is a thread-local
+ * store), so a RV_Context may move between threads. Work goes to one
+ * blocking stream per context (ordered with the legacy NULL stream, so
+ * events recorded on stream 0 bracket it); more streams are created for the
+ * streaming runtime through rv__cuda_set_stream() (cuda_backend.h).
+ *
+ * Memory (see docs/cuda.md):
+ *  - image host storage is page-locked (cuMemHostAlloc) when the driver
+ *    grants it, else ordinary memory; a 64-byte header records which;
+ *  - device storage comes from a pool: sizes are rounded to a bucket
+ *    (powers of two split into 8 steps, 256-byte minimum) and freed blocks
+ *    wait on a free list for the next allocation of the same bucket, so a
+ *    steady stream of operations never calls cuMemAlloc. When cuMemAlloc
+ *    fails the pool gives its cached blocks back and tries once more; if it
+ *    still fails the caller gets RV_ENOMEM and the context stays usable;
+ *  - transfers happen only when the copy on the other side is stale
+ *    (RV_Image.host_valid / dev_valid, managed by image.c and ops.c).
+ *
+ * Launch configuration: per kernel, from cuOccupancyMaxPotentialBlockSize
+ * (the largest block that reaches the best occupancy for that kernel's
+ * registers on this device), shaped 32 wide (a warp along x, coalesced
+ * rows) and capped at 256 threads. The grid covers the work once; the
+ * entries loop (grid-stride) so any grid is correct.
  */
+#include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "cuda_backend.h"
+#include "cuda_driver.h"
 #include "internal.h"
+
+#define RVC_MAX_STREAMS 8
+#define RVC_POOL_CACHE_MAX ((size_t)4 << 30) /* cached free device memory */
+#define RVC_HOST_HDR 64
+#define RVC_HOST_PINNED 0x4e4e4950u /* "PINN" */
+#define RVC_HOST_HEAP 0x50414548u   /* "HEAP" */
+#define RVC_BOX_PART_OFFSET 64      /* scratch: counter, final partial, then per-block partials */
+
+typedef struct rvc_free_block {
+    struct rvc_free_block *next;
+    CUdeviceptr ptr;
+    size_t size;
+} rvc_free_block;
+
+typedef struct rvc_state {
+    rvc_driver drv;
+    CUdevice dev;
+    CUcontext cu;
+    int ordinal;
+    char name[256];
+    int cc_major, cc_minor, sm_count, max_smem_optin, driver_version;
+    size_t total_mem;
+    CUstream streams[RVC_MAX_STREAMS];
+    int nstreams;
+    int cur; /* stream index in use */
+    /* device memory pool */
+    rvc_free_block *free_list;
+    size_t cached_bytes, live_bytes;
+    unsigned long long cu_allocs, pool_hits;
+    /* procBox reduction scratch */
+    CUdeviceptr box_scratch;
+    size_t box_scratch_size;
+    rv_partial *box_result; /* pinned, one partial */
+} rvc_state;
+
+typedef struct rvc_kernel {
+    int block;     /* threads per block chosen for this device */
+    int bx, by;    /* its 2D shape */
+    int vec;       /* samples per thread of the s == 1 vector path (procPix/compImg) */
+    int regs;
+} rvc_kernel;
+
+static rvc_state *st_of(RV_Context *ctx)
+{
+    return (rvc_state *)ctx->bk;
+}
+
+static CUstream cur_stream(rvc_state *st)
+{
+    return st->streams[st->cur];
+}
+
+/* ---------------------------------------------------------------- */
+/* Errors                                                             */
+/* ---------------------------------------------------------------- */
+
+static void describe(const rvc_driver *d, CUresult r, char *buf, size_t n)
+{
+    const char *name = NULL, *str = NULL;
+    if (d->cuGetErrorName && d->cuGetErrorName(r, &name) != CUDA_SUCCESS)
+        name = NULL;
+    if (d->cuGetErrorString && d->cuGetErrorString(r, &str) != CUDA_SUCCESS)
+        str = NULL;
+    snprintf(buf, n, "%s (%d): %s", name ? name : "CUDA_ERROR_UNKNOWN", (int)r,
+             str ? str : "no description from the driver");
+}
+
+/* Records "<what>: <CUDA error name> (<code>): <description>" on ctx. */
+static int cu_fail(RV_Context *ctx, CUresult r, const char *what)
+{
+    char d[320];
+    describe(&st_of(ctx)->drv, r, d, sizeof(d));
+    if (r == CUDA_ERROR_OUT_OF_MEMORY)
+        return rv__error(ctx, RV_ENOMEM, "%s: device out of memory: %s", what, d);
+    return rv__error(ctx, RV_EDEVICE, "%s: %s", what, d);
+}
+
+#define CK(ctx, call, what)                                                                    \
+    do {                                                                                       \
+        CUresult ck_r_ = (call);                                                               \
+        if (ck_r_ != CUDA_SUCCESS)                                                             \
+            return cu_fail((ctx), ck_r_, (what));                                              \
+    } while (0)
+
+static int bind(RV_Context *ctx)
+{
+    rvc_state *st = st_of(ctx);
+    CK(ctx, st->drv.cuCtxSetCurrent(st->cu), "cuCtxSetCurrent");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Device memory pool                                                 */
+/* ---------------------------------------------------------------- */
+
+/* Bucket size: at least 256 bytes; above that the next of 8 steps per
+ * power of two (at most 12.5% waste). */
+static size_t bucket_size(size_t n)
+{
+    if (n <= 256)
+        return 256;
+    size_t p = 256;
+    while (p < n && p < ((size_t)1 << 62))
+        p <<= 1;
+    size_t step = p / 16 < 256 ? 256 : p / 16; /* p/2 .. p in 8 steps of p/16 */
+    return (n + step - 1) / step * step;
+}
+
+static void pool_trim(RV_Context *ctx, rvc_state *st)
+{
+    (void)ctx;
+    if (st->free_list)
+        st->drv.cuCtxSynchronize();
+    while (st->free_list) {
+        rvc_free_block *b = st->free_list;
+        st->free_list = b->next;
+        st->drv.cuMemFree(b->ptr);
+        st->cached_bytes -= b->size;
+        free(b);
+    }
+}
+
+static int pool_alloc(RV_Context *ctx, size_t n, CUdeviceptr *out, const char *what)
+{
+    rvc_state *st = st_of(ctx);
+    const size_t sz = bucket_size(n);
+    for (rvc_free_block **pp = &st->free_list; *pp; pp = &(*pp)->next) {
+        if ((*pp)->size == sz) {
+            rvc_free_block *b = *pp;
+            *pp = b->next;
+            *out = b->ptr;
+            st->cached_bytes -= sz;
+            st->live_bytes += sz;
+            st->pool_hits++;
+            free(b);
+            return 0;
+        }
+    }
+    CUdeviceptr p = 0;
+    CUresult r = st->drv.cuMemAlloc(&p, sz);
+    if (r == CUDA_ERROR_OUT_OF_MEMORY && st->free_list) {
+        pool_trim(ctx, st);
+        r = st->drv.cuMemAlloc(&p, sz);
+    }
+    if (r != CUDA_SUCCESS) {
+        char d[320];
+        describe(&st->drv, r, d, sizeof(d));
+        size_t fr = 0, tot = 0;
+        if (st->drv.cuMemGetInfo(&fr, &tot) != CUDA_SUCCESS)
+            fr = tot = 0;
+        return rv__error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? RV_ENOMEM : RV_EDEVICE,
+                         "%s: cannot allocate %zu bytes of GPU memory (%.1f MiB held by this context, "
+                         "%.1f of %.1f MiB free on the device): %s",
+                         what, sz, st->live_bytes / 1048576.0, fr / 1048576.0, tot / 1048576.0, d);
+    }
+    st->cu_allocs++;
+    st->live_bytes += sz;
+    *out = p;
+    return 0;
+}
+
+static void pool_free(RV_Context *ctx, CUdeviceptr p, size_t n)
+{
+    rvc_state *st = st_of(ctx);
+    if (!p)
+        return;
+    const size_t sz = bucket_size(n);
+    st->live_bytes -= sz;
+    rvc_free_block *b = NULL;
+    if (st->cached_bytes + sz <= RVC_POOL_CACHE_MAX)
+        b = malloc(sizeof(*b));
+    if (!b) {
+        /* stream-ordered users of p are done once the stream is */
+        st->drv.cuStreamSynchronize(cur_stream(st));
+        st->drv.cuMemFree(p);
+        return;
+    }
+    /* Reuse is safe: every user of the block is queued on the context's
+     * stream, and so is every later user. */
+    b->ptr = p;
+    b->size = sz;
+    b->next = st->free_list;
+    st->free_list = b;
+    st->cached_bytes += sz;
+}
+
+/* ---------------------------------------------------------------- */
+/* Host storage                                                       */
+/* ---------------------------------------------------------------- */
+
+static void *cuda_host_alloc(RV_Context *ctx, size_t size)
+{
+    rvc_state *st = st_of(ctx);
+    unsigned char *p = NULL;
+    uint32_t tag = RVC_HOST_PINNED;
+    if (bind(ctx) < 0 || st->drv.cuMemHostAlloc((void **)&p, size + RVC_HOST_HDR, 0) != CUDA_SUCCESS) {
+        p = aligned_alloc(64, (size + RVC_HOST_HDR + 63) / 64 * 64);
+        tag = RVC_HOST_HEAP;
+        if (!p)
+            return NULL;
+        rv__log(ctx, RV_LOG_DEBUG, "cuMemHostAlloc(%zu) refused; using pageable memory", size);
+    }
+    memcpy(p, &tag, sizeof(tag));
+    return p + RVC_HOST_HDR;
+}
+
+static void cuda_host_free(RV_Context *ctx, void *ptr, size_t size)
+{
+    (void)size;
+    if (!ptr)
+        return;
+    unsigned char *p = (unsigned char *)ptr - RVC_HOST_HDR;
+    uint32_t tag;
+    memcpy(&tag, p, sizeof(tag));
+    if (tag == RVC_HOST_PINNED) {
+        rvc_state *st = st_of(ctx);
+        bind(ctx);
+        st->drv.cuMemFreeHost(p);
+    } else {
+        free(p);
+    }
+}
+
+/* ---------------------------------------------------------------- */
+/* Modules and kernels                                                */
+/* ---------------------------------------------------------------- */
+
+static int read_file(RV_Context *ctx, const char *path, char **out)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return rv__error(ctx, RV_ENOENT, "module %s: cannot open", path);
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 65536 + 1 > cap) {
+            cap = cap ? cap * 2 : 262144;
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return rv__error(ctx, RV_ENOMEM, "module %s: out of memory reading it", path);
+            }
+            buf = nb;
+        }
+        size_t r = fread(buf + n, 1, 65536, f);
+        n += r;
+        if (r < 65536)
+            break;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(buf);
+        return rv__error(ctx, RV_EIO, "module %s: read error", path);
+    }
+    buf[n] = 0;
+    *out = buf;
+    return 0;
+}
+
+static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    char *ptx = NULL;
+    if ((err = read_file(ctx, path, &ptx)) < 0)
+        return err;
+    char elog[8192] = "", ilog[2048] = "";
+    int opts[4] = {RVC_JIT_ERROR_LOG_BUFFER, RVC_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, RVC_JIT_INFO_LOG_BUFFER,
+                   RVC_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *vals[4] = {elog, (void *)(uintptr_t)sizeof(elog), ilog, (void *)(uintptr_t)sizeof(ilog)};
+    CUmodule mod = NULL;
+    CUresult r = st->drv.cuModuleLoadDataEx(&mod, ptx, 4, opts, vals);
+    free(ptx);
+    if (r != CUDA_SUCCESS) {
+        char d[320];
+        describe(&st->drv, r, d, sizeof(d));
+        elog[sizeof(elog) - 1] = 0;
+        size_t l = strlen(elog);
+        while (l && (elog[l - 1] == '\n' || elog[l - 1] == ' '))
+            elog[--l] = 0;
+        return rv__error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? RV_ENOMEM : RV_EBADMSG,
+                         "module %s: the CUDA driver cannot load this PTX (cuModuleLoadDataEx: %s); "
+                         "JIT log: %s",
+                         path, d, elog[0] ? elog : "(empty)");
+    }
+    if (ilog[0])
+        rv__log(ctx, RV_LOG_DEBUG, "module %s: JIT: %s", path, ilog);
+    m->handle = mod;
+    return 0;
+}
+
+static void cuda_module_unload(RV_Context *ctx, RV_Module *m)
+{
+    rvc_state *st = st_of(ctx);
+    if (!m->handle)
+        return;
+    bind(ctx);
+    st->drv.cuStreamSynchronize(cur_stream(st));
+    st->drv.cuModuleUnload((CUmodule)m->handle);
+    m->handle = NULL;
+}
+
+static int elem_size(uint32_t et)
+{
+    switch (et) {
+    case RV_ET_U8: return 1;
+    case RV_ET_U16: return 2;
+    case RV_ET_I32:
+    case RV_ET_F32:
+    case RV_ET_RGBA: return 4;
+    case RV_ET_RGBA16: return 8;
+    }
+    return 0;
+}
+
+/* Must match RV__VECN in kernel.h's GPU half. */
+static int vec_samples(const rv_kernel_desc *d)
+{
+    int m = elem_size(d->in_type);
+    if (elem_size(d->in2_type) > m)
+        m = elem_size(d->in2_type);
+    if (elem_size(d->out_type) > m)
+        m = elem_size(d->out_type);
+    return m ? 16 / m : 1;
+}
+
+static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, RV_Kernel *k)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    char sym[320];
+    if (snprintf(sym, sizeof(sym), "rvk_%s", name) >= (int)sizeof(sym) - 8)
+        return rv__error(ctx, RV_EINVAL, "kernel name '%.40s...' is too long", name);
+    CUfunction f = NULL;
+    CUresult r = st->drv.cuModuleGetFunction(&f, (CUmodule)m->handle, sym);
+    if (r == CUDA_ERROR_NOT_FOUND)
+        return rv__error(ctx, RV_ENOENT, "module %s has no kernel '%s' (symbol %s not found)", m->path,
+                         name, sym);
+    if (r != CUDA_SUCCESS) {
+        char what[400];
+        snprintf(what, sizeof(what), "module %s: cuModuleGetFunction(%s)", m->path, sym);
+        return cu_fail(ctx, r, what);
+    }
+    snprintf(sym, sizeof(sym), "rvk_%s_desc", name);
+    CUdeviceptr dp = 0;
+    size_t bytes = 0;
+    r = st->drv.cuModuleGetGlobal(&dp, &bytes, (CUmodule)m->handle, sym);
+    if (r == CUDA_ERROR_NOT_FOUND || (r == CUDA_SUCCESS && bytes != sizeof(rv_kernel_desc)))
+        return rv__error(ctx, RV_EBADMSG,
+                         "module %s: kernel '%s' has no descriptor %s%s (not built with <ravioli/kernel.h>?)",
+                         m->path, name, sym, r == CUDA_SUCCESS ? " of the expected size" : "");
+    if (r != CUDA_SUCCESS)
+        return cu_fail(ctx, r, "cuModuleGetGlobal");
+    CK(ctx, st->drv.cuMemcpyDtoHAsync(&k->desc, dp, sizeof(k->desc), cur_stream(st)),
+       "reading a kernel descriptor");
+    CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "reading a kernel descriptor");
+
+    rvc_kernel *kb = calloc(1, sizeof(*kb));
+    if (!kb)
+        return rv__error(ctx, RV_ENOMEM, "rv_kernel_get: out of memory");
+    int min_grid = 0, block = 0;
+    r = st->drv.cuOccupancyMaxPotentialBlockSize(&min_grid, &block, f, NULL, 0, 0);
+    if (r != CUDA_SUCCESS || block < 32)
+        block = 256;
+    if (block > 256)
+        block = 256;
+    block &= ~31;
+    kb->block = block;
+    kb->bx = 32;
+    kb->by = block / 32;
+    kb->vec = vec_samples(&k->desc);
+    if (st->drv.cuFuncGetAttribute(&kb->regs, RVC_FATTR_NUM_REGS, f) != CUDA_SUCCESS)
+        kb->regs = -1;
+    rv__log(ctx, RV_LOG_DEBUG, "kernel %s: %d registers, block %dx%d", name, kb->regs, kb->bx, kb->by);
+    k->entry = f;
+    k->bk = kb;
+    return 0;
+}
+
+static void cuda_kernel_free(RV_Context *ctx, RV_Kernel *k)
+{
+    (void)ctx;
+    free(k->bk);
+    k->bk = NULL;
+}
+
+/* ---------------------------------------------------------------- */
+/* Image copies                                                       */
+/* ---------------------------------------------------------------- */
+
+static int cuda_device_base(RV_Context *ctx, RV_Image *img, uint64_t *base)
+{
+    if (!img->dev) {
+        CUdeviceptr p = 0;
+        int err = bind(ctx);
+        if (err < 0 || (err = pool_alloc(ctx, img->bytes, &p, "image device copy")) < 0)
+            return err;
+        img->dev = (void *)(uintptr_t)p;
+    }
+    *base = (uint64_t)(uintptr_t)img->dev;
+    return 0;
+}
+
+static int cuda_image_to_device(RV_Context *ctx, RV_Image *img)
+{
+    rvc_state *st = st_of(ctx);
+    uint64_t base;
+    int err = cuda_device_base(ctx, img, &base);
+    if (err < 0)
+        return err;
+    /* The host copy may be written right after we return (it stays valid),
+     * so the copy must have finished: wait for the stream. */
+    CK(ctx, st->drv.cuMemcpyHtoDAsync((CUdeviceptr)base, img->host, img->bytes, cur_stream(st)),
+       "uploading an image");
+    CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "uploading an image");
+    return 0;
+}
+
+static int cuda_image_to_host(RV_Context *ctx, RV_Image *img)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    if (!img->dev)
+        return rv__error(ctx, RV_EINVAL, "image has no device copy to download (internal error)");
+    CK(ctx, st->drv.cuMemcpyDtoHAsync(img->host, (CUdeviceptr)(uintptr_t)img->dev, img->bytes,
+                                      cur_stream(st)),
+       "downloading an image");
+    CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "downloading an image");
+    return 0;
+}
+
+static void cuda_image_free_device(RV_Context *ctx, RV_Image *img)
+{
+    if (!img->dev)
+        return;
+    bind(ctx);
+    pool_free(ctx, (CUdeviceptr)(uintptr_t)img->dev, img->bytes);
+    img->dev = NULL;
+    img->dev_valid = 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Element operations                                                 */
+/* ---------------------------------------------------------------- */
+
+static unsigned cdiv(long long a, long long b)
+{
+    long long q = (a + b - 1) / b;
+    return (unsigned)(q < 1 ? 1 : q);
+}
+
+static int launch(RV_Context *ctx, const RV_Kernel *k, unsigned gx, unsigned gy, unsigned bx, unsigned by,
+                  unsigned shmem, void *arg)
+{
+    rvc_state *st = st_of(ctx);
+    void *params[1] = {arg};
+    CUresult r = st->drv.cuLaunchKernel((CUfunction)k->entry, gx, gy, 1, bx, by, 1, shmem, cur_stream(st),
+                                        params, NULL);
+    if (r != CUDA_SUCCESS) {
+        char what[384];
+        snprintf(what, sizeof(what), "launching kernel '%s' (%s, grid %ux%u, block %ux%u)", k->name,
+                 rv__op_name(k->desc.op), gx, gy, bx, by);
+        return cu_fail(ctx, r, what);
+    }
+    return 0;
+}
+
+static int ensure_box_scratch(RV_Context *ctx, rvc_state *st, size_t need)
+{
+    if (st->box_scratch_size >= need)
+        return 0;
+    if (st->box_scratch) {
+        pool_free(ctx, st->box_scratch, st->box_scratch_size);
+        st->box_scratch = 0;
+        st->box_scratch_size = 0;
+    }
+    CUdeviceptr p;
+    int err = pool_alloc(ctx, need, &p, "procBox reduction scratch");
+    if (err < 0)
+        return err;
+    /* the completion counter at offset 0 must start at zero; the kernel
+     * leaves it at zero after each launch */
+    CK(ctx, st->drv.cuMemsetD8Async(p, 0, need, cur_stream(st)), "clearing procBox scratch");
+    st->box_scratch = p;
+    st->box_scratch_size = bucket_size(need);
+    return 0;
+}
+
+static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
+{
+    rvc_state *st = st_of(ctx);
+    const RV_Kernel *k = call->k;
+    const rvc_kernel *kb = k->bk;
+    if (call->rows <= 0 || call->cols <= 0)
+        return 0;
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    rv_args *a = &call->args;
+    unsigned bx = (unsigned)kb->bx, by = (unsigned)kb->by;
+    unsigned gx, gy;
+    switch (k->desc.op) {
+    case RV_OP_PIX:
+    case RV_OP_COMP:
+        if (a->s == 1) {
+            /* vector path: each thread takes kb->vec consecutive samples */
+            long long nv = (call->cols + kb->vec - 1) / kb->vec;
+            if (nv < 32) {
+                bx = nv <= 1 ? 1 : (unsigned)((nv + 7) / 8 * 8);
+                if (bx > 32)
+                    bx = 32;
+                by = (unsigned)kb->block / bx;
+            }
+            /* two vectors a thread once the grid would exceed two full
+             * waves of resident threads (more bytes in flight each) */
+            const long long resident = (long long)st->sm_count * 2048;
+            const int per = nv * (long long)call->rows >= 2 * resident ? 2 : 1;
+            gx = cdiv(nv, (long long)bx * per);
+        } else {
+            gx = cdiv(call->cols, bx);
+        }
+        gy = cdiv(call->rows, by);
+        break;
+    case RV_OP_NBR:
+        gx = cdiv(call->cols, bx);
+        gy = cdiv(a->s == 1 ? (call->rows + 1) / 2 : call->rows, by); /* S = 1: two rows a thread */
+        break;
+    case RV_OP_BOX: {
+        /* 1D blocks over the windows numbered row by row. Windows are
+         * long-running threads: use smaller blocks until there are at least
+         * 4 blocks a multiprocessor, so that the work spreads evenly (a
+         * 395x372 search has only ~98K windows); at most 8 resident waves
+         * (the entry loops), which also bounds the partials to combine. */
+        const long long npos = (long long)call->rows * call->cols;
+        int blk = kb->block;
+        while (blk > 64 && (long long)cdiv(npos, blk) < 4LL * st->sm_count)
+            blk /= 2;
+        long long nb = cdiv(npos, blk);
+        const long long cap = 8LL * st->sm_count * (2048 / blk);
+        if (nb > cap)
+            nb = cap;
+        bx = (unsigned)blk;
+        by = 1;
+        gx = (unsigned)nb;
+        gy = 1;
+        break;
+    }
+    default:
+        gx = cdiv(call->cols, bx);
+        gy = cdiv(call->rows, by);
+        break;
+    }
+    if (gy > 65535)
+        gy = 65535; /* the entries loop over rows */
+    if (gx > 0x7fffffffu)
+        gx = 0x7fffffffu;
+
+    const int reducing = k->desc.op == RV_OP_BOX && a->reduce != RV_REDUCE_NONE;
+    if (reducing) {
+        size_t need = RVC_BOX_PART_OFFSET + (size_t)gx * gy * sizeof(rv_partial);
+        if ((err = ensure_box_scratch(ctx, st, need)) < 0)
+            return err;
+        a->scratch = st->box_scratch;
+    } else {
+        a->scratch = 0;
+    }
+    unsigned shmem = 0;
+    if (k->desc.op == RV_OP_BOX && a->src2.data) {
+        /* the reference (template) goes to shared memory when it fits the
+         * default 48 KiB a block */
+        const long long tb = (long long)a->box_w * a->box_h * elem_size(k->desc.in2_type);
+        if (tb > 0 && tb <= 48 * 1024)
+            shmem = (unsigned)tb;
+    }
+    if ((err = launch(ctx, k, gx, gy, bx, by, shmem, a)) < 0)
+        return err;
+    if (reducing) {
+        /* the last block wrote the combined partial at offset 16 */
+        CK(ctx, st->drv.cuMemcpyDtoHAsync(st->box_result, st->box_scratch + 16, sizeof(rv_partial),
+                                          cur_stream(st)),
+           "reading the procBox result");
+        CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "procBox");
+        rv__combine_partials(a->reduce, k->desc.out_type, st->box_result, 1, red);
+    }
+    return 0;
+}
+
+static int cuda_launch_raw(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchShape *sh, const void *args,
+                           size_t args_size)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    (void)args_size;
+    if (sh->shared_bytes > 48 * 1024) {
+        if ((int)sh->shared_bytes > st->max_smem_optin)
+            return rv__error(ctx, RV_EINVAL,
+                             "rv_launch_raw: kernel '%s' asks for %u bytes of shared memory; the device allows %d",
+                             k->name, sh->shared_bytes, st->max_smem_optin);
+        CK(ctx, st->drv.cuFuncSetAttribute((CUfunction)k->entry, RVC_FATTR_MAX_DYNAMIC_SHARED, (int)sh->shared_bytes),
+           "raising a kernel's shared memory limit");
+    }
+    void *params[1] = {(void *)args};
+    CUresult r = st->drv.cuLaunchKernel((CUfunction)k->entry, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0],
+                                        sh->block[1], sh->block[2], sh->shared_bytes, cur_stream(st), params,
+                                        NULL);
+    if (r != CUDA_SUCCESS) {
+        char what[384];
+        snprintf(what, sizeof(what), "launching raw kernel '%s' (grid %ux%ux%u, block %ux%ux%u, %u shared bytes)",
+                 k->name, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0], sh->block[1], sh->block[2],
+                 sh->shared_bytes);
+        return cu_fail(ctx, r, what);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Buffers                                                            */
+/* ---------------------------------------------------------------- */
+
+static int cuda_buffer_alloc(RV_Context *ctx, RV_Buffer *b)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    CUdeviceptr p = 0;
+    if (err < 0 || (err = pool_alloc(ctx, b->size, &p, "rv_buffer_create")) < 0)
+        return err;
+    CUresult r = st->drv.cuMemsetD8Async(p, 0, b->size, cur_stream(st));
+    if (r != CUDA_SUCCESS) {
+        pool_free(ctx, p, b->size);
+        return cu_fail(ctx, r, "rv_buffer_create: clearing");
+    }
+    b->dev = p;
+    b->host = NULL;
+    return 0;
+}
+
+static void cuda_buffer_free(RV_Context *ctx, RV_Buffer *b)
+{
+    bind(ctx);
+    pool_free(ctx, b->dev, b->size);
+    b->dev = 0;
+}
+
+static int cuda_buffer_upload(RV_Context *ctx, RV_Buffer *b, size_t off, const void *src, size_t n)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuMemcpyHtoDAsync(b->dev + off, src, n, cur_stream(st)), "rv_buffer_upload");
+    CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "rv_buffer_upload");
+    return 0;
+}
+
+static int cuda_buffer_download(RV_Context *ctx, RV_Buffer *b, size_t off, void *dst, size_t n)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuMemcpyDtoHAsync(dst, b->dev + off, n, cur_stream(st)), "rv_buffer_download");
+    CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "rv_buffer_download");
+    return 0;
+}
+
+static int cuda_sync(RV_Context *ctx)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    for (int i = 0; i < st->nstreams; i++)
+        CK(ctx, st->drv.cuStreamSynchronize(st->streams[i]), "rv_context_sync");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Opening and closing                                                */
+/* ---------------------------------------------------------------- */
+
+static void state_close(rvc_state *st)
+{
+    if (!st)
+        return;
+    if (st->cu) {
+        st->drv.cuCtxSetCurrent(st->cu);
+        st->drv.cuCtxSynchronize();
+        while (st->free_list) {
+            rvc_free_block *b = st->free_list;
+            st->free_list = b->next;
+            st->drv.cuMemFree(b->ptr);
+            free(b);
+        }
+        if (st->box_scratch)
+            st->drv.cuMemFree(st->box_scratch);
+        if (st->box_result)
+            st->drv.cuMemFreeHost(st->box_result);
+        for (int i = 0; i < st->nstreams; i++)
+            st->drv.cuStreamDestroy(st->streams[i]);
+        st->drv.cuCtxSetCurrent(NULL);
+        st->drv.cuDevicePrimaryCtxRelease(st->dev);
+    }
+    if (st->drv.lib)
+        dlclose(st->drv.lib);
+    free(st);
+}
+
+static void cuda_destroy(RV_Context *ctx)
+{
+    rvc_state *st = st_of(ctx);
+    if (st)
+        rv__log(ctx, RV_LOG_DEBUG, "CUDA backend: %llu cuMemAlloc calls, %llu allocations served by the pool",
+                st->cu_allocs, st->pool_hits);
+    state_close(st);
+    ctx->bk = NULL;
+}
+
+static const struct rv_backend_ops rv_cuda_backend = {
+    .name = "cuda",
+    .destroy = cuda_destroy,
+    .host_alloc = cuda_host_alloc,
+    .host_free = cuda_host_free,
+    .module_ext = ".ptx",
+    .module_load = cuda_module_load,
+    .module_unload = cuda_module_unload,
+    .kernel_lookup = cuda_kernel_lookup,
+    .kernel_free = cuda_kernel_free,
+    .image_to_device = cuda_image_to_device,
+    .image_to_host = cuda_image_to_host,
+    .image_free_device = cuda_image_free_device,
+    .device_base = cuda_device_base,
+    .run_elem = cuda_run_elem,
+    .launch_raw = cuda_launch_raw,
+    .buffer_alloc = cuda_buffer_alloc,
+    .buffer_free = cuda_buffer_free,
+    .buffer_upload = cuda_buffer_upload,
+    .buffer_download = cuda_buffer_download,
+    .sync = cuda_sync,
+};
+
+#define RVC_LOAD_SYM(name, sym, params)                                                        \
+    do {                                                                                       \
+        void *s_ = dlsym(d->lib, sym);                                                         \
+        if (!s_) {                                                                             \
+            snprintf(why, why_size, "%s has no function %s (NVIDIA driver too old?)", libname, sym); \
+            return RV_ENODEV;                                                                  \
+        }                                                                                      \
+        memcpy(&d->name, &s_, sizeof(s_));                                                     \
+    } while (0);
+
+static int load_driver(rvc_driver *d, char *why, size_t why_size)
+{
+    const char *libname = getenv("RAVIOLI_CUDA_DRIVER");
+    if (!libname || !*libname)
+        libname = "libcuda.so.1";
+    dlerror();
+    d->lib = dlopen(libname, RTLD_NOW | RTLD_LOCAL);
+    if (!d->lib) {
+        const char *e = dlerror();
+        snprintf(why, why_size, "the NVIDIA driver library %s cannot be loaded (%s)", libname,
+                 e ? e : "dlopen failed");
+        return RV_ENODEV;
+    }
+    RVC_DRIVER_FUNCS(RVC_LOAD_SYM)
+    return 0;
+}
+
+static int open_fail(rvc_state *st, CUresult r, const char *what, char *why, size_t why_size)
+{
+    char d[320];
+    describe(&st->drv, r, d, sizeof(d));
+    snprintf(why, why_size, "%s failed: %s", what, d);
+    state_close(st);
+    return RV_ENODEV;
+}
 
 int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
 {
-    (void)ctx;
-    snprintf(why, why_size, "the CUDA backend is not built yet");
-    return RV_ENODEV;
+    rvc_state *st = calloc(1, sizeof(*st));
+    if (!st) {
+        snprintf(why, why_size, "out of memory");
+        return RV_ENOMEM;
+    }
+    int err = load_driver(&st->drv, why, why_size);
+    if (err < 0) {
+        state_close(st);
+        return err;
+    }
+    rvc_driver *d = &st->drv;
+    CUresult r = d->cuInit(0);
+    if (r == CUDA_ERROR_NO_DEVICE) {
+        snprintf(why, why_size, "the NVIDIA driver is installed but reports no CUDA device "
+                                "(cuInit: CUDA_ERROR_NO_DEVICE)");
+        state_close(st);
+        return RV_ENODEV;
+    }
+    if (r != CUDA_SUCCESS)
+        return open_fail(st, r, "cuInit", why, why_size);
+    int count = 0;
+    if ((r = d->cuDeviceGetCount(&count)) != CUDA_SUCCESS)
+        return open_fail(st, r, "cuDeviceGetCount", why, why_size);
+    const int ordinal = ctx->settings.device;
+    if (count == 0 || ordinal < 0 || ordinal >= count) {
+        if (count == 0)
+            snprintf(why, why_size, "the NVIDIA driver reports no CUDA device");
+        else
+            snprintf(why, why_size, "CUDA device %d requested, but the driver reports %d device%s (0..%d)",
+                     ordinal, count, count == 1 ? "" : "s", count - 1);
+        state_close(st);
+        return RV_ENODEV;
+    }
+    st->ordinal = ordinal;
+    if ((r = d->cuDeviceGet(&st->dev, ordinal)) != CUDA_SUCCESS)
+        return open_fail(st, r, "cuDeviceGet", why, why_size);
+    if ((r = d->cuDeviceGetName(st->name, (int)sizeof(st->name) - 1, st->dev)) != CUDA_SUCCESS)
+        snprintf(st->name, sizeof(st->name), "device %d", ordinal);
+    d->cuDeviceGetAttribute(&st->cc_major, RVC_ATTR_CC_MAJOR, st->dev);
+    d->cuDeviceGetAttribute(&st->cc_minor, RVC_ATTR_CC_MINOR, st->dev);
+    d->cuDeviceGetAttribute(&st->sm_count, RVC_ATTR_MULTIPROCESSOR_COUNT, st->dev);
+    if (d->cuDeviceGetAttribute(&st->max_smem_optin, RVC_ATTR_MAX_SHARED_PER_BLOCK_OPTIN, st->dev) !=
+        CUDA_SUCCESS)
+        st->max_smem_optin = 48 * 1024;
+    d->cuDeviceTotalMem(&st->total_mem, st->dev);
+    d->cuDriverGetVersion(&st->driver_version);
+    if ((r = d->cuDevicePrimaryCtxRetain(&st->cu, st->dev)) != CUDA_SUCCESS) {
+        st->cu = NULL;
+        return open_fail(st, r, "cuDevicePrimaryCtxRetain", why, why_size);
+    }
+    if ((r = d->cuCtxSetCurrent(st->cu)) != CUDA_SUCCESS)
+        return open_fail(st, r, "cuCtxSetCurrent", why, why_size);
+    if ((r = d->cuStreamCreate(&st->streams[0], RVC_STREAM_DEFAULT)) != CUDA_SUCCESS)
+        return open_fail(st, r, "cuStreamCreate", why, why_size);
+    st->nstreams = 1;
+    if ((r = d->cuMemHostAlloc((void **)&st->box_result, sizeof(rv_partial), 0)) != CUDA_SUCCESS)
+        return open_fail(st, r, "cuMemHostAlloc", why, why_size);
+
+    ctx->bk = st;
+    ctx->ops = &rv_cuda_backend;
+    rv__log(ctx, RV_LOG_INFO,
+            "CUDA backend on device %d: %s (compute capability %d.%d, %d multiprocessors, %.1f GiB), driver %d.%d",
+            ordinal, st->name, st->cc_major, st->cc_minor, st->sm_count, st->total_mem / 1073741824.0,
+            st->driver_version / 1000, st->driver_version % 1000 / 10);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Hooks for the streaming runtime (cuda_backend.h)                   */
+/* ---------------------------------------------------------------- */
+
+int rv__cuda_set_stream(RV_Context *ctx, int index)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    if (index < 0 || index >= RVC_MAX_STREAMS)
+        return rv__error(ctx, RV_EINVAL, "CUDA stream index %d outside 0..%d", index, RVC_MAX_STREAMS - 1);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    while (st->nstreams <= index) {
+        CK(ctx, st->drv.cuStreamCreate(&st->streams[st->nstreams], RVC_STREAM_DEFAULT), "cuStreamCreate");
+        st->nstreams++;
+    }
+    st->cur = index;
+    return 0;
+}
+
+int rv__cuda_stream_sync(RV_Context *ctx, int index)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    if (index < 0 || index >= st->nstreams)
+        return rv__error(ctx, RV_EINVAL, "CUDA stream index %d was never used", index);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuStreamSynchronize(st->streams[index]), "cuStreamSynchronize");
+    return 0;
+}
+
+int rv__cuda_stats(RV_Context *ctx, rv_cuda_stats *out)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !out)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    memset(out, 0, sizeof(*out));
+    out->cu_mem_allocs = st->cu_allocs;
+    out->pool_hits = st->pool_hits;
+    out->live_bytes = st->live_bytes;
+    out->cached_bytes = st->cached_bytes;
+    out->stream = (void *)st->streams[st->cur];
+    snprintf(out->device_name, sizeof(out->device_name), "%s", st->name);
+    out->cc_major = st->cc_major;
+    out->cc_minor = st->cc_minor;
+    out->sm_count = st->sm_count;
+    out->driver_version = st->driver_version;
+    return 0;
+}
+
+int rv__cuda_image_upload_async(RV_Context *ctx, RV_Image *img)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !img)
+        return RV_ENOSYS;
+    if (img->dev_valid)
+        return 0;
+    if (!img->host_valid)
+        return rv__error(ctx, RV_EINVAL, "image has no current copy (internal error)");
+    rvc_state *st = st_of(ctx);
+    uint64_t base;
+    int err = cuda_device_base(ctx, img, &base);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuMemcpyHtoDAsync((CUdeviceptr)base, img->host, img->bytes, cur_stream(st)),
+       "uploading an image (async)");
+    img->dev_valid = 1;
+    return 0;
+}
+
+int rv__cuda_image_download_async(RV_Context *ctx, RV_Image *img)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !img)
+        return RV_ENOSYS;
+    if (img->host_valid)
+        return 0;
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    if (!img->dev)
+        return rv__error(ctx, RV_EINVAL, "image has no device copy to download (internal error)");
+    CK(ctx, st->drv.cuMemcpyDtoHAsync(img->host, (CUdeviceptr)(uintptr_t)img->dev, img->bytes, cur_stream(st)),
+       "downloading an image (async)");
+    img->host_valid = 1;
+    return 0;
 }

@@ -122,6 +122,14 @@ typedef struct rv_win {
     int32_t pad_;
 } rv_win;
 
+/* Inputs are never written while a kernel reads them (in-place procNbr
+ * writes a scratch image), so GPU reads may use the read-only data path. */
+#if defined(__CUDA_ARCH__)
+#  define RV__LOAD(T, p) __ldg((const T *)(p))
+#else
+#  define RV__LOAD(T, p) (*(const T *)(p))
+#endif
+
 #define RV__DEF_ACCESSORS(tok, T)                                                   \
     RV_INLINE T rv_nbr_##tok(rv_nbr n, int dx, int dy)                              \
     {                                                                               \
@@ -130,14 +138,15 @@ typedef struct rv_win {
             xx = xx < 0 ? 0 : xx >= n.w ? n.w - 1 : xx;                              \
             yy = yy < 0 ? 0 : yy >= n.h ? n.h - 1 : yy;                              \
         }                                                                           \
-        return ((const T *)(n.base + (int64_t)yy * n.pitch))[xx];                   \
+        return RV__LOAD(T, (const T *)(n.base + (int64_t)yy * n.pitch) + xx);       \
     }                                                                               \
     RV_INLINE T rv_win_##tok(rv_win w, int i, int j)                                \
     {                                                                               \
-        return ((const T *)(w.base + (int64_t)(w.y + j * w.s) * w.pitch))[w.x + i * w.s]; \
+        return RV__LOAD(T, (const T *)(w.base + (int64_t)(w.y + j * w.s) * w.pitch) + \
+                               (w.x + i * w.s));                                    \
     }                                                                               \
     RV_INLINE T rv_ref_##tok(rv_win w, int i, int j)                                \
-    {                                                                               \
+    {   /* a plain load: on the GPU the reference may sit in shared memory */       \
         return ((const T *)(w.ref + (int64_t)(j * w.s) * w.ref_pitch))[i * w.s];    \
     }
 
@@ -263,16 +272,39 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
             }                                                                       \
             return;                                                                 \
         }                                                                           \
-        const int Rs = R * s;                                                       \
+        /* stride S: samples at x = i*S; interior samples (every neighbour      \
+         * inside) run with clamping compiled out; each result fills S pixels  \
+         * of the first row of its block, then that row is copied down. */     \
+        const int Rs = R * s, ns = (w + s - 1) / s;                                 \
         for (int j = j0; j < j1; j++) {                                             \
-            const int y = j * s;                                                    \
+            const int y = j * s, ny = RV__MIN(s, h - y);                            \
+            RV_T_##TOUT *out = RV__ROW(RV_T_##TOUT, a->dst, y);                     \
             const int inner = y >= Rs && y + Rs < h;                                \
-            rv_nbr n = {a->src.data, a->src.pitch, 0, y, w, h, s, 1};               \
-            for (int x = 0; x < w; x += s) {                                        \
-                n.x = x;                                                            \
-                n.clamp = !(inner && x >= Rs && x + Rs < w);                        \
-                const RV_T_##TOUT v = FN(n, prm);                                   \
-                RV__FILL_BLOCK(RV_T_##TOUT, a->dst, x, y, s, v);                    \
+            const int ia = inner ? RV__MIN((Rs + s - 1) / s, ns) : ns;              \
+            int ib = inner && w - Rs >= 1 ? (w - Rs - 1) / s + 1 : ia;              \
+            ib = RV__MIN(ib, w / s);                                                \
+            if (ib < ia)                                                            \
+                ib = ia;                                                            \
+            rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, s, 1};               \
+            rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, s, 0};               \
+            for (int i = 0; i < ia; i++) {                                          \
+                c.x = i * s;                                                        \
+                const RV_T_##TOUT v = FN(c, prm);                                   \
+                for (int k = c.x; k < RV__MIN(c.x + s, w); k++) out[k] = v;         \
+            }                                                                       \
+            for (int i = ia; i < ib; i++) {                                         \
+                u.x = i * s;                                                        \
+                const RV_T_##TOUT v = FN(u, prm);                                   \
+                for (int k = 0; k < s; k++) out[u.x + k] = v;                       \
+            }                                                                       \
+            for (int i = ib; i < ns; i++) {                                         \
+                c.x = i * s;                                                        \
+                const RV_T_##TOUT v = FN(c, prm);                                   \
+                for (int k = c.x; k < RV__MIN(c.x + s, w); k++) out[k] = v;         \
+            }                                                                       \
+            for (int yy = 1; yy < ny; yy++) {                                       \
+                RV_T_##TOUT *o2 = RV__ROW(RV_T_##TOUT, a->dst, y + yy);             \
+                for (int x = 0; x < w; x++) o2[x] = out[x];                         \
             }                                                                       \
         }                                                                           \
     }
@@ -328,116 +360,448 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
 
 #else /* RV_CUDA */
 /* ================================================================== */
-/* GPU entries: one thread per sample (x = i*S, y = j*S).               */
+/* GPU entries (nvcc -DRV_CUDA). Every entry loops over its work with   */
+/* grid-stride loops, so any grid is correct; the CUDA backend picks    */
+/* block and grid per kernel (docs/cuda.md). The contract with the      */
+/* backend (ravioli_cuda/src/cuda_backend.c):                           */
+/*  - procPix/compImg at S = 1: thread (tx, ty) of the grid handles     */
+/*    RV__VECN consecutive samples of a row (16-byte loads and stores   */
+/*    when rows are 16-byte aligned, which image rows always are), two  */
+/*    such vectors at once when the grid is narrower than the row;      */
+/*  - procNbr: one thread per sample position (i, j), two rows of them  */
+/*    at S = 1; procBox: positions numbered row by row, 1D blocks;      */
+/*  - procBox with a reduction: each block writes one rv_partial to     */
+/*    scratch + 64 + 32 * block, and the last block to finish (counter  */
+/*    at scratch + 0) combines them into scratch + 16 and resets the    */
+/*    counter: the whole reduction happens on the GPU in one launch.    */
+/* The kernel parameter block is read in place (__grid_constant__), so  */
+/* taking the address of the user parameters costs no local copy.       */
 /* ================================================================== */
 
-#define RV__GPU_IJ                                                                  \
-    const int s = a.s;                                                              \
-    const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x) * s;                 \
-    const int y = (int)(blockIdx.y * blockDim.y + threadIdx.y) * s
+#define RV__GRID_CONST __grid_constant__
 
-#define RV__GPU_STORE(T, v)                                                         \
-    do {                                                                            \
-        if (s == 1) RV__ROW(T, a.dst, y)[x] = (v);                                  \
-        else RV__FILL_BLOCK(T, a.dst, x, y, s, (v));                                \
-    } while (0)
+/* Samples per thread of the S = 1 vector path: 16 bytes of the widest element. */
+#define RV__VECN2(A, B) ((int)(16 / ((sizeof(A) > sizeof(B)) ? sizeof(A) : sizeof(B))))
+#define RV__VECN3(A, B, C) ((int)(16 / ((sizeof(A) > sizeof(B) ? sizeof(A) : sizeof(B)) > sizeof(C) \
+                                        ? (sizeof(A) > sizeof(B) ? sizeof(A) : sizeof(B))          \
+                                        : sizeof(C))))
+
+template <int B> struct rv__bits;
+template <> struct rv__bits<2> { typedef unsigned short t; };
+template <> struct rv__bits<4> { typedef unsigned int t; };
+template <> struct rv__bits<8> { typedef uint2 t; };
+template <> struct rv__bits<16> { typedef uint4 t; };
+
+/* One vector load through the read-only path, split into N elements. */
+template <typename T, int N>
+static __device__ __forceinline__ void rv__vload(T (&v)[N], const T *p)
+{
+    typedef typename rv__bits<(int)sizeof(T) * N>::t U;
+    const U u = __ldg(reinterpret_cast<const U *>(p));
+    memcpy(v, &u, sizeof(U));
+}
+
+template <typename T, int N>
+static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
+{
+    typedef typename rv__bits<(int)sizeof(T) * N>::t U;
+    U u;
+    memcpy(&u, v, sizeof(U));
+    *reinterpret_cast<U *>(p) = u;
+}
+
+#define RV__GPU_GRID                                                                \
+    const int rv__tx0 = (int)(blockIdx.x * blockDim.x + threadIdx.x);               \
+    const int rv__txn = (int)(gridDim.x * blockDim.x);                              \
+    const int rv__ty0 = (int)(blockIdx.y * blockDim.y + threadIdx.y);               \
+    const int rv__tyn = (int)(gridDim.y * blockDim.y)
+
+#define RV__ALIGNED16(pl) ((((uintptr_t)(pl).data) | (uintptr_t)(pl).pitch) % 16u == 0)
 
 #define RV_PROC_PIX(NAME, FN, TIN, TOUT, PT)                                        \
     RV__DESC(NAME, RV_OP_PIX, TIN, none, TOUT, 0, RV__PSIZE(PT), 0)                 \
-    extern "C" __global__ void rvk_##NAME(const rv_args a)                          \
+    extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
     {                                                                               \
-        RV__GPU_IJ;                                                                 \
-        if (x >= a.dst.w || y >= a.dst.h) return;                                   \
+        typedef RV_T_##TIN rv__ti;                                                  \
+        typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
-        const RV_T_##TOUT v = FN(RV__ROW(const RV_T_##TIN, a.src, y)[x], prm);      \
-        RV__GPU_STORE(RV_T_##TOUT, v);                                              \
+        const int w = a.dst.w, h = a.dst.h, s = a.s;                                \
+        RV__GPU_GRID;                                                               \
+        if (s == 1) {                                                               \
+            constexpr int N = RV__VECN2(rv__ti, rv__to);                            \
+            const int nv = (w + N - 1) / N;                                         \
+            const bool al = RV__ALIGNED16(a.src) && RV__ALIGNED16(a.dst);           \
+            const int nfull = al ? w / N : 0; /* vectors entirely inside a row */   \
+            for (int y = rv__ty0; y < h; y += rv__tyn) {                            \
+                const rv__ti *in = RV__ROW(const rv__ti, a.src, y);                 \
+                rv__to *out = RV__ROW(rv__to, a.dst, y);                            \
+                int v = rv__tx0;                                                    \
+                /* two full vectors a thread while they last: loads in flight */    \
+                for (; v + rv__txn < nfull; v += 2 * rv__txn) {                     \
+                    rv__ti i0[N], i1[N];                                            \
+                    rv__to o0[N], o1[N];                                            \
+                    rv__vload(i0, in + v * N);                                      \
+                    rv__vload(i1, in + (v + rv__txn) * N);                          \
+                    _Pragma("unroll") for (int k = 0; k < N; k++) {                 \
+                        o0[k] = FN(i0[k], prm);                                     \
+                        o1[k] = FN(i1[k], prm);                                     \
+                    }                                                               \
+                    rv__vstore(out + v * N, o0);                                    \
+                    rv__vstore(out + (v + rv__txn) * N, o1);                        \
+                }                                                                   \
+                for (; v < nv; v += rv__txn) {                                      \
+                    const int x0 = v * N;                                           \
+                    if (v < nfull) {                                                \
+                        rv__ti iv[N];                                               \
+                        rv__to ov[N];                                               \
+                        rv__vload(iv, in + x0);                                     \
+                        _Pragma("unroll") for (int k = 0; k < N; k++)               \
+                            ov[k] = FN(iv[k], prm);                                 \
+                        rv__vstore(out + x0, ov);                                   \
+                    } else {                                                        \
+                        const int x1 = RV__MIN(x0 + N, w);                          \
+                        for (int x = x0; x < x1; x++) out[x] = FN(in[x], prm);      \
+                    }                                                               \
+                }                                                                   \
+            }                                                                       \
+            return;                                                                 \
+        }                                                                           \
+        const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
+        for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
+            const int y = j * s;                                                    \
+            const rv__ti *in = RV__ROW(const rv__ti, a.src, y);                     \
+            for (int i = rv__tx0; i < cols; i += rv__txn) {                         \
+                const int x = i * s;                                                \
+                const rv__to v = FN(in[x], prm);                                    \
+                RV__FILL_BLOCK(rv__to, a.dst, x, y, s, v);                          \
+            }                                                                       \
+        }                                                                           \
     }
 
 #define RV_PROC_COMP(NAME, FN, TIN, TIN2, TOUT, PT)                                 \
     RV__DESC(NAME, RV_OP_COMP, TIN, TIN2, TOUT, 0, RV__PSIZE(PT), 0)                \
-    extern "C" __global__ void rvk_##NAME(const rv_args a)                          \
+    extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
     {                                                                               \
-        RV__GPU_IJ;                                                                 \
-        if (x >= a.dst.w || y >= a.dst.h) return;                                   \
+        typedef RV_T_##TIN rv__ta;                                                  \
+        typedef RV_T_##TIN2 rv__tb;                                                 \
+        typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
-        const RV_T_##TOUT v = FN(RV__ROW(const RV_T_##TIN, a.src, y)[x],            \
-                                 RV__ROW(const RV_T_##TIN2, a.src2, y)[x], prm);    \
-        RV__GPU_STORE(RV_T_##TOUT, v);                                              \
+        const int w = a.dst.w, h = a.dst.h, s = a.s;                                \
+        RV__GPU_GRID;                                                               \
+        if (s == 1) {                                                               \
+            constexpr int N = RV__VECN3(rv__ta, rv__tb, rv__to);                    \
+            const int nv = (w + N - 1) / N;                                         \
+            const bool al = RV__ALIGNED16(a.src) && RV__ALIGNED16(a.src2) &&        \
+                            RV__ALIGNED16(a.dst);                                   \
+            const int nfull = al ? w / N : 0;                                       \
+            for (int y = rv__ty0; y < h; y += rv__tyn) {                            \
+                const rv__ta *ia = RV__ROW(const rv__ta, a.src, y);                 \
+                const rv__tb *ib = RV__ROW(const rv__tb, a.src2, y);                \
+                rv__to *out = RV__ROW(rv__to, a.dst, y);                            \
+                int v = rv__tx0;                                                    \
+                for (; v + rv__txn < nfull; v += 2 * rv__txn) {                     \
+                    rv__ta a0[N], a1[N];                                            \
+                    rv__tb b0[N], b1[N];                                            \
+                    rv__to o0[N], o1[N];                                            \
+                    rv__vload(a0, ia + v * N);                                      \
+                    rv__vload(b0, ib + v * N);                                      \
+                    rv__vload(a1, ia + (v + rv__txn) * N);                          \
+                    rv__vload(b1, ib + (v + rv__txn) * N);                          \
+                    _Pragma("unroll") for (int k = 0; k < N; k++) {                 \
+                        o0[k] = FN(a0[k], b0[k], prm);                              \
+                        o1[k] = FN(a1[k], b1[k], prm);                              \
+                    }                                                               \
+                    rv__vstore(out + v * N, o0);                                    \
+                    rv__vstore(out + (v + rv__txn) * N, o1);                        \
+                }                                                                   \
+                for (; v < nv; v += rv__txn) {                                      \
+                    const int x0 = v * N;                                           \
+                    if (v < nfull) {                                                \
+                        rv__ta va[N];                                               \
+                        rv__tb vb[N];                                               \
+                        rv__to ov[N];                                               \
+                        rv__vload(va, ia + x0);                                     \
+                        rv__vload(vb, ib + x0);                                     \
+                        _Pragma("unroll") for (int k = 0; k < N; k++)               \
+                            ov[k] = FN(va[k], vb[k], prm);                          \
+                        rv__vstore(out + x0, ov);                                   \
+                    } else {                                                        \
+                        const int x1 = RV__MIN(x0 + N, w);                          \
+                        for (int x = x0; x < x1; x++) out[x] = FN(ia[x], ib[x], prm); \
+                    }                                                               \
+                }                                                                   \
+            }                                                                       \
+            return;                                                                 \
+        }                                                                           \
+        const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
+        for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
+            const int y = j * s;                                                    \
+            const rv__ta *ia = RV__ROW(const rv__ta, a.src, y);                     \
+            const rv__tb *ib = RV__ROW(const rv__tb, a.src2, y);                    \
+            for (int i = rv__tx0; i < cols; i += rv__txn) {                         \
+                const int x = i * s;                                                \
+                const rv__to v = FN(ia[x], ib[x], prm);                             \
+                RV__FILL_BLOCK(rv__to, a.dst, x, y, s, v);                          \
+            }                                                                       \
+        }                                                                           \
     }
 
+/* procNbr: one thread per sample (at S = 1: two vertically adjacent samples,
+ * so the neighbour rows they share are loaded once); reads go through the
+ * read-only cache (rows of a block are reused by the rows below). The
+ * element function is instantiated with clamping compiled out for the
+ * interior and with S = 1 as a constant, so the common case has plain
+ * address math. */
+#define RV__NBR_CALL(FN, SS, CL)                                                    \
+    do {                                                                            \
+        const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, (SS), (CL)};         \
+        v = FN(n, prm);                                                             \
+    } while (0)
 #define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
     RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
-    extern "C" __global__ void rvk_##NAME(const rv_args a)                          \
+    extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
     {                                                                               \
-        RV__GPU_IJ;                                                                 \
-        if (x >= a.src.w || y >= a.src.h) return;                                   \
+        typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
-        const int Rs = (RADIUS) * s;                                                \
-        const rv_nbr n = {a.src.data, a.src.pitch, x, y, a.src.w, a.src.h, s,       \
-                          !(x >= Rs && y >= Rs && x + Rs < a.src.w && y + Rs < a.src.h)}; \
-        const RV_T_##TOUT v = FN(n, prm);                                           \
-        RV__GPU_STORE(RV_T_##TOUT, v);                                              \
+        const int w = a.src.w, h = a.src.h, s = a.s, Rs = (RADIUS) * s;             \
+        const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
+        RV__GPU_GRID;                                                               \
+        if (s == 1) {                                                               \
+            /* two rows a thread: the neighbour rows they share load once */       \
+            for (int jp = rv__ty0; 2 * jp < rows; jp += rv__tyn) {                  \
+                const int y0 = 2 * jp;                                              \
+                const int ny = RV__MIN(2, h - y0);                                  \
+                const bool yin = y0 >= Rs && y0 + 1 + Rs < h;                       \
+                rv__to *o0 = RV__ROW(rv__to, a.dst, y0);                            \
+                for (int x = rv__tx0; x < cols; x += rv__txn) {                     \
+                    if (yin && x >= Rs && x + Rs < w) {                             \
+                        rv__to v, v1;                                               \
+                        int y = y0 + 1;                                             \
+                        RV__NBR_CALL(FN, 1, 0);                                     \
+                        v1 = v;                                                     \
+                        y = y0;                                                     \
+                        RV__NBR_CALL(FN, 1, 0);                                     \
+                        o0[x] = v;                                                  \
+                        RV__ROW(rv__to, a.dst, y0 + 1)[x] = v1;                     \
+                    } else {                                                        \
+                        for (int y = y0; y < y0 + ny; y++) {                        \
+                            rv__to v;                                               \
+                            if (y >= Rs && y + Rs < h && x >= Rs && x + Rs < w)     \
+                                RV__NBR_CALL(FN, 1, 0);                             \
+                            else                                                    \
+                                RV__NBR_CALL(FN, 1, 1);                             \
+                            RV__ROW(rv__to, a.dst, y)[x] = v;                       \
+                        }                                                           \
+                    }                                                               \
+                }                                                                   \
+            }                                                                       \
+            return;                                                                 \
+        }                                                                           \
+        for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
+            const int y = j * s;                                                    \
+            const bool yin = y >= Rs && y + Rs < h;                                 \
+            for (int i = rv__tx0; i < cols; i += rv__txn) {                         \
+                const int x = i * s;                                                \
+                rv__to v;                                                           \
+                if (yin && x >= Rs && x + Rs < w)                                   \
+                    RV__NBR_CALL(FN, s, 0);                                         \
+                else                                                                \
+                    RV__NBR_CALL(FN, s, 1);                                         \
+                RV__FILL_BLOCK(rv__to, a.dst, x, y, s, v);                          \
+            }                                                                       \
+        }                                                                           \
     }
 
-/* procBox: scores, then a block-level reduction to one rv_partial per block
- * (lexicographic on (score, y, x) so that ties match the CPU). */
+/* ---- procBox reductions ---------------------------------------------------- */
+/* (score, y, x) order: a total order, so the combination is associative and  */
+/* commutative and ties go to the smallest (y, x) whatever the tree shape.    */
+static __device__ __forceinline__ void rv__red_comb(rv_partial &b, const rv_partial &q, int red)
+{
+    if (!q.valid)
+        return;
+    if (red == RV_REDUCE_SUM) {
+        b.score += q.score;
+        b.isum += q.isum;
+        b.valid = 1;
+    } else if (!b.valid || (red == RV_REDUCE_MIN ? q.score < b.score : q.score > b.score) ||
+               (q.score == b.score && (q.y < b.y || (q.y == b.y && q.x < b.x)))) {
+        b = q;
+    }
+}
+
+static __device__ __forceinline__ rv_partial rv__red_none(void)
+{
+    rv_partial p;
+    p.score = 0.0;
+    p.isum = 0;
+    p.x = 0;
+    p.y = 0;
+    p.valid = 0;
+    p.pad_ = 0;
+    return p;
+}
+
+static __device__ __forceinline__ void rv__warp_reduce(rv_partial &p, int red)
+{
+    _Pragma("unroll") for (int off = 16; off > 0; off >>= 1) {
+        rv_partial q;
+        q.score = __shfl_down_sync(0xffffffffu, p.score, off);
+        q.isum = (int64_t)__shfl_down_sync(0xffffffffu, (long long)p.isum, off);
+        q.x = __shfl_down_sync(0xffffffffu, p.x, off);
+        q.y = __shfl_down_sync(0xffffffffu, p.y, off);
+        q.valid = __shfl_down_sync(0xffffffffu, p.valid, off);
+        q.pad_ = 0;
+        rv__red_comb(p, q, red);
+    }
+}
+
+/* Shared state of a block reduction: one slot per warp, one array per field
+ * (consecutive lanes read consecutive words: no bank conflicts). */
+typedef struct rv__red_smem {
+    double score[32];
+    long long isum[32];
+    int x[32], y[32], valid[32];
+    int last;
+} rv__red_smem;
+
+/* Reduces one partial per thread (block size a multiple of 32, at most
+ * 1024): shuffles within each warp, then warp 0 over the warps' results.
+ * The result is in thread 0. */
+static __device__ __forceinline__ rv_partial rv__block_reduce(rv_partial p, int red, rv__red_smem &sm)
+{
+    const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    const int lane = tid & 31, warp = tid >> 5;
+    const int nw = (int)((blockDim.x * blockDim.y + 31) / 32);
+    rv__warp_reduce(p, red);
+    if (lane == 0) {
+        sm.score[warp] = p.score;
+        sm.isum[warp] = (long long)p.isum;
+        sm.x[warp] = p.x;
+        sm.y[warp] = p.y;
+        sm.valid[warp] = p.valid;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        p = rv__red_none();
+        if (lane < nw) {
+            p.score = sm.score[lane];
+            p.isum = (int64_t)sm.isum[lane];
+            p.x = sm.x[lane];
+            p.y = sm.y[lane];
+            p.valid = sm.valid[lane];
+        }
+        rv__warp_reduce(p, red);
+    }
+    return p;
+}
+
+/* The block's partial goes to scratch; the last block combines them all. */
+static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uint64_t scratch)
+{
+    __shared__ rv__red_smem sm;
+    const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);
+    const int nt = (int)(blockDim.x * blockDim.y);
+    const unsigned nb = gridDim.x * gridDim.y;
+    rv_partial *parts = (rv_partial *)(uintptr_t)(scratch + 64);
+    unsigned *counter = (unsigned *)(uintptr_t)scratch;
+    p = rv__block_reduce(p, red, sm);
+    if (tid == 0) {
+        parts[blockIdx.y * gridDim.x + blockIdx.x] = p;
+        __threadfence();
+        sm.last = atomicAdd(counter, 1u) == nb - 1;
+    }
+    __syncthreads();
+    if (!sm.last)
+        return;
+    __threadfence();
+    rv_partial q = rv__red_none();
+    for (unsigned b = (unsigned)tid; b < nb; b += (unsigned)nt) {
+        const rv_partial *pp = parts + b;
+        rv_partial r;
+        r.score = __ldcg(&pp->score);
+        r.isum = (int64_t)__ldcg((const long long *)&pp->isum);
+        r.x = __ldcg(&pp->x);
+        r.y = __ldcg(&pp->y);
+        r.valid = __ldcg(&pp->valid);
+        r.pad_ = 0;
+        rv__red_comb(q, r, red);
+    }
+    q = rv__block_reduce(q, red, sm);
+    if (tid == 0) {
+        *(rv_partial *)(uintptr_t)(scratch + 16) = q;
+        *counter = 0;
+    }
+}
+
+/* procBox: window positions x = i*S <= W - box_w (same for y), numbered
+ * row by row and dealt to the threads in order (full warps, coalesced rows,
+ * even load when there are few windows). The reference image (template) is
+ * first copied to shared memory when the backend gave enough dynamic shared
+ * memory for it. Each thread keeps its own partial; then the block and the
+ * grid reduce (rv__box_finish). Block: 1D, a multiple of 32 threads. */
 #define RV__BOX_BLOCK 256
 #define RV_PROC_BOX(NAME, FN, TIN, TREF, TSCORE, PT)                                \
     RV__DESC(NAME, RV_OP_BOX, TIN, TREF, TSCORE, 0, RV__PSIZE(PT), 0)               \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
-    rvk_##NAME(const rv_args a)                                                     \
+    rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
-        __shared__ rv_partial sh[RV__BOX_BLOCK];                                    \
-        const int s = a.s;                                                          \
-        const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);              \
-        const int x = (int)(blockIdx.x * blockDim.x + threadIdx.x) * s;             \
-        const int y = (int)(blockIdx.y * blockDim.y + threadIdx.y) * s;             \
+        extern __shared__ __align__(16) unsigned char rv__dyn[];                    \
+        typedef RV_T_##TREF rv__tr;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
-        const int ok = x <= a.src.w - a.box_w && y <= a.src.h - a.box_h;            \
-        rv_partial p;                                                               \
-        p.score = 0.0; p.isum = 0; p.x = x; p.y = y; p.valid = 0; p.pad_ = 0;       \
-        if (ok) {                                                                   \
-            const rv_win win = {a.src.data, a.src.pitch, a.src2.data, a.src2.pitch, \
-                                x, y, (a.box_w + s - 1) / s, (a.box_h + s - 1) / s, s, 0}; \
-            const RV_T_##TSCORE v = FN(win, prm);                                   \
-            if (a.reduce == RV_REDUCE_NONE) {                                       \
-                RV__FILL_BLOCK(float, a.dst, x, y, s, (float)v);                    \
-            } else {                                                                \
-                p.valid = 1;                                                        \
-                if (RV_ETC_##TSCORE == RV_ET_I32 && a.reduce == RV_REDUCE_SUM)      \
-                    p.isum = (int64_t)v;                                            \
-                else                                                                \
-                    p.score = (double)v;                                            \
-            }                                                                       \
-        }                                                                           \
-        if (a.reduce == RV_REDUCE_NONE) return;                                     \
-        sh[tid] = p;                                                                \
-        __syncthreads();                                                            \
+        const int s = a.s, red = a.reduce;                                          \
+        const int cols = (a.src.w - a.box_w) / s + 1;                               \
+        const int rows = (a.src.h - a.box_h) / s + 1;                               \
+        const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);              \
         const int nt = (int)(blockDim.x * blockDim.y);                              \
-        for (int k = RV__BOX_BLOCK / 2; k > 0; k >>= 1) {                           \
-            if (tid < k && tid + k < nt) {                                          \
-                rv_partial q = sh[tid + k], b = sh[tid];                            \
-                if (a.reduce == RV_REDUCE_SUM) {                                    \
-                    b.score += q.score; b.isum += q.isum; b.valid |= q.valid;       \
-                } else if (q.valid && (!b.valid ||                                  \
-                           (a.reduce == RV_REDUCE_MIN ? q.score < b.score           \
-                                                      : q.score > b.score) ||       \
-                           (q.score == b.score &&                                   \
-                            (q.y < b.y || (q.y == b.y && q.x < b.x))))) {           \
-                    b = q;                                                          \
-                }                                                                   \
-                sh[tid] = b;                                                        \
+        rv_win win = {a.src.data, a.src.pitch, a.src2.data, a.src2.pitch, 0, 0,     \
+                      (a.box_w + s - 1) / s, (a.box_h + s - 1) / s, s, 0};          \
+        unsigned rv__dsz;                                                           \
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(rv__dsz));                    \
+        const long long rv__tb = (long long)a.box_w * a.box_h * (long long)sizeof(rv__tr); \
+        if (a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz) {            \
+            rv__tr *t = (rv__tr *)(void *)rv__dyn;                                  \
+            for (int k = tid; k < a.box_w * a.box_h; k += nt) {                     \
+                const int r = k / a.box_w, c = k - r * a.box_w;                     \
+                t[k] = RV__LOAD(rv__tr, (const rv__tr *)(a.src2.data +              \
+                                        (int64_t)r * a.src2.pitch) + c);            \
             }                                                                       \
             __syncthreads();                                                        \
+            win.ref = rv__dyn;                                                      \
+            win.ref_pitch = (int64_t)a.box_w * (int64_t)sizeof(rv__tr);             \
         }                                                                           \
-        if (tid == 0)                                                               \
-            ((rv_partial *)a.scratch)[blockIdx.y * gridDim.x + blockIdx.x] = sh[0]; \
+        const long long npos = (long long)rows * cols;                              \
+        const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
+        const long long pn = (long long)gridDim.x * gridDim.y * nt;                 \
+        int i = (int)(p0 % cols), j = (int)(p0 / cols);                             \
+        const int di = (int)(pn % cols), dj = (int)(pn / cols);                     \
+        rv_partial p = rv__red_none();                                              \
+        for (long long q = p0; q < npos; q += pn) {                                 \
+            win.x = i * s;                                                          \
+            win.y = j * s;                                                          \
+            const RV_T_##TSCORE v = FN(win, prm);                                   \
+            if (red == RV_REDUCE_NONE) {                                            \
+                RV__FILL_BLOCK(float, a.dst, win.x, win.y, s, (float)v);            \
+            } else if (red == RV_REDUCE_SUM) {                                      \
+                if (RV_ETC_##TSCORE == RV_ET_I32) p.isum += (int64_t)v;             \
+                else p.score += (double)v;                                          \
+                p.valid = 1;                                                        \
+            } else {                                                                \
+                rv_partial c = rv__red_none();                                      \
+                c.score = (double)v; c.x = win.x; c.y = win.y; c.valid = 1;         \
+                rv__red_comb(p, c, red);                                            \
+            }                                                                       \
+            i += di;                                                                \
+            j += dj;                                                                \
+            if (i >= cols) { i -= cols; j++; }                                      \
+        }                                                                           \
+        if (red != RV_REDUCE_NONE)                                                  \
+            rv__box_finish(p, red, a.scratch);                                      \
     }
 
 #define RV_RAW_KERNEL(NAME, AT, A, BLK)                                             \
     RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(AT))                   \
     static __device__ __forceinline__ void rvk_##NAME##__body(const AT *A, rv_block BLK); \
-    extern "C" __global__ void rvk_##NAME(const AT rv__args)                        \
+    extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST AT rv__args)         \
     {                                                                               \
         rv_block b;                                                                 \
         b.x = (int32_t)blockIdx.x; b.y = (int32_t)blockIdx.y; b.z = (int32_t)blockIdx.z; \

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#define RV_KERNEL_ABI   1u
+#define RV_KERNEL_ABI   2u
 #define RV_KERNEL_MAGIC 0x314b5652u /* "RVK1" */
 
 /** Largest user parameter block an element kernel may take, in bytes. */
@@ -70,7 +70,7 @@ typedef struct rv_args {
     int32_t reduce; /* enum rv_reduce_mode */
     int32_t plane;  /* index of the plane being processed */
     int32_t pad_;
-    uint64_t scratch; /* GPU: per-block reduction partials (struct rv_partial[]) */
+    uint64_t scratch; /* GPU procBox: counter @0, result @16, per-block rv_partial[] @64 */
     RV_ALIGNED(16) unsigned char params[RV_MAX_PARAMS];
 } rv_args;
 

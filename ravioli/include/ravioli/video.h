@@ -22,6 +22,12 @@ typedef struct RV_VideoInfo {
     int fps_num, fps_den; /* nominal frame rate (0/0 when unknown) */
     int interlaced;       /* 0 progressive, 1 top field first, 2 bottom first */
     long long frames;     /* number of frames when known (files), else -1 */
+    int bit_depth;        /* significant bits of each sample: 8 for 8-bit formats; 9..16 for
+                           * the 16-bit ones (Y4M C420p10 -> yuv420p16 holding 0..1023);
+                           * 0 for grayf32 */
+    int packed_yuyv;      /* 1: V4L2 raw mode (RV_V4L2Settings.raw_yuyv): each RGBA8 pixel
+                           * holds one YUYV pair, R=Y0 G=Cb B=Y1 A=Cr; the picture is
+                           * 2*width wide. 0 otherwise. */
 } RV_VideoInfo;
 
 typedef struct RV_Source RV_Source;
@@ -51,8 +57,12 @@ typedef struct RV_V4L2Settings {
     int width, height;    /* requested size; the driver may adjust (re-read after S_FMT) */
     int fps;              /* requested frame rate, 0 = driver default */
     int buffers;          /* mmap buffers, default 4 */
-    int reopen;           /* 1: when the camera disappears, wait for it and reopen */
-    int timeout_ms;       /* poll timeout per read, default 1000 */
+    int reopen;           /* 1: when the camera disappears, reads return RV_EAGAIN and reopen
+                           * it once it is back; 0 (default): RV_ENODEV ends the stream */
+    int timeout_ms;       /* suggested read timeout (RV_Streaming uses it), default 1000;
+                           * rv_source_read() takes its own */
+    int raw_yuyv;         /* 1: when the camera gives YUYV, deliver it unconverted for a GPU
+                           * path (see RV_VideoInfo.packed_yuyv); default 0 = RGBA8 */
 } RV_V4L2Settings;
 RV_API void rv_v4l2_settings_default(RV_V4L2Settings *s);
 RV_API int rv_source_open_v4l2(RV_Context *ctx, const RV_V4L2Settings *s, RV_Source **out);
@@ -60,11 +70,20 @@ RV_API int rv_source_open_v4l2(RV_Context *ctx, const RV_V4L2Settings *s, RV_Sou
 RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info);
 /**
  * Reads the next frame into `frame` (size and format of rv_source_info()).
- * Returns 0, RV_EAGAIN when nothing came within timeout_ms (not a frame),
- * RV_EPIPE at the end of the stream, RV_ENODEV when the device went away,
- * or another negative code. *pts_ns (may be NULL) gets the capture time.
+ * Returns 0, RV_EAGAIN when nothing came within timeout_ms (not a frame;
+ * timeout_ms < 0 waits without limit), RV_EPIPE at the end of the stream,
+ * RV_ENODEV when the device went away, or another negative code.
+ * *pts_ns (may be NULL) gets the frame's time on CLOCK_MONOTONIC in ns
+ * (camera: capture time; realtime: scheduled time; else time of reading).
+ * Live sources deliver the latest frame: a camera drains older queued
+ * buffers, realtime files/synthetic skip frames whose time has passed
+ * (rv_source_dropped() counts them). Y4M reads block on the file or pipe
+ * itself; timeout_ms bounds only the realtime wait. See docs/video.md.
  */
 RV_API int rv_source_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int timeout_ms);
+/** Frames the source dropped so far to stay live (camera: older queued frames
+ *  when the caller was slow; realtime files/synthetic: frames whose time passed). */
+RV_API long long rv_source_dropped(const RV_Source *src);
 RV_API void rv_source_close(RV_Source **src);
 
 typedef struct RV_Sink RV_Sink;
@@ -80,9 +99,31 @@ typedef struct RV_FrameStats {
 } RV_FrameStats;
 
 RV_API int rv_sink_open_null(RV_Context *ctx, RV_Sink **out);
+/**
+ * Y4M writer (path or "-" = standard output). YUV and gray frames are written
+ * as they are; RGBA8 frames are converted to 4:2:0 (BT.601, limited range,
+ * see docs/video.md).
+ */
 RV_API int rv_sink_open_y4m(RV_Context *ctx, const char *path, const RV_VideoInfo *info, RV_Sink **out);
-/** SDL2 window (RV_ENOSYS when built without SDL2). Must be used from the main thread. */
+/** As rv_sink_open_y4m(); RGBA8 frames become `rgb_to` (RV_FMT_YUV420P8 or RV_FMT_YUV444P8). */
+RV_API int rv_sink_open_y4m_ex(RV_Context *ctx, const char *path, const RV_VideoInfo *info,
+                               RV_Format rgb_to, RV_Sink **out);
+
+/**
+ * SDL2 window (RV_ENOSYS when built without SDL2). SDL renders only from the
+ * thread that initialised video, so open, write and close it from the main
+ * thread: a pipeline running stages on other threads hands finished frames
+ * to the main thread, which calls rv_sink_write().
+ */
 RV_API int rv_sink_open_sdl(RV_Context *ctx, const char *title, const RV_VideoInfo *info, RV_Sink **out);
+typedef struct RV_SDLSettings {
+    const char *title;    /* default "ravioli" */
+    int overlay;          /* 1: draw fps, latency and strides in the corner (default) */
+    int scale;            /* initial window size = frame size * scale (default 1) */
+} RV_SDLSettings;
+RV_API void rv_sdl_settings_default(RV_SDLSettings *s);
+RV_API int rv_sink_open_sdl_ex(RV_Context *ctx, const RV_SDLSettings *s, const RV_VideoInfo *info,
+                               RV_Sink **out);
 /**
  * Writes/shows one frame. Returns 0, or RV_EPIPE when the user closed the
  * window (or the pipe), or another negative code.
@@ -90,6 +131,8 @@ RV_API int rv_sink_open_sdl(RV_Context *ctx, const char *title, const RV_VideoIn
 RV_API int rv_sink_write(RV_Sink *sink, RV_Image *frame, const RV_FrameStats *stats);
 /** Whether a skipped frame should repeat the last output (display: 1) or be left out (file: 0). */
 RV_API int rv_sink_repeats_skipped(const RV_Sink *sink);
+/** Frames written so far (the null sink's count). */
+RV_API long long rv_sink_frames(const RV_Sink *sink);
 RV_API void rv_sink_close(RV_Sink **sink);
 
 #ifdef __cplusplus

@@ -1,0 +1,332 @@
+/*
+ * bench_dwt.c - rv-bench-dwt (CPU backend) and rv-bench-gpu-dwt (CUDA backend).
+ *
+ * N x N float images, CDF 9/7 and DD(13,7), 1 and 5 levels, in place and out
+ * of place side by side. For each case:
+ *   ms       forward transform time: host clock around the launches, with
+ *            rv_context_sync before and after (CUDA events are not reachable
+ *            through ravioli's API), best of R runs;
+ *   E        bytes the kernels must move (Ikuzawa et al. Table 3 counting,
+ *            from rv_dwt_stats) / time / measured bandwidth P;
+ *   mem      peak memory of the transform: the image plus the RV_Dwt's scratch
+ *            and tables, as a multiple of the image (n);
+ *   peer     GPU: PyTorch (torch_dwt.py, same GPU, same run, slicing
+ *            implementation), CPU: a plain single-threaded C lifting loop;
+ *            the ratio is peer time / our time.
+ * P (the floor) is measured in the same run: the better of a device-to-device
+ * copy of the image through the module's own copy kernel (dwt_split, mode
+ * copy, 4-byte accesses) and, on the GPU, PyTorch's copy of the same image.
+ * A per-kernel breakdown (profiled run: a sync around each launch) follows.
+ *
+ *   rv-bench-gpu-dwt [N ...]     (default 2048 4096 8192 16384)
+ *   rv-bench-dwt [N ...]         (default 1024 2048 4096)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ravioli/dwt.h>
+
+#include "../kernels/dwt_abi.h"
+
+#ifndef RV_BENCH_GPU
+#  define RV_BENCH_GPU 0
+#endif
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(RV_Context *ctx, const char *what, int err)
+{
+    fprintf(stderr, "rv-bench-dwt: %s: %s (%s)\n", what, rv_strerror(err), ctx ? rv_context_error(ctx) : "");
+    exit(1);
+}
+
+/* Measured bandwidth: copy src -> dst (N x N floats) with dwt_split mode 2. */
+static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N, int cpu)
+{
+    RV_Module *m = NULL;
+    const RV_Kernel *k = NULL;
+    int err;
+    if ((err = rv_module_load(ctx, "dwt", &m)) < 0 || (err = rv_kernel_get(m, "dwt_split", &k)) < 0)
+        die(ctx, "module", err);
+    dwt_split_args a;
+    memset(&a, 0, sizeof(a));
+    a.src = rv_buffer_address(src);
+    a.dst = rv_buffer_address(dst);
+    a.src_pitch = a.dst_pitch = (int64_t)N * 4;
+    a.axis = 0;
+    a.n = N;
+    a.nlines = N;
+    a.mode = 2;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    if (cpu) {
+        a.tile_a = N;
+        a.tile_b = N >= 16384 ? 1 : 16384 / N;
+        sh.block[0] = 1;
+    } else {
+        a.tile_a = 256;
+        a.tile_b = 2;
+        sh.block[0] = 256;
+    }
+    sh.grid[0] = (unsigned)((N + a.tile_a - 1) / a.tile_a);
+    sh.grid[1] = (unsigned)((N + a.tile_b - 1) / a.tile_b);
+    double best = 1e30;
+    for (int r = 0; r < 6; r++) {
+        rv_context_sync(ctx);
+        double t0 = now();
+        if ((err = rv_launch_raw(k, &sh, &a, sizeof(a))) < 0)
+            die(ctx, "copy", err);
+        rv_context_sync(ctx);
+        double t = now() - t0;
+        if (r > 0 && t < best)
+            best = t;
+    }
+    rv_module_unload(&m);
+    return 8.0 * N * (double)N / best;
+}
+
+/* PyTorch peer: runs torch_dwt.py next to this program once per N; ms[w][l] NAN if
+ * unavailable; *copy: PyTorch's device copy bandwidth of the image in B/s (NAN if none). */
+static void torch_ms(const char *self, int N, double ms[2][2], double *copy)
+{
+    for (int i = 0; i < 4; i++)
+        ms[i / 2][i % 2] = NAN;
+    *copy = NAN;
+#if RV_BENCH_GPU
+    char dir[1024], cmd[1400];
+    snprintf(dir, sizeof(dir), "%s", self);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof(dir), ".");
+    snprintf(cmd, sizeof(cmd), "python3 %s/torch_dwt.py %d 2>&1", dir, N);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return;
+    char line[512];
+    while (fgets(line, sizeof(line), p)) {
+        char wav[16];
+        int lev;
+        double v;
+        if (sscanf(line, "ms %15s %d %lf", wav, &lev, &v) == 3)
+            ms[strcmp(wav, "cdf97") ? 1 : 0][lev == 1 ? 0 : 1] = v;
+        else if (sscanf(line, "copy_gbs %lf", &v) == 1)
+            *copy = v * 1e9;
+        else
+            printf("# torch: %s", line);
+    }
+    pclose(p);
+#else
+    (void)self;
+    (void)N;
+#endif
+}
+
+/* CPU peer: a plain single-threaded lifting loop (rows, then columns via a line buffer). */
+static void plain_line(float *x, float *t, int n, const RV_DwtWavelet wv)
+{
+    const int nS = (n + 1) / 2, nD = n / 2;
+    float *s = t, *d = t + nS;
+    for (int k = 0; k < nS; k++)
+        s[k] = x[2 * k];
+    for (int k = 0; k < nD; k++)
+        d[k] = x[2 * k + 1];
+#define S(i) s[(i) < 0 ? -(i) : (i) >= nS ? 2 * nS - 2 - (i) - (n % 2 ? 0 : -1) : (i)]
+#define D(i) d[(i) < 0 ? -(i) - 1 : (i) >= nD ? 2 * nD - 1 - (i) - (n % 2 ? 1 : 0) : (i)]
+    if (wv == RV_DWT_CDF97) {
+        const float a = -1.586134342f, b = -0.05298011857f, g = 0.8829110755f, dl = 0.4435068520f, K = 1.230174105f;
+        for (int k = 0; k < nD; k++)
+            d[k] += a * (S(k) + S(k + 1));
+        for (int k = 0; k < nS; k++)
+            s[k] += b * (D(k - 1) + D(k));
+        for (int k = 0; k < nD; k++)
+            d[k] += g * (S(k) + S(k + 1));
+        for (int k = 0; k < nS; k++)
+            s[k] += dl * (D(k - 1) + D(k));
+        for (int k = 0; k < nS; k++)
+            s[k] /= K;
+        for (int k = 0; k < nD; k++)
+            d[k] *= K;
+    } else {
+        for (int k = 0; k < nD; k++)
+            d[k] -= (9 * (S(k) + S(k + 1)) - (S(k - 1) + S(k + 2))) / 16;
+        for (int k = 0; k < nS; k++)
+            s[k] += (9 * (D(k - 1) + D(k)) - (D(k - 2) + D(k + 1))) / 32;
+    }
+#undef S
+#undef D
+    memcpy(x, t, (size_t)n * 4);
+}
+
+static double plain_ms(const float *img, int N, int levels, RV_DwtWavelet wv)
+{
+    if (N < 2 || N > 32768)
+        return NAN;
+    float *x = malloc((size_t)N * N * 4), *t = malloc((size_t)N * 4 * 2), *col = malloc((size_t)N * 4);
+    memcpy(x, img, (size_t)N * N * 4);
+    double t0 = now();
+    int w = N, h = N;
+    for (int l = 0; l < levels && w >= 2; l++) {
+        for (int y = 0; y < h; y++)
+            plain_line(x + (size_t)y * N, t, w, wv);
+        for (int c = 0; c < w; c++) {
+            for (int y = 0; y < h; y++)
+                col[y] = x[(size_t)y * N + c];
+            plain_line(col, t, h, wv);
+            for (int y = 0; y < h; y++)
+                x[(size_t)y * N + c] = col[y];
+        }
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+    }
+    double ms = (now() - t0) * 1e3;
+    free(x);
+    free(t);
+    free(col);
+    return ms;
+}
+
+static const char *KNAMES[RV_DWT_KERNEL_COUNT] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused", "tilefused"};
+
+int main(int argc, char **argv)
+{
+    int sizes[16], ns = 0;
+    for (int i = 1; i < argc && ns < 16; i++) {
+        const int v = atoi(argv[i]);
+        if (v < 2 || v > 32768) {
+            fprintf(stderr, "rv-bench-dwt: size %s outside 2..32768\n", argv[i]);
+            return 2;
+        }
+        sizes[ns++] = v;
+    }
+    if (!ns) {
+#if RV_BENCH_GPU
+        const int def[] = {2048, 4096, 8192, 16384};
+#else
+        const int def[] = {1024, 2048, 4096};
+#endif
+        for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); i++)
+            sizes[ns++] = def[i];
+    }
+    RV_Settings cs;
+    rv_settings_default(&cs);
+    cs.backend = RV_BENCH_GPU ? RV_BACKEND_CUDA : RV_BACKEND_CPU;
+    cs.log_level = RV_LOG_WARN;
+    RV_Context *ctx = NULL;
+    int err = rv_context_create(&ctx, &cs);
+    if (err < 0) {
+        printf("rv-bench-dwt: no %s context (%s): nothing measured\n", RV_BENCH_GPU ? "CUDA" : "CPU", rv_strerror(err));
+        return RV_BENCH_GPU && err == RV_ENODEV ? 77 : 1;
+    }
+    const int cpu = !RV_BENCH_GPU;
+    printf("# rv-bench-%sdwt: backend %s, threads %d; times: host clock around rv_context_sync (no events in the API)\n",
+           cpu ? "" : "gpu-", rv_backend_name(rv_context_backend(ctx)), rv_context_threads(ctx));
+    const RV_DwtWavelet wvs[2] = {RV_DWT_CDF97, RV_DWT_DD137};
+    const char *wnames[2] = {"cdf97", "dd137"};
+    const int levs[2] = {1, 5};
+    for (int si = 0; si < ns; si++) {
+        const int N = sizes[si] < 2 ? 2 : sizes[si] > 32768 ? 32768 : sizes[si];
+        const size_t bytes = (size_t)N * (size_t)N * 4;
+        RV_Buffer *buf = NULL, *aux = NULL;
+        if ((err = rv_buffer_create(ctx, bytes, &buf)) < 0 || (err = rv_buffer_create(ctx, bytes, &aux)) < 0)
+            die(ctx, "buffer", err);
+        float *host = malloc(bytes);
+        uint64_t st = 88172645463325252ull;
+        for (size_t i = 0; i < (size_t)N * N; i++) {
+            st ^= st << 13;
+            st ^= st >> 7;
+            st ^= st << 17;
+            host[i] = (float)(st >> 40) / 16777216.0f;
+        }
+        if ((err = rv_buffer_upload(buf, 0, host, bytes)) < 0)
+            die(ctx, "upload", err);
+        const double Pk = measure_bw(ctx, buf, aux, N, cpu);
+        rv_buffer_destroy(&aux); /* the transforms run with the image alone */
+        double tms[2][2], Pt;
+        torch_ms(argv[0], N, tms, &Pt);
+        /* the floor: the best copy measured in this run */
+        const double P = isnan(Pt) || Pt < Pk ? Pk : Pt;
+        printf("\nN = %d (%.0f MiB): copy bandwidth: module copy kernel %.1f GB/s, torch copy %.1f GB/s; P = %.1f GB/s\n",
+               N, bytes / 1048576.0, Pk / 1e9, Pt / 1e9, P / 1e9);
+        printf("| N | wavelet | L | in-place ms | E | mem | out-of-place ms | E | mem | %s ms | %s/in-place | %s/out-of-place |\n",
+               cpu ? "plain C" : "torch", cpu ? "plain C" : "torch", cpu ? "plain C" : "torch");
+        printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (int wi = 0; wi < 2; wi++)
+            for (int li = 0; li < 2; li++) {
+                double ms[2], E[2], mem[2];
+                RV_DwtStats prof[2];
+                for (int mi = 0; mi < 2; mi++) {
+                    RV_DwtSettings s;
+                    rv_dwt_settings_default(&s);
+                    s.wavelet = wvs[wi];
+                    s.method = mi == 0 ? RV_DWT_IN_PLACE : RV_DWT_OUT_OF_PLACE;
+                    RV_Dwt *d = NULL;
+                    if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
+                        die(ctx, "dwt", err);
+                    double best = 1e30;
+                    RV_DwtStats stt;
+                    for (int r = 0; r < (cpu ? 3 : 6); r++) {
+                        rv_dwt_stats_reset(d);
+                        rv_context_sync(ctx);
+                        double t0 = now();
+                        if ((err = rv_dwt_forward_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0)
+                            die(ctx, rv_dwt_error(d), err);
+                        rv_context_sync(ctx);
+                        double t = now() - t0;
+                        rv_dwt_stats(d, &stt);
+                        if ((err = rv_dwt_inverse_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0)
+                            die(ctx, rv_dwt_error(d), err);
+                        if (r > 0 && t < best)
+                            best = t;
+                    }
+                    double moved = 0;
+                    for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
+                        moved += stt.bytes[k];
+                    ms[mi] = best * 1e3;
+                    E[mi] = moved / best / P;
+                    mem[mi] = (double)(bytes + rv_dwt_memory(d)) / (double)bytes;
+                    rv_dwt_destroy(&d);
+                    /* profiled run for the breakdown */
+                    s.profile = 1;
+                    if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
+                        die(ctx, "dwt", err);
+                    if ((err = rv_dwt_forward_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0 ||
+                        (err = rv_dwt_inverse_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0)
+                        die(ctx, rv_dwt_error(d), err);
+                    rv_dwt_stats_reset(d);
+                    if ((err = rv_dwt_forward_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0)
+                        die(ctx, rv_dwt_error(d), err);
+                    rv_dwt_stats(d, &prof[mi]);
+                    if ((err = rv_dwt_inverse_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0)
+                        die(ctx, rv_dwt_error(d), err);
+                    rv_dwt_destroy(&d);
+                }
+                double pms = cpu ? (N <= 4096 ? plain_ms(host, N, levs[li], wvs[wi]) : NAN) : tms[wi][li];
+                printf("| %d | %s | %d | %.3f | %.1f%% | %.3fn | %.3f | %.1f%% | %.3fn | %.3f | %.2fx | %.2fx |\n", N,
+                       wnames[wi], levs[li], ms[0], 100 * E[0], mem[0], ms[1], 100 * E[1], mem[1], pms, pms / ms[0],
+                       pms / ms[1]);
+                for (int mi = 0; mi < 2; mi++) {
+                    printf("    %s %s L%d breakdown:", wnames[wi], mi ? "out-of-place" : "in-place", levs[li]);
+                    for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
+                        if (prof[mi].launches[k])
+                            printf(" %s %lldx %.3f ms E %.1f%%;", KNAMES[k], prof[mi].launches[k],
+                                   prof[mi].seconds[k] * 1e3,
+                                   100 * prof[mi].bytes[k] / prof[mi].seconds[k] / P);
+                    printf("\n");
+                }
+            }
+        free(host);
+        rv_buffer_destroy(&buf);
+    }
+    rv_context_destroy(&ctx);
+    return 0;
+}

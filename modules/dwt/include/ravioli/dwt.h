@@ -1,0 +1,184 @@
+/*
+ * ravioli/dwt.h - discrete wavelet transforms by lifting (library ravioli_dwt).
+ *
+ *     RV_DwtSettings s;
+ *     rv_dwt_settings_default(&s);           // CDF 9/7, float, 2-D, block layout, in place
+ *     s.wavelet = RV_DWT_CDF53; s.type = RV_DWT_I32;
+ *     RV_Dwt *dwt;
+ *     rv_dwt_create(ctx, &s, &dwt);
+ *     rv_dwt_forward(dwt, img, 3);          // GRAYF32 image, in its own storage
+ *     rv_dwt_inverse(dwt, img, 3);
+ *     rv_dwt_destroy(&dwt);
+ *
+ * Wavelets (all by lifting, forward steps listed; s = even, d = odd samples):
+ *   RV_DWT_HAAR   d -= s;  s += d/2                      (f32; i32: s += floor(d/2))
+ *   RV_DWT_CDF53  d -= (s0+s1)/2; s += (d-1+d0)/4        (i32: the reversible 5/3 of
+ *                 JPEG 2000, d -= floor((s0+s1)/2), s += floor((d-1+d0+2)/4); f32 unrounded)
+ *   RV_DWT_CDF97  the irreversible 9/7 of JPEG 2000: alpha, beta, gamma, delta steps,
+ *                 then s *= 1/K, d *= K (K = 1.230174104914001); f32 only
+ *   RV_DWT_DD137  Deslauriers-Dubuc (13,7): d -= (9(s0+s1) - (s-1+s2))/16,
+ *                 s += (9(d-1+d0) - (d-2+d1))/32  (i32: +8 >> 4 and +16 >> 5, floored)
+ * Boundaries: whole-sample symmetric extension (x[-i] = x[i], x[n-1+i] = x[n-1-i]),
+ * as JPEG 2000. A line of length 1 is left unchanged (identity); any length >= 2
+ * (odd, prime, ...) is transformed: ceil(n/2) low-pass and floor(n/2) high-pass
+ * coefficients. Each level transforms the low-pass part of the previous one;
+ * levels beyond the point where both sides reach length 1 change nothing.
+ *
+ * 2-D: each level transforms rows, then columns, of the current LL region.
+ * 1-D (dims = 1): each row is transformed on its own.
+ *
+ * Layouts:
+ *   RV_DWT_LAYOUT_BLOCK (Mallat): along each axis, low-pass first (ceil(n/2)),
+ *     then high-pass; the next level works on the contiguous top-left LL block.
+ *   RV_DWT_LAYOUT_INTERLEAVED: coefficients stay at their sample positions
+ *     (level l low-pass at multiples of 2^l), the classic in-place lifting layout.
+ *
+ * Methods (block layout; the interleaved layout is always in place):
+ *   RV_DWT_IN_PLACE: device memory n + a small table. Rows that fit in shared
+ *     memory are transformed in one pass; longer rows and all columns use the
+ *     chunk rearrangement of Ikuzawa et al. (chunk generation, then a chunk
+ *     permutation as a product of cycles whose leaders are computed on the host)
+ *     followed by one pass per lifting step with contiguous accesses only.
+ *   RV_DWT_OUT_OF_PLACE: a second buffer of n samples (owned by the RV_Dwt and
+ *     kept between calls): rows go image -> buffer (fused in shared memory, or
+ *     split then lifted), columns buffer -> image in tiles of 64 pairs with a
+ *     halo, all steps fused in shared memory (van der Laan et al. style).
+ * Both give the same coefficients. Once the 2-D LL region fits in shared memory
+ * (8 w h <= fuse_max_shared), all remaining levels run in one pass.
+ *
+ * Data: a GRAYF32 image (f32 settings) or an RV_Buffer of w x h 32-bit samples
+ * (f32 or i32) with a row pitch in bytes. i32 sums are 32-bit: keep samples
+ * within +-2^26 (DD(13,7)) or +-2^28 (Haar, 5/3) over all levels. Results are where the backend runs
+ * (device memory on CUDA); read images with rv_image_read as usual.
+ */
+#ifndef RAVIOLI_DWT_H
+#define RAVIOLI_DWT_H
+
+#include <ravioli/ravioli.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum RV_DwtWavelet {
+    RV_DWT_HAAR  = 1,
+    RV_DWT_CDF53 = 2,
+    RV_DWT_CDF97 = 3,
+    RV_DWT_DD137 = 4
+} RV_DwtWavelet;
+
+typedef enum RV_DwtType {
+    RV_DWT_F32 = 0,
+    RV_DWT_I32 = 1
+} RV_DwtType;
+
+typedef enum RV_DwtLayout {
+    RV_DWT_LAYOUT_BLOCK       = 0,
+    RV_DWT_LAYOUT_INTERLEAVED = 1
+} RV_DwtLayout;
+
+typedef enum RV_DwtMethod {
+    RV_DWT_IN_PLACE     = 0,
+    RV_DWT_OUT_OF_PLACE = 1
+} RV_DwtMethod;
+
+typedef struct RV_DwtSettings {
+    RV_DwtWavelet wavelet;   /* default RV_DWT_CDF97 */
+    RV_DwtType type;         /* default RV_DWT_F32 */
+    RV_DwtLayout layout;     /* default RV_DWT_LAYOUT_BLOCK */
+    RV_DwtMethod method;     /* default RV_DWT_IN_PLACE */
+    int dims;                /* 2 (rows then columns, default) or 1 (rows only) */
+    int fuse_max_shared;     /* bytes of shared memory a fused row pass may use:
+                                rows of up to fuse_max_shared / 4 samples (and at most
+                                16384) go through shared memory in one pass. Default
+                                65536 (16K-sample rows; above 48 KiB the CUDA backend
+                                opts in to large shared memory, sm_70+); 0 disables */
+    int profile;             /* nonzero: every kernel launch is bracketed by
+                                rv_context_sync and timed with the host clock
+                                (slower; for rv_dwt_stats breakdowns) */
+} RV_DwtSettings;
+
+typedef struct RV_Dwt RV_Dwt;
+
+RV_API void rv_dwt_settings_default(RV_DwtSettings *s);
+
+/** Creates a transform (loads the "dwt" kernel module); *out is NULL on failure. */
+RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *s, RV_Dwt **out);
+/** Destroys it (and its buffers) and sets *dwt to NULL. NULL is ignored. */
+RV_API void rv_dwt_destroy(RV_Dwt **dwt);
+
+/** Forward / inverse transform of a GRAYF32 image (f32 settings), `levels` >= 0. */
+RV_API int rv_dwt_forward(RV_Dwt *dwt, RV_Image *img, int levels);
+RV_API int rv_dwt_inverse(RV_Dwt *dwt, RV_Image *img, int levels);
+
+/**
+ * The same on a buffer holding h rows of w 32-bit samples (type of the
+ * settings), row r at byte offset r * pitch (pitch >= 4 * w, a multiple of 4).
+ */
+RV_API int rv_dwt_forward_buffer(RV_Dwt *dwt, RV_Buffer *buf, int w, int h, size_t pitch, int levels);
+RV_API int rv_dwt_inverse_buffer(RV_Dwt *dwt, RV_Buffer *buf, int w, int h, size_t pitch, int levels);
+
+/** Kernel kinds of rv_dwt_stats. */
+enum {
+    RV_DWT_KERNEL_ROWFUSED = 0, /* rows in shared memory, steps (and 1-D levels) fused */
+    RV_DWT_KERNEL_SPLIT,        /* out-of-place split / merge / copy */
+    RV_DWT_KERNEL_CHUNKGEN,     /* in place: chunk generation (rows) */
+    RV_DWT_KERNEL_PERMUTE,      /* in place: chunk permutation by cycles */
+    RV_DWT_KERNEL_ROTATE,       /* in place: odd-length tail of a row */
+    RV_DWT_KERNEL_STEP,         /* one lifting step over a region */
+    RV_DWT_KERNEL_OTHER,        /* denoising: conversion, thresholding */
+    RV_DWT_KERNEL_COLFUSED,     /* out of place: columns with all steps in shared memory */
+    RV_DWT_KERNEL_TILEFUSED,    /* small LL regions: all remaining 2-D levels in one pass */
+    RV_DWT_KERNEL_COUNT
+};
+
+/**
+ * Launch statistics since creation or rv_dwt_stats_reset: launches and the
+ * bytes each kind of kernel must move (every sample read and written once:
+ * the counting of Ikuzawa et al., Table 3), and, with settings.profile, the
+ * seconds each kind took.
+ */
+typedef struct RV_DwtStats {
+    long long launches[RV_DWT_KERNEL_COUNT];
+    double bytes[RV_DWT_KERNEL_COUNT];
+    double seconds[RV_DWT_KERNEL_COUNT];
+} RV_DwtStats;
+
+RV_API void rv_dwt_stats(const RV_Dwt *dwt, RV_DwtStats *out);
+RV_API void rv_dwt_stats_reset(RV_Dwt *dwt);
+
+/** Message of the latest failure of this transform ("" if none). */
+RV_API const char *rv_dwt_error(const RV_Dwt *dwt);
+
+/** Size of the LL band after `levels` levels of a w x h region (block layout). */
+RV_API void rv_dwt_ll_size(const RV_Dwt *dwt, int w, int h, int levels, int *llw, int *llh);
+
+/** Device (or host, on the CPU backend) bytes the RV_Dwt holds now: scratch and tables. */
+RV_API size_t rv_dwt_memory(const RV_Dwt *dwt);
+
+/* ---------------------------------------------------------------- */
+/* Denoising (a video stage)                                          */
+/* ---------------------------------------------------------------- */
+
+typedef struct RV_DwtDenoiseParams {
+    int levels;       /* decomposition levels (default 3) */
+    float threshold;  /* soft threshold on detail coefficients, in sample units of
+                         the plane (8-bit: 0..255, 16-bit: 0..65535); default 8 */
+} RV_DwtDenoiseParams;
+
+RV_API void rv_dwt_denoise_default(RV_DwtDenoiseParams *p);
+
+/**
+ * Wavelet denoising of the luma: the Y plane (plane 0) of a YUV or GRAY
+ * frame (8 or 16 bit, or GRAYF32) is transformed (2-D, block layout) with the
+ * transform's wavelet, every detail coefficient is soft-thresholded, and the
+ * plane is transformed back (rounded and clamped for integer planes). Chroma
+ * is untouched. The RV_Dwt must have f32 settings; it keeps a float buffer of
+ * the plane's size between calls. Call once per frame from a stage.
+ */
+RV_API int rv_dwt_denoise(RV_Dwt *dwt, RV_Image *frame, const RV_DwtDenoiseParams *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RAVIOLI_DWT_H */

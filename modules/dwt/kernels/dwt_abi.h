@@ -1,0 +1,143 @@
+/*
+ * dwt_abi.h - argument structs of the DWT raw kernels (dwt_kernels.c) and the
+ * lifting arithmetic they share. Included by the kernel module (C and CUDA)
+ * and by the host library (src/dwt.c); every struct has the same layout in
+ * both (fixed-width fields, 64-bit addresses first).
+ *
+ * Terms: a "line" is one row (axis 0) or one column (axis 1) of the region
+ * being transformed; n is its length in samples. Its even samples are the
+ * band S (nS = ceil(n/2)), its odd samples the band D (nD = floor(n/2)).
+ * A lifting step adds to every sample of one band a combination of a few
+ * neighbours of the other band; neighbours beyond the line are taken from
+ * the whole-sample symmetric extension of the signal (JPEG 2000 style).
+ */
+#ifndef RV_DWT_ABI_H
+#define RV_DWT_ABI_H
+
+#include <stdint.h>
+
+#define DWT_MAX_TAPS  4
+#define DWT_MAX_STEPS 6
+/* Longest row dwt_rowfused takes, and its threads per block at most. */
+#define DWT_ROW_MAX     16384
+#define DWT_ROW_THREADS 512
+
+enum { DWT_F32 = 0, DWT_I32 = 1 };
+
+/** One lifting step (forward sense). */
+typedef struct dwt_step {
+    int32_t target;   /* 0: D += f(S) (predict); 1: S += f(D) (update) */
+    int32_t off0;     /* source index of the first tap, relative to the target's */
+    int32_t ntaps;    /* 1..DWT_MAX_TAPS */
+    int32_t shift;    /* int32: t += sign * ((sum iw*v + round) >> shift) */
+    int32_t round;
+    int32_t sign;
+    int32_t iw[DWT_MAX_TAPS];
+    float fw[DWT_MAX_TAPS]; /* f32: t = (t + sum fw*v) * post */
+    float post;
+    float post_inv;   /* 1/post, for the inverse */
+} dwt_step;
+
+/** dwt_step_k: one lifting step along an axis of a strided region. */
+typedef struct dwt_step_args {
+    uint64_t base;
+    int64_t pitch;      /* bytes between rows */
+    int32_t axis;       /* 0: lines are rows; 1: lines are columns */
+    int32_t n;          /* line length */
+    int32_t nlines;
+    int32_t line_str;   /* line l is row/column l*line_str */
+    int32_t s_off, s_str, d_off, d_str; /* band positions along the line */
+    int32_t type;       /* DWT_F32 / DWT_I32 */
+    int32_t inverse;
+    int32_t tile_a, tile_b; /* a block covers tile_a x tile_b (axis 0: targets x lines) */
+    dwt_step st;
+} dwt_step_args;
+
+/** dwt_rowfused: whole rows in shared memory, all steps (and levels) in one pass. */
+typedef struct dwt_row_args {
+    uint64_t src, dst;
+    int64_t src_pitch, dst_pitch;
+    int32_t n, rows, levels, type;
+    int32_t inverse, interleaved, nsteps, tile_rows;
+    dwt_step steps[DWT_MAX_STEPS];
+} dwt_row_args;
+
+/**
+ * dwt_colfused: out-of-place column pass, all steps fused. A block holds
+ * tile_cols columns x (R + 2H) sample pairs (S and D) in shared memory; the
+ * R pairs in the middle come out exact when H covers the reach of the steps.
+ * Forward: src interleaved rows -> dst [S rows | D rows]; inverse: back.
+ */
+typedef struct dwt_col_args {
+    uint64_t src, dst;
+    int64_t src_pitch, dst_pitch;
+    int32_t n, ncols, R, H;
+    int32_t type, inverse, nsteps, tile_cols;
+    dwt_step steps[DWT_MAX_STEPS];
+} dwt_col_args;
+
+/**
+ * dwt_tilefused: a small LL region (w x h) in shared memory, all remaining
+ * 2-D levels in one pass (block layout). One block; 2*w*h words of shared.
+ */
+typedef struct dwt_tile_args {
+    uint64_t base;
+    int64_t pitch;
+    int32_t w, h, levels, type;
+    int32_t inverse, nsteps, pad0, pad1;
+    dwt_step steps[DWT_MAX_STEPS];
+} dwt_tile_args;
+
+/** dwt_split: src -> dst deinterleave (S then D), its inverse, or a plain copy. */
+typedef struct dwt_split_args {
+    uint64_t src, dst;
+    int64_t src_pitch, dst_pitch;
+    int32_t axis, n, nlines, mode; /* mode: 0 split, 1 merge, 2 copy */
+    int32_t tile_a, tile_b, pad0, pad1;
+} dwt_split_args;
+
+/** dwt_chunkgen: in each run of 2b samples of a row, evens first then odds (in place). */
+typedef struct dwt_chunk_args {
+    uint64_t base;
+    int64_t pitch;
+    int32_t n, rows, b, inverse;
+    int32_t tile_rows, pad0;
+} dwt_chunk_args;
+
+/** dwt_permute: chunk c goes to c/2 (even c) or nE + c/2 (odd c), by cycles. */
+typedef struct dwt_perm_args {
+    uint64_t base;
+    uint64_t leaders;   /* int32 table: the smallest element of every cycle */
+    int64_t cstride;    /* bytes from chunk c to chunk c+1 */
+    int64_t lane_pitch; /* lane u is at (u % lane_b) * 4 + (u / lane_b) * lane_pitch */
+    int32_t nchunks, nleaders, lane_b, lanes;
+    int32_t inverse, tile_lanes, pad0, pad1;
+} dwt_perm_args;
+
+/** dwt_rotate: rotates [a, a+len) of each row right (left: inverse) by r < len. */
+typedef struct dwt_rot_args {
+    uint64_t base;
+    int64_t pitch;
+    int32_t a, len, r, rows;
+    int32_t inverse, tile_rows;
+} dwt_rot_args;
+
+/** dwt_convert: u8/u16 plane -> f32 (inverse: rounded and clamped back). */
+typedef struct dwt_conv_args {
+    uint64_t plane, buf;
+    int64_t plane_pitch, buf_pitch;
+    int32_t w, h, bytes, inverse;
+    int32_t tile_rows, pad0;
+    float maxval, pad1;
+} dwt_conv_args;
+
+/** dwt_shrink: soft threshold of every sample outside [0,wl) x [0,hl). */
+typedef struct dwt_shrink_args {
+    uint64_t base;
+    int64_t pitch;
+    int32_t w, h, wl, hl;
+    int32_t tile_rows, pad0;
+    float thr, pad1;
+} dwt_shrink_args;
+
+#endif

@@ -1,0 +1,1008 @@
+/*
+ * dwt_kernels.c - raw kernels of the "dwt" module: lifting wavelet transforms
+ * on rows and columns of a 32-bit (float or int32) region, plus the in-place
+ * rearrangement of the seed paper (chunk generation, chunk permutation by
+ * cyclic permutations, rotation of the odd-length tail).
+ *
+ * Every kernel has a CUDA body (threads of a block share the block's tile)
+ * and a CPU body (called once per block by the CPU backend's pool; it loops
+ * over the same tile). The host library (../src/dwt.c) picks launch shapes
+ * and tiles per backend; results are the same because both bodies evaluate
+ * the same per-sample functions below in the same order of operations.
+ */
+#include <ravioli/kernel.h>
+
+#include "dwt_abi.h"
+
+#if !defined(RV_CUDA)
+#  include <string.h>
+#endif
+
+/* ---------------------------------------------------------------- */
+/* Shared arithmetic                                                  */
+/* ---------------------------------------------------------------- */
+
+/* Products that nvcc must not contract into FMAs, so GPU and CPU agree bit for bit. */
+#if defined(RV_CUDA)
+#  define DWT_MUL(x, y) __fmul_rn((x), (y))
+#else
+#  define DWT_MUL(x, y) ((x) * (y))
+#endif
+
+/* Position p reflected into [0, n) (whole-sample symmetric extension, n >= 2). */
+RV_FN int dwt_mirror(int p, int n)
+{
+    const int per = 2 * n - 2;
+    for (;;) {
+        if (p < 0)
+            p = -p;
+        if (p < n)
+            return p;
+        p = per - p;
+    }
+}
+
+/* Source index j of band `is_d` (S: position 2j, D: 2j+1) mapped into the band. */
+RV_FN int dwt_src_index(int j, int nsrc, int is_d, int n)
+{
+    if (j >= 0 && j < nsrc)
+        return j;
+    const int p = dwt_mirror(2 * j + is_d, n);
+    return p >> 1;
+}
+
+/*
+ * One lifting step at target index k. tb/sb: element 0 of the target and
+ * source bands, ts/ss: their strides in bytes; n: line length.
+ */
+RV_FN void dwt_lift_at(unsigned char *tb, int64_t ts, const unsigned char *sb, int64_t ss, int n,
+                       const dwt_step *st, int type, int inverse, int k)
+{
+    const int src_is_d = st->target == 0 ? 0 : 1;
+    const int nS = (n + 1) >> 1, nD = n >> 1;
+    const int nsrc = src_is_d ? nD : nS;
+    const int nt = st->ntaps;
+    /* taps written out: no dynamic indexing of the (parameter) step struct */
+#define DWT_SRC(i) (i < nt ? dwt_src_index(k + st->off0 + i, nsrc, src_is_d, n) : 0)
+    const int j0 = DWT_SRC(0), j1 = DWT_SRC(1), j2 = DWT_SRC(2), j3 = DWT_SRC(3);
+#undef DWT_SRC
+    if (type == DWT_F32) {
+#define DWT_V(j) (*(const float *)(sb + (int64_t)(j) * ss))
+        float acc = DWT_MUL(st->fw[0], DWT_V(j0));
+        if (nt > 1)
+            acc += DWT_MUL(st->fw[1], DWT_V(j1));
+        if (nt > 2)
+            acc += DWT_MUL(st->fw[2], DWT_V(j2));
+        if (nt > 3)
+            acc += DWT_MUL(st->fw[3], DWT_V(j3));
+#undef DWT_V
+        float *t = (float *)(tb + (int64_t)k * ts);
+        if (!inverse)
+            *t = DWT_MUL(*t + acc, st->post);
+        else
+            *t = DWT_MUL(*t, st->post_inv) - acc;
+    } else {
+#define DWT_V(j) (*(const int32_t *)(sb + (int64_t)(j) * ss))
+        int32_t acc = st->round + st->iw[0] * DWT_V(j0);
+        if (nt > 1)
+            acc += st->iw[1] * DWT_V(j1);
+        if (nt > 2)
+            acc += st->iw[2] * DWT_V(j2);
+        if (nt > 3)
+            acc += st->iw[3] * DWT_V(j3);
+#undef DWT_V
+        const int32_t delta = (acc >> st->shift) * st->sign;
+        int32_t *t = (int32_t *)(tb + (int64_t)k * ts);
+        *t = inverse ? *t - delta : *t + delta;
+    }
+}
+
+/* Address of sample q of line l (axis 0: row l, axis 1: column l). */
+RV_FN unsigned char *dwt_addr(uint64_t base, int64_t pitch, int axis, int l, int q)
+{
+    return axis == 0 ? (unsigned char *)(uintptr_t)base + (int64_t)l * pitch + (int64_t)q * 4
+                     : (unsigned char *)(uintptr_t)base + (int64_t)q * pitch + (int64_t)l * 4;
+}
+
+/* Interleaved position p of a line of n samples, `lev` levels -> block-layout index. */
+RV_FN int dwt_block_index(int p, int n, int lev)
+{
+    if (p == 0)
+        return 0;
+    int t = 0;
+    while (t < lev && !((p >> t) & 1))
+        t++;
+    if (t >= lev) {
+        return p >> lev;
+    }
+    const int l = t + 1; /* p = 2^(l-1) * (2k+1): D of level l */
+    int nl = n;
+    for (int i = 0; i < l; i++)
+        nl = (nl + 1) >> 1;
+    return nl + (p >> l);
+}
+
+/* Levels a line of n samples really gets: each needs at least 2 samples. */
+RV_FN int dwt_eff_levels(int n, int levels)
+{
+    int l = 0;
+    while (l < levels && n >= 2) {
+        n = (n + 1) >> 1;
+        l++;
+    }
+    return l;
+}
+
+#if !defined(RV_CUDA)
+/*
+ * CPU fast paths: one step over `cnt` contiguous targets whose taps are the
+ * contiguous source runs p0..p3 (same operation order as dwt_lift_at, so the
+ * results are identical; the loops vectorise).
+ */
+#define DWT_OPF(EXPR)                                                              \
+    do {                                                                           \
+        if (!inverse)                                                              \
+            for (int c = 0; c < cnt; c++) {                                        \
+                const float acc = EXPR;                                            \
+                t[c] = (t[c] + acc) * post;                                        \
+            }                                                                      \
+        else                                                                       \
+            for (int c = 0; c < cnt; c++) {                                        \
+                const float acc = EXPR;                                            \
+                t[c] = t[c] * pinv - acc;                                          \
+            }                                                                      \
+    } while (0)
+#define DWT_OPI(EXPR)                                                              \
+    do {                                                                           \
+        if (!inverse)                                                              \
+            for (int c = 0; c < cnt; c++)                                          \
+                ti[c] += ((EXPR) >> sh) * sg;                                      \
+        else                                                                       \
+            for (int c = 0; c < cnt; c++)                                          \
+                ti[c] -= ((EXPR) >> sh) * sg;                                      \
+    } while (0)
+
+static void dwt_cpu_run(unsigned char *tp, const unsigned char *q0, const unsigned char *q1,
+                        const unsigned char *q2, const unsigned char *q3, int cnt, const dwt_step *st,
+                        int type, int inverse)
+{
+    const int nt = st->ntaps;
+    if (type == DWT_F32) {
+        float *restrict t = (float *)tp;
+        const float *p0 = (const float *)q0, *p1 = (const float *)q1, *p2 = (const float *)q2,
+                    *p3 = (const float *)q3;
+        const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2], w3 = st->fw[3];
+        const float post = st->post, pinv = st->post_inv;
+        if (nt == 1)
+            DWT_OPF(w0 * p0[c]);
+        else if (nt == 2)
+            DWT_OPF(w0 * p0[c] + w1 * p1[c]);
+        else if (nt == 3)
+            DWT_OPF(w0 * p0[c] + w1 * p1[c] + w2 * p2[c]);
+        else
+            DWT_OPF(w0 * p0[c] + w1 * p1[c] + w2 * p2[c] + w3 * p3[c]);
+    } else {
+        int32_t *restrict ti = (int32_t *)tp;
+        const int32_t *p0 = (const int32_t *)q0, *p1 = (const int32_t *)q1, *p2 = (const int32_t *)q2,
+                      *p3 = (const int32_t *)q3;
+        const int32_t w0 = st->iw[0], w1 = st->iw[1], w2 = st->iw[2], w3 = st->iw[3], r = st->round;
+        const int sh = st->shift, sg = st->sign;
+        if (nt == 1)
+            DWT_OPI(r + w0 * p0[c]);
+        else if (nt == 2)
+            DWT_OPI(r + w0 * p0[c] + w1 * p1[c]);
+        else if (nt == 3)
+            DWT_OPI(r + w0 * p0[c] + w1 * p1[c] + w2 * p2[c]);
+        else
+            DWT_OPI(r + w0 * p0[c] + w1 * p1[c] + w2 * p2[c] + w3 * p3[c]);
+    }
+}
+#undef DWT_OPF
+#undef DWT_OPI
+
+/* All targets [k0, k1) of one band stored with unit stride (4 bytes). */
+static void dwt_cpu_band(unsigned char *tb, const unsigned char *sb, int k0, int k1, int n,
+                         const dwt_step *st, int type, int inverse)
+{
+    const int src_is_d = st->target == 0 ? 0 : 1;
+    const int nsrc = src_is_d ? n >> 1 : (n + 1) >> 1;
+    /* interior: every tap inside the source band */
+    int i0 = -st->off0, i1 = nsrc - (st->off0 + st->ntaps - 1);
+    i0 = i0 < k0 ? k0 : i0 > k1 ? k1 : i0;
+    i1 = i1 > k1 ? k1 : i1 < i0 ? i0 : i1;
+    for (int k = k0; k < i0; k++)
+        dwt_lift_at(tb, 4, sb, 4, n, st, type, inverse, k);
+    if (i1 > i0) {
+        const unsigned char *q = sb + (int64_t)(i0 + st->off0) * 4;
+        dwt_cpu_run(tb + (int64_t)i0 * 4, q, q + 4, q + 8, q + 12, i1 - i0, st, type, inverse);
+    }
+    for (int k = i1; k < k1; k++)
+        dwt_lift_at(tb, 4, sb, 4, n, st, type, inverse, k);
+}
+#endif
+
+/* ---------------------------------------------------------------- */
+/* dwt_step_k: one lifting step on a strided region                   */
+/* ---------------------------------------------------------------- */
+
+RV_FN void dwt_step_one(const dwt_step_args *a, int k, int l)
+{
+    const int tgt_d = a->st.target == 0;
+    const int toff = tgt_d ? a->d_off : a->s_off, tstr = tgt_d ? a->d_str : a->s_str;
+    const int soff = tgt_d ? a->s_off : a->d_off, sstr = tgt_d ? a->s_str : a->d_str;
+    const int line = l * a->line_str;
+    unsigned char *tb = dwt_addr(a->base, a->pitch, a->axis, line, toff);
+    unsigned char *sb = dwt_addr(a->base, a->pitch, a->axis, line, soff);
+    const int64_t unit = a->axis == 0 ? 4 : a->pitch;
+    dwt_lift_at(tb, unit * tstr, sb, unit * sstr, a->n, &a->st, a->type, a->inverse, k);
+}
+
+RV_RAW_KERNEL(dwt_step_k, dwt_step_args, a, blk)
+{
+    const int nt = a->st.target == 0 ? a->n >> 1 : (a->n + 1) >> 1;
+    const int na = a->axis == 0 ? nt : a->nlines; /* index along block x */
+    const int nb = a->axis == 0 ? a->nlines : nt;
+    const int a0 = blk.x * a->tile_a, a1 = RV__MIN(a0 + a->tile_a, na);
+    const int b0 = blk.y * a->tile_b, b1 = RV__MIN(b0 + a->tile_b, nb);
+#if defined(RV_CUDA)
+    for (int ib = b0 + (int)threadIdx.y; ib < b1; ib += blk.ty)
+        for (int ia = a0 + (int)threadIdx.x; ia < a1; ia += blk.tx) {
+            if (a->axis == 0)
+                dwt_step_one(a, ia, ib);
+            else
+                dwt_step_one(a, ib, ia);
+        }
+#else
+    const int tgt_d = a->st.target == 0;
+    const int toff = tgt_d ? a->d_off : a->s_off, tstr = tgt_d ? a->d_str : a->s_str;
+    const int soff = tgt_d ? a->s_off : a->d_off, sstr = tgt_d ? a->s_str : a->d_str;
+    if (a->axis == 0 && tstr == 1 && sstr == 1) {
+        for (int l = b0; l < b1; l++) {
+            const int line = l * a->line_str;
+            dwt_cpu_band(dwt_addr(a->base, a->pitch, 0, line, toff), dwt_addr(a->base, a->pitch, 0, line, soff),
+                         a0, a1, a->n, &a->st, a->type, a->inverse);
+        }
+    } else if (a->axis == 1 && a->line_str == 1) {
+        /* rows of targets: the taps are whole source rows */
+        const int src_is_d = tgt_d ? 0 : 1;
+        const int nsrc = src_is_d ? a->n >> 1 : (a->n + 1) >> 1;
+        const unsigned char *q[DWT_MAX_TAPS];
+        for (int k = b0; k < b1; k++) {
+            for (int i = 0; i < DWT_MAX_TAPS; i++) {
+                const int j = i < a->st.ntaps ? dwt_src_index(k + a->st.off0 + i, nsrc, src_is_d, a->n) : 0;
+                q[i] = dwt_addr(a->base, a->pitch, 1, a0, soff + j * sstr);
+            }
+            dwt_cpu_run(dwt_addr(a->base, a->pitch, 1, a0, toff + k * tstr), q[0], q[1], q[2], q[3], a1 - a0, &a->st,
+                        a->type, a->inverse);
+        }
+    } else {
+        for (int ib = b0; ib < b1; ib++)
+            for (int ia = a0; ia < a1; ia++) {
+                if (a->axis == 0)
+                    dwt_step_one(a, ia, ib);
+                else
+                    dwt_step_one(a, ib, ia);
+            }
+    }
+#endif
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_split: deinterleave / interleave / copy along an axis          */
+/* ---------------------------------------------------------------- */
+
+RV_FN void dwt_split_one(const dwt_split_args *a, int q, int l)
+{
+    const int nS = (a->n + 1) >> 1;
+    const int b = (q & 1) ? nS + (q >> 1) : q >> 1;
+    const int qs = a->mode == 0 ? q : a->mode == 1 ? b : q;
+    const int qd = a->mode == 0 ? b : q;
+    const uint32_t v = *(const uint32_t *)dwt_addr(a->src, a->src_pitch, a->axis, l, qs);
+    *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, a->axis, l, qd) = v;
+}
+
+RV_RAW_KERNEL(dwt_split, dwt_split_args, a, blk)
+{
+    const int na = a->axis == 0 ? a->n : a->nlines;
+    const int nb = a->axis == 0 ? a->nlines : a->n;
+    const int a0 = blk.x * a->tile_a, a1 = RV__MIN(a0 + a->tile_a, na);
+    const int b0 = blk.y * a->tile_b, b1 = RV__MIN(b0 + a->tile_b, nb);
+#if defined(RV_CUDA)
+    for (int ib = b0 + (int)threadIdx.y; ib < b1; ib += blk.ty)
+        for (int ia = a0 + (int)threadIdx.x; ia < a1; ia += blk.tx) {
+            if (a->axis == 0)
+                dwt_split_one(a, ia, ib);
+            else
+                dwt_split_one(a, ib, ia);
+        }
+#else
+    if (a->mode == 2 || a->axis == 1) {
+        /* Whole row runs at a time: memcpy per row (or row segment). */
+        for (int ib = b0; ib < b1; ib++) {
+            if (a->axis == 0) {
+                memcpy(dwt_addr(a->dst, a->dst_pitch, 0, ib, a0),
+                       dwt_addr(a->src, a->src_pitch, 0, ib, a0), (size_t)(a1 - a0) * 4);
+            } else {
+                const int nS = (a->n + 1) >> 1;
+                const int b = (ib & 1) ? nS + (ib >> 1) : ib >> 1;
+                const int qs = a->mode == 1 ? b : ib, qd = a->mode == 0 ? b : ib;
+                memcpy(dwt_addr(a->dst, a->dst_pitch, 1, a0, qd),
+                       dwt_addr(a->src, a->src_pitch, 1, a0, qs), (size_t)(a1 - a0) * 4);
+            }
+        }
+        return;
+    }
+    for (int ib = b0; ib < b1; ib++)
+        for (int ia = a0; ia < a1; ia++)
+            dwt_split_one(a, ia, ib);
+#endif
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_rowfused: rows in shared memory, steps and levels fused        */
+/* ---------------------------------------------------------------- */
+
+#if defined(RV_CUDA)
+extern __shared__ uint32_t dwt_sh[];
+
+/* Lifting of one level on S = sh[0, nS), D = sh[nS, m): all steps. */
+static __device__ void dwt_sh_lift(const dwt_row_args *a, uint32_t *sh, int m)
+{
+    const int nS = (m + 1) >> 1, nD = m >> 1;
+    unsigned char *S = (unsigned char *)sh, *D = (unsigned char *)(sh + nS);
+    for (int si = 0; si < a->nsteps; si++) {
+        const int s = a->inverse ? a->nsteps - 1 - si : si;
+        const dwt_step *st = &a->steps[s];
+        const int nt = st->target == 0 ? nD : nS;
+        unsigned char *tb = st->target == 0 ? D : S;
+        const unsigned char *sb = st->target == 0 ? S : D;
+        for (int k = (int)threadIdx.x; k < nt; k += (int)blockDim.x)
+            dwt_lift_at(tb, 4, sb, 4, m, st, a->type, a->inverse, k);
+        __syncthreads();
+    }
+}
+#else
+static void dwt_cpu_lift(const dwt_row_args *a, uint32_t *sh, int m)
+{
+    const int nS = (m + 1) >> 1, nD = m >> 1;
+    unsigned char *S = (unsigned char *)sh, *D = (unsigned char *)(sh + nS);
+    for (int si = 0; si < a->nsteps; si++) {
+        const int s = a->inverse ? a->nsteps - 1 - si : si;
+        const dwt_step *st = &a->steps[s];
+        const int nt = st->target == 0 ? nD : nS;
+        unsigned char *tb = st->target == 0 ? D : S;
+        const unsigned char *sb = st->target == 0 ? S : D;
+        dwt_cpu_band(tb, sb, 0, nt, m, st, a->type, a->inverse);
+    }
+}
+#endif
+
+RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
+{
+    const int n = a->n;
+    const int lev = dwt_eff_levels(n, a->levels);
+    const int r0 = blk.x * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
+#if defined(RV_CUDA)
+    /* shared: the line (n words), then for lev > 1 a split buffer (ceil(n/2) words) */
+    uint32_t *sh = dwt_sh, *tmp = dwt_sh + n;
+    const int T = (int)blockDim.x, tid = (int)threadIdx.x;
+    for (int row = r0; row < r1; row++) {
+        const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch));
+        uint32_t *dst = (uint32_t *)(uintptr_t)(a->dst + (uint64_t)((int64_t)row * a->dst_pitch));
+        if (lev == 0) {
+            for (int p = tid; p < n; p += T)
+                dst[p] = src[p];
+            continue;
+        }
+        if (!a->inverse) {
+            /* level 0 straight from global memory: pairs (2k, 2k+1) -> S[k], D[k] */
+            int m = n, nS = (m + 1) >> 1;
+            if (((uintptr_t)src & 7) == 0) {
+                /* aligned: one 8-byte load a pair */
+                const uint2 *s2 = (const uint2 *)src;
+                for (int k = tid; k < (m >> 1); k += T) {
+                    const uint2 v = s2[k];
+                    sh[k] = v.x;
+                    sh[nS + k] = v.y;
+                }
+                if ((m & 1) && tid == 0)
+                    sh[nS - 1] = src[m - 1];
+            } else {
+                for (int k = tid; k < nS; k += T) {
+                    sh[k] = src[2 * k];
+                    if (2 * k + 1 < m)
+                        sh[nS + k] = src[2 * k + 1];
+                }
+            }
+            __syncthreads();
+            dwt_sh_lift(a, sh, m);
+            for (int l = 1; l < lev; l++) {
+                m = nS;
+                nS = (m + 1) >> 1;
+                for (int p = tid; p < m; p += T)
+                    tmp[p] = sh[p];
+                __syncthreads();
+                for (int k = tid; k < nS; k += T) {
+                    sh[k] = tmp[2 * k];
+                    if (2 * k + 1 < m)
+                        sh[nS + k] = tmp[2 * k + 1];
+                }
+                __syncthreads();
+                dwt_sh_lift(a, sh, m);
+            }
+            if (a->interleaved) {
+                for (int p = tid; p < n; p += T)
+                    dst[p] = sh[dwt_block_index(p, n, lev)];
+            } else {
+                for (int p = tid; p < n; p += T)
+                    dst[p] = sh[p];
+            }
+        } else {
+            if (a->interleaved) {
+                for (int p = tid; p < n; p += T)
+                    sh[dwt_block_index(p, n, lev)] = src[p];
+            } else {
+                for (int p = tid; p < n; p += T)
+                    sh[p] = src[p];
+            }
+            __syncthreads();
+            for (int l = lev - 1; l >= 0; l--) {
+                int m = n;
+                for (int i = 0; i < l; i++)
+                    m = (m + 1) >> 1;
+                const int nS = (m + 1) >> 1;
+                dwt_sh_lift(a, sh, m);
+                if (l == 0 && ((uintptr_t)dst & 7) == 0) {
+                    uint2 *d2 = (uint2 *)dst;
+                    for (int k = tid; k < (m >> 1); k += T)
+                        d2[k] = make_uint2(sh[k], sh[nS + k]);
+                    if ((m & 1) && tid == 0)
+                        dst[m - 1] = sh[nS - 1];
+                } else if (l == 0) {
+                    for (int k = tid; k < nS; k += T) {
+                        dst[2 * k] = sh[k];
+                        if (2 * k + 1 < m)
+                            dst[2 * k + 1] = sh[nS + k];
+                    }
+                } else {
+                    for (int p = tid; p < m; p += T)
+                        tmp[p] = sh[p];
+                    __syncthreads();
+                    for (int k = tid; k < nS; k += T) {
+                        sh[2 * k] = tmp[k];
+                        if (2 * k + 1 < m)
+                            sh[2 * k + 1] = tmp[nS + k];
+                    }
+                    __syncthreads();
+                }
+            }
+        }
+        __syncthreads();
+    }
+#else
+    /* CPU: blk.shared holds 2n words: the working line and a split buffer. */
+    uint32_t *sh = (uint32_t *)blk.shared, *tmp = sh + n;
+    for (int row = r0; row < r1; row++) {
+        const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch));
+        uint32_t *dst = (uint32_t *)(uintptr_t)(a->dst + (uint64_t)((int64_t)row * a->dst_pitch));
+        if (lev == 0) {
+            memmove(dst, src, (size_t)n * 4);
+            continue;
+        }
+        if (!a->inverse) {
+            /* level 0 straight from the source row into S | D */
+            int m = n, nS = (n + 1) >> 1;
+            for (int k = 0; k < nS; k++)
+                sh[k] = src[2 * k];
+            for (int k = 0; k < (n >> 1); k++)
+                sh[nS + k] = src[2 * k + 1];
+            dwt_cpu_lift(a, sh, m);
+            for (int l = 1; l < lev; l++) {
+                m = nS;
+                nS = (m + 1) >> 1;
+                for (int k = 0; k < nS; k++)
+                    tmp[k] = sh[2 * k];
+                for (int k = 0; k < (m >> 1); k++)
+                    tmp[nS + k] = sh[2 * k + 1];
+                memcpy(sh, tmp, (size_t)m * 4);
+                dwt_cpu_lift(a, sh, m);
+            }
+            if (a->interleaved) {
+                for (int p = 0; p < n; p++)
+                    dst[p] = sh[dwt_block_index(p, n, lev)];
+            } else {
+                memcpy(dst, sh, (size_t)n * 4);
+            }
+        } else {
+            if (a->interleaved) {
+                for (int p = 0; p < n; p++)
+                    sh[dwt_block_index(p, n, lev)] = src[p];
+            } else {
+                memcpy(sh, src, (size_t)n * 4);
+            }
+            for (int l = lev - 1; l >= 0; l--) {
+                int m = n;
+                for (int i = 0; i < l; i++)
+                    m = (m + 1) >> 1;
+                const int nS = (m + 1) >> 1;
+                dwt_cpu_lift(a, sh, m);
+                uint32_t *o = l == 0 ? dst : tmp;
+                for (int k = 0; k < nS; k++)
+                    o[2 * k] = sh[k];
+                for (int k = 0; k < (m >> 1); k++)
+                    o[2 * k + 1] = sh[nS + k];
+                if (l > 0)
+                    memcpy(sh, tmp, (size_t)m * 4);
+            }
+        }
+    }
+#endif
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_colfused: out-of-place columns, steps fused in shared memory   */
+/* ---------------------------------------------------------------- */
+
+/* Loaded pair range [lo, hi) of a band of `cnt` for the tile starting at k0. */
+RV_FN void dwt_tile_range(int k0, int R, int H, int cnt, int *lo, int *hi)
+{
+    *lo = k0 - H < 0 ? 0 : k0 - H;
+    *hi = k0 + R + H > cnt ? cnt : k0 + R + H;
+}
+
+/* Source rows of target g in step st, or -1 when one lies outside [slo, shi). */
+RV_FN int dwt_tile_srcs(const dwt_step *st, int g, int nsrc, int src_is_d, int n, int slo, int shi, int *j)
+{
+    for (int i = 0; i < DWT_MAX_TAPS; i++) {
+        j[i] = slo;
+        if (i < st->ntaps) {
+            j[i] = dwt_src_index(g + st->off0 + i, nsrc, src_is_d, n);
+            if (j[i] < slo || j[i] >= shi)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
+{
+    const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
+    const int R = a->R, H = a->H, TR = R + 2 * H, tc = a->tile_cols;
+    const int c0 = blk.x * tc, c1 = RV__MIN(c0 + tc, a->ncols), nc = c1 - c0;
+    const int k0 = blk.y * R;
+    int slo, shi, dlo, dhi;
+    dwt_tile_range(k0, R, H, nS, &slo, &shi);
+    dwt_tile_range(k0, R, H, nD, &dlo, &dhi);
+    /* tile rows: S pair g at row g - (k0 - H), D pair g at row TR + g - (k0 - H) */
+    const int base = k0 - H;
+#if defined(RV_CUDA)
+    uint32_t *sh = dwt_sh;
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, TY = (int)blockDim.y;
+    const int c = c0 + tx;
+    /* load */
+    for (int g = slo + ty; g < shi; g += TY)
+        if (tx < nc) {
+            const int row = a->inverse ? g : 2 * g;
+            sh[(g - base) * tc + tx] = *(const uint32_t *)dwt_addr(a->src, a->src_pitch, 1, c, row);
+        }
+    for (int g = dlo + ty; g < dhi; g += TY)
+        if (tx < nc) {
+            const int row = a->inverse ? nS + g : 2 * g + 1;
+            sh[(TR + g - base) * tc + tx] = *(const uint32_t *)dwt_addr(a->src, a->src_pitch, 1, c, row);
+        }
+    __syncthreads();
+    for (int si = 0; si < a->nsteps; si++) {
+        const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
+        const int tgt_d = st->target == 0;
+        const int tlo = tgt_d ? dlo : slo, thi = tgt_d ? dhi : shi;
+        const int srlo = tgt_d ? slo : dlo, srhi = tgt_d ? shi : dhi;
+        unsigned char *tb = (unsigned char *)(sh + (tgt_d ? TR : 0) * tc + tx);
+        unsigned char *sb = (unsigned char *)(sh + (tgt_d ? 0 : TR) * tc + tx);
+        for (int g = tlo + ty; g < thi; g += TY) {
+            int j[DWT_MAX_TAPS];
+            if (tx < nc && dwt_tile_srcs(st, g, tgt_d ? nS : nD, !tgt_d, n, srlo, srhi, j) == 0) {
+                /* dwt_lift_at on tile rows: band element g is at row g - base */
+                dwt_lift_at(tb - (int64_t)base * tc * 4, (int64_t)tc * 4, sb - (int64_t)base * tc * 4,
+                            (int64_t)tc * 4, n, st, a->type, a->inverse, g);
+            }
+        }
+        __syncthreads();
+    }
+    /* store the middle R pairs */
+    const int se = RV__MIN(k0 + R, nS), de = RV__MIN(k0 + R, nD);
+    for (int g = k0 + ty; g < se; g += TY)
+        if (tx < nc) {
+            const int row = a->inverse ? 2 * g : g;
+            *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, 1, c, row) = sh[(g - base) * tc + tx];
+        }
+    for (int g = k0 + ty; g < de; g += TY)
+        if (tx < nc) {
+            const int row = a->inverse ? 2 * g + 1 : nS + g;
+            *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, 1, c, row) = sh[(TR + g - base) * tc + tx];
+        }
+#else
+    uint32_t *sh = (uint32_t *)blk.shared;
+    const size_t rowb = (size_t)nc * 4;
+    for (int g = slo; g < shi; g++)
+        memcpy(sh + (size_t)(g - base) * tc, dwt_addr(a->src, a->src_pitch, 1, c0, a->inverse ? g : 2 * g), rowb);
+    for (int g = dlo; g < dhi; g++)
+        memcpy(sh + (size_t)(TR + g - base) * tc, dwt_addr(a->src, a->src_pitch, 1, c0, a->inverse ? nS + g : 2 * g + 1),
+               rowb);
+    for (int si = 0; si < a->nsteps; si++) {
+        const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
+        const int tgt_d = st->target == 0;
+        const int tlo = tgt_d ? dlo : slo, thi = tgt_d ? dhi : shi;
+        const int srlo = tgt_d ? slo : dlo, srhi = tgt_d ? shi : dhi;
+        uint32_t *tt = sh + (size_t)(tgt_d ? TR : 0) * tc, *ss = sh + (size_t)(tgt_d ? 0 : TR) * tc;
+        for (int g = tlo; g < thi; g++) {
+            int j[DWT_MAX_TAPS];
+            if (dwt_tile_srcs(st, g, tgt_d ? nS : nD, !tgt_d, n, srlo, srhi, j) < 0)
+                continue;
+            dwt_cpu_run((unsigned char *)(tt + (size_t)(g - base) * tc),
+                        (const unsigned char *)(ss + (size_t)(j[0] - base) * tc),
+                        (const unsigned char *)(ss + (size_t)(j[1] - base) * tc),
+                        (const unsigned char *)(ss + (size_t)(j[2] - base) * tc),
+                        (const unsigned char *)(ss + (size_t)(j[3] - base) * tc), nc, st, a->type, a->inverse);
+        }
+    }
+    const int se = RV__MIN(k0 + R, nS), de = RV__MIN(k0 + R, nD);
+    for (int g = k0; g < se; g++)
+        memcpy(dwt_addr(a->dst, a->dst_pitch, 1, c0, a->inverse ? 2 * g : g), sh + (size_t)(g - base) * tc, rowb);
+    for (int g = k0; g < de; g++)
+        memcpy(dwt_addr(a->dst, a->dst_pitch, 1, c0, a->inverse ? 2 * g + 1 : nS + g), sh + (size_t)(TR + g - base) * tc,
+               rowb);
+#endif
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_tilefused: small LL regions, all remaining 2-D levels at once   */
+/* ---------------------------------------------------------------- */
+
+#if defined(RV_CUDA)
+#  define DWT_TID ((int)(threadIdx.y * blockDim.x + threadIdx.x))
+#  define DWT_NT ((int)(blockDim.x * blockDim.y))
+#  define DWT_SYNC() __syncthreads()
+#else
+#  define DWT_TID 0
+#  define DWT_NT 1
+#  define DWT_SYNC() ((void)0)
+#endif
+
+/*
+ * One axis of one level on the tile sh (row stride w words): split the cw x ch
+ * region into S | D along the axis (forward) and lift, or the reverse.
+ */
+RV_FN void dwt_tile_axis(const dwt_tile_args *a, uint32_t *sh, uint32_t *tmp, int w, int cw, int ch, int axis)
+{
+    const int tid = DWT_TID, T = DWT_NT;
+    const int n = axis == 0 ? cw : ch, nl = axis == 0 ? ch : cw;
+    const int nS = (n + 1) >> 1, nD = n >> 1;
+    const int64_t ustr = axis == 0 ? 4 : (int64_t)w * 4; /* bytes between samples of a line */
+    if (n < 2)
+        return;
+    if (!a->inverse) {
+        for (int i = tid; i < cw * ch; i += T)
+            tmp[(i / cw) * w + i % cw] = sh[(i / cw) * w + i % cw];
+        DWT_SYNC();
+        for (int i = tid; i < cw * ch; i += T) {
+            const int y = i / cw, x = i % cw, q = axis == 0 ? x : y;
+            const int b = (q & 1) ? nS + (q >> 1) : q >> 1;
+            sh[axis == 0 ? y * w + b : b * w + x] = tmp[y * w + x];
+        }
+        DWT_SYNC();
+    }
+    for (int si = 0; si < a->nsteps; si++) {
+        const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
+        const int tgt_d = st->target == 0, nt = tgt_d ? nD : nS;
+        for (int i = tid; i < nt * nl; i += T) {
+            /* neighbouring threads take neighbouring words: along the row for
+             * rows, across columns for columns (no bank conflicts) */
+            const int k = axis == 0 ? i % nt : i / nl, l = axis == 0 ? i / nt : i % nl;
+            unsigned char *line = (unsigned char *)(sh + (axis == 0 ? l * w : l));
+            unsigned char *tb = line + (tgt_d ? nS : 0) * ustr, *sb = line + (tgt_d ? 0 : nS) * ustr;
+            dwt_lift_at(tb, ustr, sb, ustr, n, st, a->type, a->inverse, k);
+        }
+        DWT_SYNC();
+    }
+    if (a->inverse) {
+        for (int i = tid; i < cw * ch; i += T)
+            tmp[(i / cw) * w + i % cw] = sh[(i / cw) * w + i % cw];
+        DWT_SYNC();
+        for (int i = tid; i < cw * ch; i += T) {
+            const int y = i / cw, x = i % cw, q = axis == 0 ? x : y;
+            const int b = (q & 1) ? nS + (q >> 1) : q >> 1;
+            sh[y * w + x] = tmp[axis == 0 ? y * w + b : b * w + x];
+        }
+        DWT_SYNC();
+    }
+}
+
+RV_RAW_KERNEL(dwt_tilefused, dwt_tile_args, a, blk)
+{
+    const int w = a->w, h = a->h, tid = DWT_TID, T = DWT_NT;
+#if defined(RV_CUDA)
+    uint32_t *sh = dwt_sh;
+    (void)blk;
+#else
+    uint32_t *sh = (uint32_t *)blk.shared;
+#endif
+    uint32_t *tmp = sh + w * h;
+    for (int i = tid; i < w * h; i += T)
+        sh[i] = *(const uint32_t *)dwt_addr(a->base, a->pitch, 0, i / w, i % w);
+    DWT_SYNC();
+    for (int li = 0; li < a->levels; li++) {
+        const int l = a->inverse ? a->levels - 1 - li : li;
+        int cw = w, ch = h;
+        for (int i = 0; i < l; i++) {
+            cw = (cw + 1) >> 1;
+            ch = (ch + 1) >> 1;
+        }
+        if (!a->inverse) {
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 0);
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 1);
+        } else {
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 1);
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 0);
+        }
+    }
+    for (int i = tid; i < w * h; i += T)
+        *(uint32_t *)dwt_addr(a->base, a->pitch, 0, i / w, i % w) = sh[i];
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_chunkgen: in each run of 2b samples, evens then odds           */
+/* ---------------------------------------------------------------- */
+
+/* Where sample i of a run of len samples goes (forward) / comes from (inverse). */
+RV_FN int dwt_run_map(int i, int len, int inverse)
+{
+    const int h = (len + 1) >> 1;
+    if (!inverse)
+        return (i & 1) ? h + (i >> 1) : i >> 1;
+    return i < h ? 2 * i : 2 * (i - h) + 1;
+}
+
+RV_RAW_KERNEL(dwt_chunkgen, dwt_chunk_args, a, blk)
+{
+    const int run = 2 * a->b;
+    const int r0 = blk.y * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
+#if defined(RV_CUDA)
+    /* blockDim.x is a multiple of 2b: each thread one sample of the block's runs */
+    const int p = blk.x * blk.tx + (int)threadIdx.x;
+    const int start = p / run * run, len = RV__MIN(run, a->n - start);
+    for (int row = r0; row < r1; row++) {
+        uint32_t *x = (uint32_t *)(uintptr_t)(a->base + (uint64_t)((int64_t)row * a->pitch));
+        uint32_t v = 0;
+        if (p < a->n)
+            v = x[p];
+        __syncthreads();
+        if (p < a->n) {
+            const int i = p - start;
+            const int j = a->inverse ? (i < ((len + 1) >> 1) ? 2 * i : 2 * (i - ((len + 1) >> 1)) + 1)
+                                     : dwt_run_map(i, len, 0);
+            x[start + j] = v;
+        }
+        __syncthreads();
+    }
+#else
+    uint32_t tmp[128];
+    const int p0 = blk.x * blk.tx, p1 = RV__MIN(p0 + blk.tx, a->n);
+    for (int row = r0; row < r1; row++) {
+        uint32_t *x = (uint32_t *)(uintptr_t)(a->base + (uint64_t)((int64_t)row * a->pitch));
+        for (int start = p0; start < p1; start += run) {
+            const int len = RV__MIN(run, a->n - start);
+            for (int i = 0; i < len; i++)
+                tmp[i] = x[start + i];
+            for (int i = 0; i < len; i++) {
+                const int j = a->inverse ? dwt_run_map(i, len, 1) : dwt_run_map(i, len, 0);
+                x[start + j] = tmp[i];
+            }
+        }
+    }
+#endif
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_permute: chunk permutation as a product of cycles              */
+/* ---------------------------------------------------------------- */
+
+/* Lanes a GPU thread of dwt_permute moves at once. */
+#define DWT_LPT 4
+
+/* Chunk that moves into position i (forward: evens first, then odds). */
+RV_FN int dwt_perm_from(int i, int nc, int inverse)
+{
+    const int nE = (nc + 1) >> 1;
+    if (!inverse)
+        return i < nE ? 2 * i : 2 * (i - nE) + 1;
+    return (i & 1) ? nE + (i >> 1) : i >> 1;
+}
+
+RV_RAW_KERNEL(dwt_permute, dwt_perm_args, a, blk)
+{
+    const int lead = ((const int32_t *)(uintptr_t)a->leaders)[blk.x];
+    const int u0 = blk.y * a->tile_lanes, u1 = RV__MIN(u0 + a->tile_lanes, a->lanes);
+    unsigned char *base = (unsigned char *)(uintptr_t)a->base;
+#if defined(RV_CUDA)
+    /* each thread moves DWT_LPT lanes together, so their loads overlap */
+    for (int u = u0 + (int)threadIdx.x; u < u1; u += DWT_LPT * blk.tx) {
+        unsigned char *lane[DWT_LPT];
+        uint32_t w[DWT_LPT];
+        int ok[DWT_LPT];
+#pragma unroll
+        for (int t = 0; t < DWT_LPT; t++) {
+            const int v = u + t * blk.tx;
+            ok[t] = v < u1;
+            lane[t] = base + (int64_t)(v % a->lane_b) * 4 + (int64_t)(v / a->lane_b) * a->lane_pitch;
+            if (ok[t])
+                w[t] = *(const uint32_t *)(lane[t] + (int64_t)lead * a->cstride);
+        }
+        int i = lead;
+        for (;;) {
+            const int j = dwt_perm_from(i, a->nchunks, a->inverse);
+            if (j == lead)
+                break;
+            uint32_t v[DWT_LPT];
+#pragma unroll
+            for (int t = 0; t < DWT_LPT; t++)
+                if (ok[t])
+                    v[t] = *(const uint32_t *)(lane[t] + (int64_t)j * a->cstride);
+#pragma unroll
+            for (int t = 0; t < DWT_LPT; t++)
+                if (ok[t])
+                    *(uint32_t *)(lane[t] + (int64_t)i * a->cstride) = v[t];
+            i = j;
+        }
+#pragma unroll
+        for (int t = 0; t < DWT_LPT; t++)
+            if (ok[t])
+                *(uint32_t *)(lane[t] + (int64_t)i * a->cstride) = w[t];
+    }
+#else
+    /* runs of contiguous lanes move with memcpy; blk.shared holds one run */
+    unsigned char *w = (unsigned char *)blk.shared;
+    for (int u = u0; u < u1;) {
+        const int r = RV__MIN(a->lane_b - u % a->lane_b, u1 - u);
+        unsigned char *lane = base + (int64_t)(u % a->lane_b) * 4 + (int64_t)(u / a->lane_b) * a->lane_pitch;
+        const size_t bytes = (size_t)r * 4;
+        memcpy(w, lane + (int64_t)lead * a->cstride, bytes);
+        int i = lead;
+        for (;;) {
+            const int j = dwt_perm_from(i, a->nchunks, a->inverse);
+            if (j == lead)
+                break;
+            memcpy(lane + (int64_t)i * a->cstride, lane + (int64_t)j * a->cstride, bytes);
+            i = j;
+        }
+        memcpy(lane + (int64_t)i * a->cstride, w, bytes);
+        u += r;
+    }
+#endif
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_rotate: [a, a+len) of each row rotated right (inverse: left) by r */
+/* ---------------------------------------------------------------- */
+
+RV_RAW_KERNEL(dwt_rotate, dwt_rot_args, a, blk)
+{
+    const int r0 = blk.x * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
+    const int r = a->r, len = a->len;
+#if defined(RV_CUDA)
+    extern __shared__ uint32_t dwt_rot_sh[];
+    const int T = (int)blockDim.x, tid = (int)threadIdx.x;
+    for (int row = r0; row < r1; row++) {
+        uint32_t *x = (uint32_t *)(uintptr_t)(a->base + (uint64_t)((int64_t)row * a->pitch)) + a->a;
+        if (!a->inverse) {
+            /* save the last r, shift [0, len-r) right by r in tiles from the right */
+            for (int i = tid; i < r; i += T)
+                dwt_rot_sh[i] = x[len - r + i];
+            __syncthreads();
+            for (int e = len - r; e > 0; e -= T) {
+                const int s = e - T > 0 ? e - T : 0;
+                uint32_t v = 0;
+                if (s + tid < e)
+                    v = x[s + tid];
+                __syncthreads();
+                if (s + tid < e)
+                    x[s + tid + r] = v;
+                __syncthreads();
+            }
+            for (int i = tid; i < r; i += T)
+                x[i] = dwt_rot_sh[i];
+        } else {
+            for (int i = tid; i < r; i += T)
+                dwt_rot_sh[i] = x[i];
+            __syncthreads();
+            for (int s = r; s < len; s += T) {
+                const int e = s + T < len ? s + T : len;
+                uint32_t v = 0;
+                if (s + tid < e)
+                    v = x[s + tid];
+                __syncthreads();
+                if (s + tid < e)
+                    x[s + tid - r] = v;
+                __syncthreads();
+            }
+            for (int i = tid; i < r; i += T)
+                x[len - r + i] = dwt_rot_sh[i];
+        }
+        __syncthreads();
+    }
+#else
+    uint32_t *w = (uint32_t *)blk.shared;
+    for (int row = r0; row < r1; row++) {
+        uint32_t *x = (uint32_t *)(uintptr_t)(a->base + (uint64_t)((int64_t)row * a->pitch)) + a->a;
+        if (!a->inverse) {
+            memcpy(w, x + len - r, (size_t)r * 4);
+            memmove(x + r, x, (size_t)(len - r) * 4);
+            memcpy(x, w, (size_t)r * 4);
+        } else {
+            memcpy(w, x, (size_t)r * 4);
+            memmove(x, x + r, (size_t)(len - r) * 4);
+            memcpy(x + len - r, w, (size_t)r * 4);
+        }
+    }
+#endif
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_convert and dwt_shrink (denoising)                             */
+/* ---------------------------------------------------------------- */
+
+RV_FN void dwt_conv_one(const dwt_conv_args *a, int x, int y)
+{
+    unsigned char *pl = (unsigned char *)(uintptr_t)a->plane + (int64_t)y * a->plane_pitch;
+    float *f = (float *)((unsigned char *)(uintptr_t)a->buf + (int64_t)y * a->buf_pitch) + x;
+    if (!a->inverse) {
+        *f = a->bytes == 1 ? (float)pl[x] : (float)((const uint16_t *)pl)[x];
+    } else {
+        float v = *f + 0.5f;
+        v = v < 0.0f ? 0.0f : v > a->maxval ? a->maxval : v;
+        if (a->bytes == 1)
+            pl[x] = (uint8_t)(int)v;
+        else
+            ((uint16_t *)pl)[x] = (uint16_t)(int)v;
+    }
+}
+
+RV_RAW_KERNEL(dwt_convert, dwt_conv_args, a, blk)
+{
+    const int y0 = blk.y * a->tile_rows, y1 = RV__MIN(y0 + a->tile_rows, a->h);
+#if defined(RV_CUDA)
+    const int x = blk.x * blk.tx + (int)threadIdx.x;
+    if (x >= a->w)
+        return;
+    for (int y = y0 + (int)threadIdx.y; y < y1; y += blk.ty)
+        dwt_conv_one(a, x, y);
+#else
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < a->w; x++)
+            dwt_conv_one(a, x, y);
+#endif
+}
+
+RV_FN void dwt_shrink_one(const dwt_shrink_args *a, int x, int y)
+{
+    if (x < a->wl && y < a->hl)
+        return;
+    float *f = (float *)((unsigned char *)(uintptr_t)a->base + (int64_t)y * a->pitch) + x;
+    const float v = *f;
+    *f = v > a->thr ? v - a->thr : v < -a->thr ? v + a->thr : 0.0f;
+}
+
+RV_RAW_KERNEL(dwt_shrink, dwt_shrink_args, a, blk)
+{
+    const int y0 = blk.y * a->tile_rows, y1 = RV__MIN(y0 + a->tile_rows, a->h);
+#if defined(RV_CUDA)
+    const int x = blk.x * blk.tx + (int)threadIdx.x;
+    if (x >= a->w)
+        return;
+    for (int y = y0 + (int)threadIdx.y; y < y1; y += blk.ty)
+        dwt_shrink_one(a, x, y);
+#else
+    for (int y = y0; y < y1; y++)
+        for (int x = 0; x < a->w; x++)
+            dwt_shrink_one(a, x, y);
+#endif
+}

@@ -1,0 +1,1055 @@
+/*
+ * dwt.c - host side of the DWT module: lifting step tables, plans and the
+ * launches of the raw kernels of modules/dwt/kernels/dwt_kernels.c.
+ *
+ * Only ravioli's public API is used: buffers (rv_buffer_*), image addresses
+ * (rv_image_kernel_address) and raw launches (rv_launch_raw). Launch shapes
+ * differ between the CPU backend (large tiles, one pool task per tile) and
+ * the CUDA backend (thread blocks); the kernels cover their tile either way.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ravioli/dwt.h"
+#include "ravioli/kernel_abi.h"
+#include "../kernels/dwt_abi.h"
+
+#define ROW_CHUNK 32          /* samples a chunk of the row rearrangement (128 bytes) */
+#define CPU_TILE 16384        /* samples a CPU task */
+
+typedef struct plan_level {
+    int w, h;                 /* LL region the level transforms */
+    int row_chunked;          /* rows use the chunk rearrangement */
+    int row_off, row_cnt;     /* leaders of the row chunk permutation (in the table) */
+    int col_off, col_cnt;     /* leaders of the column permutation */
+} plan_level;
+
+struct RV_Dwt {
+    RV_Context *ctx;
+    RV_DwtSettings s;
+    int cpu;
+    RV_Module *mod;
+    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile;
+    dwt_step steps[DWT_MAX_STEPS];
+    int nsteps;
+    int type;
+    RV_Buffer *tmp;           /* out-of-place scratch */
+    RV_Buffer *table;         /* cycle leaders */
+    RV_Buffer *fbuf;          /* denoising: the plane as floats */
+    /* cached plan */
+    int pw, ph, plev, pvalid;
+    plan_level *lv;
+    int nlv;
+    int32_t *tab;
+    size_t ntab;
+    RV_DwtStats stats;
+    char err[512];
+};
+
+static int fail(RV_Dwt *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(RV_Dwt *d, int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, sizeof(d->err), fmt, ap);
+    va_end(ap);
+    return code;
+}
+
+/* A ravioli call failed: keep the context's message. */
+static int rvfail(RV_Dwt *d, int code, const char *what)
+{
+    return fail(d, code, "%s: %s (%s)", what, rv_context_error(d->ctx), rv_strerror(code));
+}
+
+RV_API const char *rv_dwt_error(const RV_Dwt *d)
+{
+    return d ? d->err : "";
+}
+
+RV_API void rv_dwt_settings_default(RV_DwtSettings *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof(*s));
+    s->wavelet = RV_DWT_CDF97;
+    s->type = RV_DWT_F32;
+    s->layout = RV_DWT_LAYOUT_BLOCK;
+    s->method = RV_DWT_IN_PLACE;
+    s->dims = 2;
+    s->fuse_max_shared = 65536;
+}
+
+/* ---------------------------------------------------------------- */
+/* Lifting steps                                                      */
+/* ---------------------------------------------------------------- */
+
+static dwt_step mk(int target, int off0, int ntaps, const float *fw, const int *iw, int round, int shift,
+                   int sign)
+{
+    dwt_step st;
+    memset(&st, 0, sizeof(st));
+    st.target = target;
+    st.off0 = off0;
+    st.ntaps = ntaps;
+    for (int i = 0; i < ntaps; i++) {
+        st.fw[i] = fw[i];
+        st.iw[i] = iw ? iw[i] : 0;
+    }
+    st.round = round;
+    st.shift = shift;
+    st.sign = sign;
+    st.post = 1.0f;
+    st.post_inv = 1.0f;
+    return st;
+}
+
+static int build_steps(RV_Dwt *d)
+{
+    dwt_step *s = d->steps;
+    switch (d->s.wavelet) {
+    case RV_DWT_HAAR: {
+        const float p[1] = {-1.0f}, u[1] = {0.5f};
+        const int one[1] = {1};
+        s[0] = mk(0, 0, 1, p, one, 0, 0, -1);
+        s[1] = mk(1, 0, 1, u, one, 0, 1, +1);
+        d->nsteps = 2;
+        return 0;
+    }
+    case RV_DWT_CDF53: {
+        const float p[2] = {-0.5f, -0.5f}, u[2] = {0.25f, 0.25f};
+        const int ones[2] = {1, 1};
+        s[0] = mk(0, 0, 2, p, ones, 0, 1, -1);
+        s[1] = mk(1, -1, 2, u, ones, 2, 2, +1);
+        d->nsteps = 2;
+        return 0;
+    }
+    case RV_DWT_CDF97: {
+        if (d->s.type != RV_DWT_F32)
+            return fail(d, RV_EINVAL, "rv_dwt_create: CDF 9/7 is irreversible: f32 data only");
+        const double K = 1.230174104914001;
+        const float a[2] = {-1.586134342059924f, -1.586134342059924f};
+        const float b[2] = {-0.052980118572961f, -0.052980118572961f};
+        const float g[2] = {0.882911075530934f, 0.882911075530934f};
+        /* the last update sees d already scaled by K: delta / K */
+        const float dl[2] = {(float)(0.443506852043971 / K), (float)(0.443506852043971 / K)};
+        s[0] = mk(0, 0, 2, a, NULL, 0, 0, 1);
+        s[1] = mk(1, -1, 2, b, NULL, 0, 0, 1);
+        s[2] = mk(0, 0, 2, g, NULL, 0, 0, 1);
+        s[2].post = (float)K;
+        s[2].post_inv = (float)(1.0 / K);
+        s[3] = mk(1, -1, 2, dl, NULL, 0, 0, 1);
+        s[3].post = (float)(1.0 / K);
+        s[3].post_inv = (float)K;
+        d->nsteps = 4;
+        return 0;
+    }
+    case RV_DWT_DD137: {
+        const float p[4] = {1.0f / 16, -9.0f / 16, -9.0f / 16, 1.0f / 16};
+        const float u[4] = {-1.0f / 32, 9.0f / 32, 9.0f / 32, -1.0f / 32};
+        const int w[4] = {-1, 9, 9, -1};
+        s[0] = mk(0, -1, 4, p, w, 8, 4, -1);
+        s[1] = mk(1, -2, 4, u, w, 16, 5, +1);
+        d->nsteps = 2;
+        return 0;
+    }
+    }
+    return fail(d, RV_EINVAL, "rv_dwt_create: unknown wavelet %d", (int)d->s.wavelet);
+}
+
+/* ---------------------------------------------------------------- */
+/* Create / destroy                                                   */
+/* ---------------------------------------------------------------- */
+
+RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt **out)
+{
+    if (!out)
+        return RV_EINVAL;
+    *out = NULL;
+    if (!ctx)
+        return RV_EINVAL;
+    RV_Dwt *d = calloc(1, sizeof(*d));
+    if (!d)
+        return RV_ENOMEM;
+    d->ctx = ctx;
+    if (settings)
+        d->s = *settings;
+    else
+        rv_dwt_settings_default(&d->s);
+    int err = 0;
+    if (d->s.type != RV_DWT_F32 && d->s.type != RV_DWT_I32)
+        err = fail(d, RV_EINVAL, "rv_dwt_create: unknown type %d", (int)d->s.type);
+    else if (d->s.layout != RV_DWT_LAYOUT_BLOCK && d->s.layout != RV_DWT_LAYOUT_INTERLEAVED)
+        err = fail(d, RV_EINVAL, "rv_dwt_create: unknown layout %d", (int)d->s.layout);
+    else if (d->s.method != RV_DWT_IN_PLACE && d->s.method != RV_DWT_OUT_OF_PLACE)
+        err = fail(d, RV_EINVAL, "rv_dwt_create: unknown method %d", (int)d->s.method);
+    else if (d->s.dims != 1 && d->s.dims != 2)
+        err = fail(d, RV_EINVAL, "rv_dwt_create: dims must be 1 or 2, not %d", d->s.dims);
+    else if (d->s.fuse_max_shared < 0)
+        err = fail(d, RV_EINVAL, "rv_dwt_create: fuse_max_shared < 0");
+    if (!err)
+        err = build_steps(d);
+    if (err < 0) {
+        free(d);
+        return err;
+    }
+    d->type = d->s.type == RV_DWT_F32 ? DWT_F32 : DWT_I32;
+    d->cpu = rv_context_backend(ctx) == RV_BACKEND_CPU;
+    if ((err = rv_module_load(ctx, "dwt", &d->mod)) < 0) {
+        free(d);
+        return err;
+    }
+    struct { const char *name; const RV_Kernel **k; } ks[] = {
+        {"dwt_step_k", &d->k_step},   {"dwt_rowfused", &d->k_row}, {"dwt_split", &d->k_split},
+        {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
+        {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
+        {"dwt_tilefused", &d->k_tile},
+    };
+    for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+        if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
+            rv_module_unload(&d->mod);
+            free(d);
+            return err;
+        }
+    }
+    *out = d;
+    return 0;
+}
+
+RV_API void rv_dwt_destroy(RV_Dwt **pd)
+{
+    if (!pd || !*pd)
+        return;
+    RV_Dwt *d = *pd;
+    rv_buffer_destroy(&d->tmp);
+    rv_buffer_destroy(&d->table);
+    rv_buffer_destroy(&d->fbuf);
+    rv_module_unload(&d->mod);
+    free(d->lv);
+    free(d->tab);
+    free(d);
+    *pd = NULL;
+}
+
+RV_API size_t rv_dwt_memory(const RV_Dwt *d)
+{
+    if (!d)
+        return 0;
+    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf);
+}
+
+RV_API void rv_dwt_ll_size(const RV_Dwt *d, int w, int h, int levels, int *llw, int *llh)
+{
+    const int dims = d ? d->s.dims : 2;
+    for (int l = 0; l < levels; l++) {
+        w = (w + 1) / 2;
+        if (dims == 2)
+            h = (h + 1) / 2;
+    }
+    if (llw)
+        *llw = w;
+    if (llh)
+        *llh = h;
+}
+
+/* ---------------------------------------------------------------- */
+/* Plans: LL sizes per level and the cycle leaders                    */
+/* ---------------------------------------------------------------- */
+
+/* Shared bytes dwt_rowfused needs for rows of n samples and `lev` fused levels. */
+static long long fused_shared(int n, int lev)
+{
+    return 4LL * (lev > 1 ? n + (n + 1) / 2 : n);
+}
+
+static int fused_ok(const RV_Dwt *d, int n, int lev)
+{
+    if (d->s.fuse_max_shared <= 0 || n > DWT_ROW_MAX)
+        return 0;
+    return fused_shared(n, lev) <= d->s.fuse_max_shared;
+}
+
+/* Appends the leaders of the chunk permutation of nc chunks. */
+static int add_leaders(RV_Dwt *d, int nc, int *off, int *cnt, size_t *cap)
+{
+    *off = (int)d->ntab;
+    *cnt = 0;
+    if (nc < 3)
+        return 0; /* 1 or 2 chunks: nothing moves */
+    unsigned char *seen = calloc((size_t)nc, 1);
+    if (!seen)
+        return fail(d, RV_ENOMEM, "dwt: out of memory");
+    const int nE = (nc + 1) / 2;
+    for (int i = 0; i < nc; i++) {
+        if (seen[i])
+            continue;
+        int j = i, len = 0;
+        do {
+            seen[j] = 1;
+            j = (j & 1) ? nE + j / 2 : j / 2;
+            len++;
+        } while (j != i);
+        if (len < 2)
+            continue;
+        if (d->ntab == *cap) {
+            size_t nc2 = *cap ? *cap * 2 : 256;
+            int32_t *t = realloc(d->tab, nc2 * sizeof(int32_t));
+            if (!t) {
+                free(seen);
+                return fail(d, RV_ENOMEM, "dwt: out of memory");
+            }
+            d->tab = t;
+            *cap = nc2;
+        }
+        d->tab[d->ntab++] = i;
+        (*cnt)++;
+    }
+    free(seen);
+    return 0;
+}
+
+static int make_plan(RV_Dwt *d, int w, int h, int levels)
+{
+    if (d->pvalid && d->pw == w && d->ph == h && d->plev == levels)
+        return 0;
+    d->pvalid = 0;
+    free(d->lv);
+    d->lv = calloc((size_t)levels + 1, sizeof(plan_level));
+    if (!d->lv)
+        return fail(d, RV_ENOMEM, "dwt: out of memory");
+    d->ntab = 0;
+    size_t cap = 0;
+    free(d->tab);
+    d->tab = NULL;
+    const int chunked = d->s.layout == RV_DWT_LAYOUT_BLOCK && d->s.method == RV_DWT_IN_PLACE;
+    int lw = w, lh = h;
+    for (int l = 0; l < levels; l++) {
+        plan_level *p = &d->lv[l];
+        p->w = lw;
+        p->h = lh;
+        int err;
+        if (chunked && lw >= 2 && !fused_ok(d, lw, 1)) {
+            p->row_chunked = 1;
+            if ((err = add_leaders(d, 2 * (lw / (2 * ROW_CHUNK)), &p->row_off, &p->row_cnt, &cap)) < 0)
+                return err;
+        } else {
+            p->row_chunked = !fused_ok(d, lw, 1);
+        }
+        if (chunked && d->s.dims == 2 && lh >= 2)
+            if ((err = add_leaders(d, lh, &p->col_off, &p->col_cnt, &cap)) < 0)
+                return err;
+        lw = (lw + 1) / 2;
+        if (d->s.dims == 2)
+            lh = (lh + 1) / 2;
+    }
+    d->nlv = levels;
+    if (d->ntab) {
+        const size_t bytes = d->ntab * sizeof(int32_t);
+        if (rv_buffer_size(d->table) < bytes) {
+            rv_buffer_destroy(&d->table);
+            int err = rv_buffer_create(d->ctx, bytes, &d->table);
+            if (err < 0)
+                return rvfail(d, err, "dwt: leader table");
+        }
+        /* the table may still be read by queued kernels of an earlier call */
+        int err = rv_context_sync(d->ctx);
+        if (err < 0)
+            return rvfail(d, err, "dwt: sync");
+        if ((err = rv_buffer_upload(d->table, 0, d->tab, bytes)) < 0)
+            return rvfail(d, err, "dwt: leader table upload");
+    }
+    d->pw = w;
+    d->ph = h;
+    d->plev = levels;
+    d->pvalid = 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Launch helpers                                                     */
+/* ---------------------------------------------------------------- */
+
+static unsigned cdiv(long long a, long long b)
+{
+    return (unsigned)((a + b - 1) / b);
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int launch(RV_Dwt *d, const RV_Kernel *k, RV_LaunchShape *sh, const void *args, size_t size, int kind,
+                  double bytes)
+{
+    double t0 = 0;
+    int err;
+    if (d->s.profile) {
+        if ((err = rv_context_sync(d->ctx)) < 0)
+            return rvfail(d, err, "dwt: sync");
+        t0 = now();
+    }
+    err = rv_launch_raw(k, sh, args, size);
+    if (err < 0)
+        return rvfail(d, err, rv_kernel_name(k));
+    if (d->s.profile) {
+        if ((err = rv_context_sync(d->ctx)) < 0)
+            return rvfail(d, err, rv_kernel_name(k));
+        d->stats.seconds[kind] += now() - t0;
+    }
+    d->stats.launches[kind]++;
+    d->stats.bytes[kind] += bytes;
+    return 0;
+}
+
+RV_API void rv_dwt_stats(const RV_Dwt *d, RV_DwtStats *out)
+{
+    if (!out)
+        return;
+    if (d)
+        *out = d->stats;
+    else
+        memset(out, 0, sizeof(*out));
+}
+
+RV_API void rv_dwt_stats_reset(RV_Dwt *d)
+{
+    if (d)
+        memset(&d->stats, 0, sizeof(d->stats));
+}
+
+/* Shape of an (a x b) tiled kernel: axis 0 = along rows. */
+static void tile_shape(const RV_Dwt *d, int axis, int na, int nb, int32_t *ta, int32_t *tb, RV_LaunchShape *sh)
+{
+    memset(sh, 0, sizeof(*sh));
+    if (d->cpu) {
+        /* one task: whole lines (axis 0) or whole row segments (axis 1) */
+        *ta = na;
+        *tb = na >= CPU_TILE ? 1 : CPU_TILE / na;
+        sh->block[0] = 1;
+    } else if (axis == 0) {
+        *ta = 256;
+        *tb = 2;
+        sh->block[0] = 256;
+    } else {
+        *ta = 32;
+        *tb = 32;
+        sh->block[0] = 32;
+        sh->block[1] = 8;
+    }
+    sh->grid[0] = cdiv(na, *ta);
+    sh->grid[1] = cdiv(nb, *tb);
+}
+
+static int run_step(RV_Dwt *d, uint64_t base, int64_t pitch, int axis, int n, int nlines, int line_str,
+                    int s_off, int s_str, int d_off, int d_str, int s, int inverse)
+{
+    dwt_step_args a;
+    memset(&a, 0, sizeof(a));
+    a.base = base;
+    a.pitch = pitch;
+    a.axis = axis;
+    a.n = n;
+    a.nlines = nlines;
+    a.line_str = line_str;
+    a.s_off = s_off;
+    a.s_str = s_str;
+    a.d_off = d_off;
+    a.d_str = d_str;
+    a.type = d->type;
+    a.inverse = inverse;
+    a.st = d->steps[s];
+    const int nt = a.st.target == 0 ? n / 2 : (n + 1) / 2;
+    RV_LaunchShape sh;
+    tile_shape(d, axis, axis == 0 ? nt : nlines, axis == 0 ? nlines : nt, &a.tile_a, &a.tile_b, &sh);
+    return launch(d, d->k_step, &sh, &a, sizeof(a), RV_DWT_KERNEL_STEP,
+                  4.0 * nlines * (2.0 * nt + (a.st.target == 0 ? (n + 1) / 2 : n / 2)));
+}
+
+/* All steps of one line set, forward or inverse, on the [S | D] block layout. */
+static int run_steps(RV_Dwt *d, uint64_t base, int64_t pitch, int axis, int n, int nlines, int inverse)
+{
+    const int nS = (n + 1) / 2;
+    for (int i = 0; i < d->nsteps; i++) {
+        const int s = inverse ? d->nsteps - 1 - i : i;
+        int err = run_step(d, base, pitch, axis, n, nlines, 1, 0, 1, nS, 1, s, inverse);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+static int run_split(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int axis, int n, int nlines,
+                     int mode)
+{
+    dwt_split_args a;
+    memset(&a, 0, sizeof(a));
+    a.src = src;
+    a.dst = dst;
+    a.src_pitch = sp;
+    a.dst_pitch = dp;
+    a.axis = axis;
+    a.n = n;
+    a.nlines = nlines;
+    a.mode = mode;
+    RV_LaunchShape sh;
+    tile_shape(d, axis, axis == 0 ? n : nlines, axis == 0 ? nlines : n, &a.tile_a, &a.tile_b, &sh);
+    return launch(d, d->k_split, &sh, &a, sizeof(a), RV_DWT_KERNEL_SPLIT, 8.0 * n * nlines);
+}
+
+static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
+                        int inverse, int interleaved)
+{
+    dwt_row_args a;
+    memset(&a, 0, sizeof(a));
+    a.src = src;
+    a.dst = dst;
+    a.src_pitch = sp;
+    a.dst_pitch = dp;
+    a.n = n;
+    a.rows = rows;
+    a.levels = levels;
+    a.type = d->type;
+    a.inverse = inverse;
+    a.interleaved = interleaved;
+    a.nsteps = d->nsteps;
+    memcpy(a.steps, d->steps, sizeof(a.steps));
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    if (d->cpu) {
+        a.tile_rows = n >= CPU_TILE ? 1 : CPU_TILE / n;
+        sh.block[0] = 1;
+        sh.shared_bytes = (unsigned)n * 8;
+    } else {
+        const int nS = (n + 1) / 2;
+        int T = (nS + 31) / 32 * 32;
+        T = T < 32 ? 32 : T > DWT_ROW_THREADS ? DWT_ROW_THREADS : T;
+        a.tile_rows = 1;
+        sh.block[0] = (unsigned)T;
+        sh.shared_bytes = (unsigned)fused_shared(n, levels);
+    }
+    sh.grid[0] = cdiv(rows, a.tile_rows);
+    return launch(d, d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
+}
+
+/* Halo (in pairs) a tile needs so that its middle is exact: the steps' reach, plus one. */
+static int steps_reach(const RV_Dwt *d)
+{
+    int h = 1;
+    for (int i = 0; i < d->nsteps; i++) {
+        const int a = d->steps[i].off0, b = d->steps[i].off0 + d->steps[i].ntaps - 1;
+        const int r = (a < 0 ? -a : a) > (b < 0 ? -b : b) ? (a < 0 ? -a : a) : (b < 0 ? -b : b);
+        h += r;
+    }
+    return h;
+}
+
+static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int ncols, int inverse)
+{
+    dwt_col_args a;
+    memset(&a, 0, sizeof(a));
+    a.src = src;
+    a.dst = dst;
+    a.src_pitch = sp;
+    a.dst_pitch = dp;
+    a.n = n;
+    a.ncols = ncols;
+    a.R = 64;
+    a.H = steps_reach(d);
+    a.type = d->type;
+    a.inverse = inverse;
+    a.nsteps = d->nsteps;
+    memcpy(a.steps, d->steps, sizeof(a.steps));
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    if (d->cpu) {
+        a.tile_cols = ncols < 512 ? ncols : 512;
+        sh.block[0] = 1;
+    } else {
+        a.tile_cols = 32;
+        sh.block[0] = 32;
+        sh.block[1] = 8;
+    }
+    sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
+    sh.grid[0] = cdiv(ncols, a.tile_cols);
+    sh.grid[1] = cdiv((n + 1) / 2, a.R);
+    /* bytes: every tile reads its pairs and halo, writes its pairs */
+    double rows_read = 0;
+    const int nS = (n + 1) / 2, nD = n / 2;
+    for (int k0 = 0; k0 < nS; k0 += a.R) {
+        const int lo = k0 - a.H < 0 ? 0 : k0 - a.H;
+        rows_read += (k0 + a.R + a.H < nS ? k0 + a.R + a.H : nS) - lo;
+        rows_read += (k0 + a.R + a.H < nD ? k0 + a.R + a.H : nD) - (lo < nD ? lo : nD);
+    }
+    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + n));
+}
+
+/* Whether the LL region w x h fits the shared memory of dwt_tilefused. */
+static int tile_ok(const RV_Dwt *d, int w, int h)
+{
+    return d->s.fuse_max_shared > 0 && 8LL * w * h <= d->s.fuse_max_shared;
+}
+
+static int run_tilefused(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
+{
+    dwt_tile_args a;
+    memset(&a, 0, sizeof(a));
+    a.base = base;
+    a.pitch = pitch;
+    a.w = w;
+    a.h = h;
+    a.levels = levels;
+    a.type = d->type;
+    a.inverse = inverse;
+    a.nsteps = d->nsteps;
+    memcpy(a.steps, d->steps, sizeof(a.steps));
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.grid[0] = 1;
+    sh.block[0] = d->cpu ? 1 : 512;
+    sh.shared_bytes = (unsigned)(8 * w * h);
+    /* bytes: the region once in, once out (the levels stay on chip) */
+    return launch(d, d->k_tile, &sh, &a, sizeof(a), RV_DWT_KERNEL_TILEFUSED, 8.0 * w * h);
+}
+
+static int run_chunkgen(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int rows, int inverse)
+{
+    dwt_chunk_args a;
+    memset(&a, 0, sizeof(a));
+    a.base = base;
+    a.pitch = pitch;
+    a.n = n;
+    a.rows = rows;
+    a.b = ROW_CHUNK;
+    a.inverse = inverse;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.block[0] = d->cpu ? 1024 : 256;
+    a.tile_rows = d->cpu ? 16 : 4;
+    sh.grid[0] = cdiv(n, sh.block[0]);
+    sh.grid[1] = cdiv(rows, a.tile_rows);
+    return launch(d, d->k_chunk, &sh, &a, sizeof(a), RV_DWT_KERNEL_CHUNKGEN, 8.0 * n * rows);
+}
+
+static int run_permute(RV_Dwt *d, uint64_t base, int64_t cstride, int lane_b, int64_t lane_pitch, int lanes,
+                       int nchunks, int off, int cnt, int inverse)
+{
+    if (cnt == 0)
+        return 0;
+    dwt_perm_args a;
+    memset(&a, 0, sizeof(a));
+    a.base = base;
+    a.leaders = rv_buffer_address(d->table) + (uint64_t)off * 4;
+    a.cstride = cstride;
+    a.lane_pitch = lane_pitch;
+    a.lane_b = lane_b;
+    a.lanes = lanes;
+    a.nchunks = nchunks;
+    a.nleaders = cnt;
+    a.inverse = inverse;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    if (d->cpu) {
+        a.tile_lanes = lanes < CPU_TILE ? lanes : CPU_TILE;
+        sh.block[0] = 1;
+        sh.shared_bytes = (unsigned)a.tile_lanes * 4;
+    } else {
+        a.tile_lanes = 1024;
+        sh.block[0] = 256;
+    }
+    sh.grid[0] = (unsigned)cnt;
+    sh.grid[1] = cdiv(lanes, a.tile_lanes);
+    /* every chunk but the fixed ones (first; last when nchunks is even) moves once */
+    const int moved = nchunks - (nchunks % 2 == 0 ? 2 : 1);
+    return launch(d, d->k_perm, &sh, &a, sizeof(a), RV_DWT_KERNEL_PERMUTE, 8.0 * moved * lanes);
+}
+
+static int run_rotate(RV_Dwt *d, uint64_t base, int64_t pitch, int start, int len, int r, int rows, int inverse)
+{
+    dwt_rot_args a;
+    memset(&a, 0, sizeof(a));
+    a.base = base;
+    a.pitch = pitch;
+    a.a = start;
+    a.len = len;
+    a.r = r;
+    a.rows = rows;
+    a.inverse = inverse;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    a.tile_rows = d->cpu ? 16 : 1;
+    sh.block[0] = d->cpu ? 1 : 256;
+    sh.shared_bytes = (unsigned)r * 4;
+    sh.grid[0] = cdiv(rows, a.tile_rows);
+    return launch(d, d->k_rot, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROTATE, 8.0 * len * rows);
+}
+
+/* ---------------------------------------------------------------- */
+/* Passes                                                             */
+/* ---------------------------------------------------------------- */
+
+/* In-place row pass of level p (block layout). */
+static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
+{
+    const int n = p->w, rows = p->h;
+    int err = 0;
+    if (n < 2)
+        return 0;
+    if (!p->row_chunked)
+        return run_rowfused(d, base, pitch, base, pitch, n, rows, 1, inverse, 0);
+    const int q = n / (2 * ROW_CHUNK), t = n % (2 * ROW_CHUNK), ts = (t + 1) / 2;
+    const int lanes = ROW_CHUNK * rows;
+    if (!inverse) {
+        if ((err = run_chunkgen(d, base, pitch, n, rows, 0)) < 0 ||
+            (err = run_permute(d, base, ROW_CHUNK * 4, ROW_CHUNK, pitch, lanes, 2 * q, p->row_off, p->row_cnt, 0)) < 0)
+            return err;
+        if (q > 0 && ts > 0 && (err = run_rotate(d, base, pitch, q * ROW_CHUNK, q * ROW_CHUNK + ts, ts, rows, 0)) < 0)
+            return err;
+        return run_steps(d, base, pitch, 0, n, rows, 0);
+    }
+    if ((err = run_steps(d, base, pitch, 0, n, rows, 1)) < 0)
+        return err;
+    if (q > 0 && ts > 0 && (err = run_rotate(d, base, pitch, q * ROW_CHUNK, q * ROW_CHUNK + ts, ts, rows, 1)) < 0)
+        return err;
+    if ((err = run_permute(d, base, ROW_CHUNK * 4, ROW_CHUNK, pitch, lanes, 2 * q, p->row_off, p->row_cnt, 1)) < 0)
+        return err;
+    return run_chunkgen(d, base, pitch, n, rows, 1);
+}
+
+/* In-place column pass of level p (block layout). */
+static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
+{
+    const int n = p->h, cols = p->w;
+    int err;
+    if (n < 2)
+        return 0;
+    if (!inverse) {
+        if ((err = run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 0)) < 0)
+            return err;
+        return run_steps(d, base, pitch, 1, n, cols, 0);
+    }
+    if ((err = run_steps(d, base, pitch, 1, n, cols, 1)) < 0)
+        return err;
+    return run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 1);
+}
+
+static int ensure_tmp(RV_Dwt *d, size_t bytes)
+{
+    if (rv_buffer_size(d->tmp) >= bytes)
+        return 0;
+    rv_buffer_destroy(&d->tmp);
+    int err = rv_buffer_create(d->ctx, bytes, &d->tmp);
+    return err < 0 ? rvfail(d, err, "dwt: out-of-place buffer") : 0;
+}
+
+static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
+{
+    int err;
+    if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM)
+        return fail(d, RV_EINVAL, "dwt: size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
+    if (levels < 0 || levels > 32)
+        return fail(d, RV_EINVAL, "dwt: levels %d outside 0..32", levels);
+    if (pitch < (int64_t)w * 4 || pitch % 4)
+        return fail(d, RV_EINVAL, "dwt: pitch %lld too small for %d samples or not a multiple of 4",
+                    (long long)pitch, w);
+    if (levels == 0)
+        return 0;
+    if ((err = make_plan(d, w, h, levels)) < 0)
+        return err;
+    const int dims = d->s.dims;
+
+    /* Interleaved layout: every level in place, one pass per step (strided). */
+    if (d->s.layout == RV_DWT_LAYOUT_INTERLEAVED) {
+        if (dims == 1 && fused_ok(d, w, levels))
+            return run_rowfused(d, base, pitch, base, pitch, w, h, levels, inverse, 1);
+        for (int i = 0; i < levels; i++) {
+            const int l = inverse ? levels - 1 - i : i;
+            const plan_level *p = &d->lv[l];
+            const int st = 1 << l, nlr = dims == 2 ? p->h : h, lsr = dims == 2 ? st : 1;
+            for (int pass = 0; pass < 2; pass++) {
+                const int axis = inverse ? (dims == 2 ? 1 - pass : pass) : pass;
+                if (axis == 1 && dims == 1)
+                    continue;
+                const int n = axis == 0 ? p->w : p->h, nl = axis == 0 ? nlr : p->w;
+                if (n < 2)
+                    continue;
+                for (int k = 0; k < d->nsteps; k++) {
+                    const int s = inverse ? d->nsteps - 1 - k : k;
+                    if ((err = run_step(d, base, pitch, axis, n, nl, axis == 0 ? lsr : st, 0, 2 * st, st, 2 * st, s,
+                                        inverse)) < 0)
+                        return err;
+                }
+            }
+        }
+        return 0;
+    }
+
+    /* 1-D rows that fit: all levels in one pass. */
+    if (dims == 1 && fused_ok(d, w, levels))
+        return run_rowfused(d, base, pitch, base, pitch, w, h, levels, inverse, 0);
+
+    /* 2-D: from the first level whose LL fits in shared memory on, one pass. */
+    int tl = levels;
+    if (dims == 2)
+        for (int l = 0; l < levels; l++)
+            if (tile_ok(d, d->lv[l].w, d->lv[l].h)) {
+                tl = l;
+                break;
+            }
+    if (tl < levels && inverse && (err = run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 1)) < 0)
+        return err;
+
+    if (d->s.method == RV_DWT_IN_PLACE) {
+        for (int i = 0; i < tl; i++) {
+            const int l = inverse ? tl - 1 - i : i;
+            plan_level p = d->lv[l];
+            if (dims == 1)
+                p.h = h;
+            if (!inverse) {
+                if ((err = rows_inplace(d, &p, base, pitch, 0)) < 0)
+                    return err;
+                if (dims == 2 && (err = cols_inplace(d, &p, base, pitch, 0)) < 0)
+                    return err;
+            } else {
+                if (dims == 2 && (err = cols_inplace(d, &p, base, pitch, 1)) < 0)
+                    return err;
+                if ((err = rows_inplace(d, &p, base, pitch, 1)) < 0)
+                    return err;
+            }
+        }
+        if (tl < levels && !inverse)
+            return run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 0);
+        return 0;
+    }
+
+    /* Out of place: rows data -> tmp, columns tmp -> data (forward). */
+    if (tl > 0 && (err = ensure_tmp(d, (size_t)pitch * (size_t)h)) < 0)
+        return err;
+    const uint64_t tb = rv_buffer_address(d->tmp);
+    for (int i = 0; i < tl; i++) {
+        const int l = inverse ? tl - 1 - i : i;
+        const plan_level *p = &d->lv[l];
+        const int rows = dims == 2 ? p->h : h, n = p->w, m = p->h;
+        if (!inverse) {
+            if (n < 2)
+                err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 2);
+            else if (fused_ok(d, n, 1))
+                err = run_rowfused(d, base, pitch, tb, pitch, n, rows, 1, 0, 0);
+            else if ((err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 0)) >= 0)
+                err = run_steps(d, tb, pitch, 0, n, rows, 0);
+            if (err < 0)
+                return err;
+            if (dims == 1 || m < 2)
+                err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 2);
+            else
+                err = run_colfused(d, tb, pitch, base, pitch, m, n, 0);
+            if (err < 0)
+                return err;
+        } else {
+            if (dims == 1 || m < 2)
+                err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 2);
+            else
+                err = run_colfused(d, base, pitch, tb, pitch, m, n, 1);
+            if (err < 0)
+                return err;
+            if (n < 2)
+                err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 2);
+            else if (fused_ok(d, n, 1))
+                err = run_rowfused(d, tb, pitch, base, pitch, n, rows, 1, 1, 0);
+            else if ((err = run_steps(d, tb, pitch, 0, n, rows, 1)) >= 0)
+                err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 1);
+            if (err < 0)
+                return err;
+        }
+    }
+    if (tl < levels && !inverse)
+        return run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 0);
+    return 0;
+}
+
+static int image_args(RV_Dwt *d, RV_Image *img, uint64_t *base, int64_t *pitch)
+{
+    if (!img)
+        return fail(d, RV_EINVAL, "dwt: image is NULL");
+    if (rv_image_format(img) != RV_FMT_GRAYF32 || d->type != DWT_F32)
+        return fail(d, RV_EINVAL, "dwt: images must be GRAYF32 with f32 settings (use a buffer for i32)");
+    if (rv_image_context(img) != d->ctx)
+        return fail(d, RV_EINVAL, "dwt: the image belongs to another context");
+    ptrdiff_t pt = 0;
+    int err = rv_image_kernel_address(img, 0, RV_ACCESS_RW, base, &pt);
+    if (err < 0)
+        return rvfail(d, err, "dwt: image address");
+    *pitch = (int64_t)pt;
+    return 0;
+}
+
+RV_API int rv_dwt_forward(RV_Dwt *d, RV_Image *img, int levels)
+{
+    if (!d)
+        return RV_EINVAL;
+    uint64_t base;
+    int64_t pitch;
+    int err = image_args(d, img, &base, &pitch);
+    if (err < 0)
+        return err;
+    return transform(d, base, pitch, rv_image_width(img), rv_image_height(img), levels, 0);
+}
+
+RV_API int rv_dwt_inverse(RV_Dwt *d, RV_Image *img, int levels)
+{
+    if (!d)
+        return RV_EINVAL;
+    uint64_t base;
+    int64_t pitch;
+    int err = image_args(d, img, &base, &pitch);
+    if (err < 0)
+        return err;
+    return transform(d, base, pitch, rv_image_width(img), rv_image_height(img), levels, 1);
+}
+
+static int buffer_check(RV_Dwt *d, RV_Buffer *buf, int w, int h, size_t pitch)
+{
+    if (!buf)
+        return fail(d, RV_EINVAL, "dwt: buffer is NULL");
+    if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM)
+        return fail(d, RV_EINVAL, "dwt: size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
+    if (pitch < (size_t)w * 4 || pitch % 4 || pitch > ((size_t)1 << 32))
+        return fail(d, RV_EINVAL, "dwt: bad pitch %zu for %d samples", pitch, w);
+    if ((size_t)(h - 1) * pitch + (size_t)w * 4 > rv_buffer_size(buf))
+        return fail(d, RV_EINVAL, "dwt: %dx%d samples (pitch %zu) do not fit a %zu-byte buffer", w, h, pitch,
+                    rv_buffer_size(buf));
+    return 0;
+}
+
+RV_API int rv_dwt_forward_buffer(RV_Dwt *d, RV_Buffer *buf, int w, int h, size_t pitch, int levels)
+{
+    if (!d)
+        return RV_EINVAL;
+    int err = buffer_check(d, buf, w, h, pitch);
+    if (err < 0)
+        return err;
+    return transform(d, rv_buffer_address(buf), (int64_t)pitch, w, h, levels, 0);
+}
+
+RV_API int rv_dwt_inverse_buffer(RV_Dwt *d, RV_Buffer *buf, int w, int h, size_t pitch, int levels)
+{
+    if (!d)
+        return RV_EINVAL;
+    int err = buffer_check(d, buf, w, h, pitch);
+    if (err < 0)
+        return err;
+    return transform(d, rv_buffer_address(buf), (int64_t)pitch, w, h, levels, 1);
+}
+
+/* ---------------------------------------------------------------- */
+/* Denoising                                                          */
+/* ---------------------------------------------------------------- */
+
+RV_API void rv_dwt_denoise_default(RV_DwtDenoiseParams *p)
+{
+    if (!p)
+        return;
+    p->levels = 3;
+    p->threshold = 8.0f;
+}
+
+static void row_shape(const RV_Dwt *d, int w, int h, int32_t *tile_rows, RV_LaunchShape *sh)
+{
+    memset(sh, 0, sizeof(*sh));
+    if (d->cpu) {
+        *tile_rows = w >= CPU_TILE ? 1 : CPU_TILE / w;
+        sh->block[0] = 1;
+        sh->grid[0] = 1;
+    } else {
+        *tile_rows = 8;
+        sh->block[0] = 256;
+        sh->grid[0] = cdiv(w, 256);
+    }
+    sh->grid[1] = cdiv(h, *tile_rows);
+}
+
+RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams *prm)
+{
+    if (!d)
+        return RV_EINVAL;
+    if (!frame || !prm)
+        return fail(d, RV_EINVAL, "rv_dwt_denoise: frame and params are required");
+    if (d->type != DWT_F32 || d->s.layout != RV_DWT_LAYOUT_BLOCK || d->s.dims != 2)
+        return fail(d, RV_EINVAL, "rv_dwt_denoise: needs f32, 2-D, block-layout settings");
+    if (prm->levels < 0 || prm->levels > 32 || !(prm->threshold >= 0.0f))
+        return fail(d, RV_EINVAL, "rv_dwt_denoise: levels %d / threshold %g out of range", prm->levels,
+                    (double)prm->threshold);
+    const RV_FormatInfo *fi = rv_format_info(rv_image_format(frame));
+    if (!fi || (fi->elem_type != RV_ET_U8 && fi->elem_type != RV_ET_U16 && fi->elem_type != RV_ET_F32))
+        return fail(d, RV_EINVAL, "rv_dwt_denoise: %s frames have no luma plane (YUV or GRAY only)",
+                    fi ? fi->name : "unknown");
+    const int w = rv_image_width(frame), h = rv_image_height(frame);
+    uint64_t plane;
+    ptrdiff_t ppitch;
+    int err = rv_image_kernel_address(frame, 0, RV_ACCESS_RW, &plane, &ppitch);
+    if (err < 0)
+        return rvfail(d, err, "rv_dwt_denoise: frame address");
+    uint64_t fb = plane;
+    int64_t fpitch = (int64_t)ppitch;
+    RV_LaunchShape sh;
+    if (fi->elem_type != RV_ET_F32) {
+        const size_t bytes = (size_t)w * 4 * (size_t)h;
+        if (rv_buffer_size(d->fbuf) < bytes) {
+            rv_buffer_destroy(&d->fbuf);
+            if ((err = rv_buffer_create(d->ctx, bytes, &d->fbuf)) < 0)
+                return rvfail(d, err, "rv_dwt_denoise: float buffer");
+        }
+        fb = rv_buffer_address(d->fbuf);
+        fpitch = (int64_t)w * 4;
+        dwt_conv_args c;
+        memset(&c, 0, sizeof(c));
+        c.plane = plane;
+        c.buf = fb;
+        c.plane_pitch = ppitch;
+        c.buf_pitch = fpitch;
+        c.w = w;
+        c.h = h;
+        c.bytes = fi->sample_bytes;
+        c.maxval = fi->sample_bytes == 1 ? 255.0f : 65535.0f;
+        row_shape(d, w, h, &c.tile_rows, &sh);
+        if ((err = launch(d, d->k_conv, &sh, &c, sizeof(c), RV_DWT_KERNEL_OTHER, (4.0 + fi->sample_bytes) * w * h)) < 0)
+            return err;
+    }
+    if ((err = transform(d, fb, fpitch, w, h, prm->levels, 0)) < 0)
+        return err;
+    dwt_shrink_args s;
+    memset(&s, 0, sizeof(s));
+    s.base = fb;
+    s.pitch = fpitch;
+    s.w = w;
+    s.h = h;
+    rv_dwt_ll_size(d, w, h, prm->levels, &s.wl, &s.hl);
+    s.thr = prm->threshold;
+    row_shape(d, w, h, &s.tile_rows, &sh);
+    if ((err = launch(d, d->k_shrink, &sh, &s, sizeof(s), RV_DWT_KERNEL_OTHER, 8.0 * w * h)) < 0)
+        return err;
+    if ((err = transform(d, fb, fpitch, w, h, prm->levels, 1)) < 0)
+        return err;
+    if (fi->elem_type != RV_ET_F32) {
+        dwt_conv_args c;
+        memset(&c, 0, sizeof(c));
+        c.plane = plane;
+        c.buf = fb;
+        c.plane_pitch = ppitch;
+        c.buf_pitch = fpitch;
+        c.w = w;
+        c.h = h;
+        c.bytes = fi->sample_bytes;
+        c.inverse = 1;
+        c.maxval = fi->sample_bytes == 1 ? 255.0f : 65535.0f;
+        row_shape(d, w, h, &c.tile_rows, &sh);
+        if ((err = launch(d, d->k_conv, &sh, &c, sizeof(c), RV_DWT_KERNEL_OTHER, (4.0 + fi->sample_bytes) * w * h)) < 0)
+            return err;
+    }
+    return 0;
+}

@@ -1,0 +1,847 @@
+/*
+ * stream.c - RV_Streaming: capture thread, ring buffer, per-frame
+ * processing with strides, adaptation, delivery and frame accounting.
+ *
+ * Images: the ring owns ring_frames + 3 frame images (queued frames, one
+ * being read by the capture thread, one being processed, one held as the
+ * last output for repeats). An image index is in exactly one place at a
+ * time: the free stack, the queue, the capture thread's hands or the
+ * processing side's (job / held). Only the owner touches the image, so the
+ * capture thread and the stages never share one.
+ *
+ * A processed frame goes through separate phases (acquire, upload, stages,
+ * complete, deliver, release) so that a GPU pipeline can later keep two
+ * frames in flight on two streams (docs/streaming.md).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "stream_internal.h"
+
+typedef struct rv_slot {
+    RV_Image *img;
+    long long seq;        /* capture sequence number */
+    long long pts_ns;
+    double t_enq;         /* monotonic time it was queued (s) */
+} rv_slot;
+
+/* One frame on the processing side. */
+typedef struct rv_job {
+    int idx;              /* slot */
+    RV_FrameMeta meta;
+    RV_Image *out;        /* output after the stages */
+    double t0, t1;        /* upload start, completion (s) */
+} rv_job;
+
+struct RV_Streaming {
+    RV_Context *ctx;
+    RV_Source *src;
+    RV_ReadFrameFn read;
+    void *read_user;
+    RV_VideoInfo info;
+    RV_StreamSettings set;
+    char *log_path;
+
+    int nslots;
+    rv_slot *slots;
+    int *free_stack, nfree;
+    int *queue, qhead, qcount, qcap;
+
+    pthread_t thread;
+    int thread_started, thread_joined;
+    pthread_mutex_t mu;
+    pthread_cond_t cv_filled, cv_space;
+    atomic_int stop;          /* the only thing rv_streaming_stop() touches */
+    int eos;                  /* capture thread finished (end, limit, error) */
+    int cap_err;              /* capture error other than end of stream */
+    int ran;
+
+    /* accounting (under mu) */
+    long long captured, processed, skipped, dropped, dropped_at_stop;
+    long long repeated, sink_frames, deadline_missed;
+    long long source_dropped; /* read by the capture thread (the source's thread) */
+    double proc_ms_sum, proc_ms_max;
+    double t_start, t_end;
+    double deadline_s;
+    int s_spatial, s_temporal, stride_changes, adapt_active;
+    RV_StreamEnd end;
+    int error;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void deadline_in(struct timespec *ts, int ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_nsec += (long)ms * 1000000L;
+    while (ts->tv_nsec >= 1000000000L) {
+        ts->tv_nsec -= 1000000000L;
+        ts->tv_sec++;
+    }
+}
+
+RV_API const char *rv_ring_policy_name(RV_RingPolicy p)
+{
+    switch (p) {
+    case RV_RING_BLOCK:       return "block";
+    case RV_RING_DROP_OLDEST: return "drop-oldest";
+    case RV_RING_DROP_NEWEST: return "drop-newest";
+    case RV_RING_LATEST:      return "latest";
+    }
+    return "unknown";
+}
+
+RV_API const char *rv_stream_end_name(RV_StreamEnd e)
+{
+    switch (e) {
+    case RV_END_NONE:        return "running";
+    case RV_END_EOS:         return "end of stream";
+    case RV_END_STOPPED:     return "stopped";
+    case RV_END_SINK_CLOSED: return "sink closed";
+    case RV_END_ERROR:       return "error";
+    }
+    return "unknown";
+}
+
+RV_API void rv_stream_settings_default(RV_StreamSettings *s)
+{
+    if (!s)
+        return;
+    memset(s, 0, sizeof(*s));
+    s->ring_frames = 4;
+    s->policy = RV_RING_BLOCK;
+    s->max_frames = -1;
+    s->read_timeout_ms = 100;
+    rv_adapt_settings_default(&s->adapt);
+    s->adapt.deadline_s = 0.0;
+    s->spatial_stride = 1;
+    s->temporal_stride = 1;
+}
+
+/* ---------------------------------------------------------------- */
+/* Ring bookkeeping (callers hold mu)                                 */
+/* ---------------------------------------------------------------- */
+
+/* The slot's host storage is about to be overwritten by the source: drop
+ * any device copy without transferring it, so the capture thread never
+ * triggers a download (and never talks to the GPU). */
+static void discard_contents(RV_Image *img)
+{
+    img->host_valid = 1;
+    img->dev_valid = 0;
+    img->stride = 1;
+}
+
+static void push_free(RV_Streaming *st, int idx)
+{
+    st->free_stack[st->nfree++] = idx;
+}
+
+static void q_push(RV_Streaming *st, int idx)
+{
+    st->queue[(st->qhead + st->qcount) % st->qcap] = idx;
+    st->qcount++;
+}
+
+static int q_pop(RV_Streaming *st)
+{
+    int idx = st->queue[st->qhead];
+    st->qhead = (st->qhead + 1) % st->qcap;
+    st->qcount--;
+    return idx;
+}
+
+/* ---------------------------------------------------------------- */
+/* Capture thread                                                     */
+/* ---------------------------------------------------------------- */
+
+static int source_read(RV_Streaming *st, RV_Image *img, long long *pts)
+{
+    if (st->read)
+        return st->read(st->read_user, img, pts, st->set.read_timeout_ms);
+    return rv_source_read(st->src, img, pts, st->set.read_timeout_ms);
+}
+
+static void *capture_main(void *arg)
+{
+    RV_Streaming *st = arg;
+    pthread_mutex_lock(&st->mu);
+    for (;;) {
+        if (atomic_load(&st->stop))
+            break;
+        if (st->set.max_frames >= 0 && st->captured >= st->set.max_frames)
+            break;
+        if (st->set.policy == RV_RING_BLOCK && st->qcount >= st->qcap) {
+            struct timespec ts;
+            deadline_in(&ts, 20);
+            pthread_cond_timedwait(&st->cv_space, &st->mu, &ts);
+            continue;
+        }
+        if (st->nfree == 0) { /* cannot happen with ring + 3 images; be safe */
+            struct timespec ts;
+            deadline_in(&ts, 5);
+            pthread_cond_timedwait(&st->cv_space, &st->mu, &ts);
+            continue;
+        }
+        int idx = st->free_stack[--st->nfree];
+        pthread_mutex_unlock(&st->mu);
+
+        long long pts = 0;
+        int err = source_read(st, st->slots[idx].img, &pts);
+        long long sdrop = st->src ? rv_source_dropped(st->src) : 0;
+
+        pthread_mutex_lock(&st->mu);
+        st->source_dropped = sdrop;
+        if (err == RV_EAGAIN) {
+            push_free(st, idx);
+            continue;
+        }
+        if (err < 0) {
+            push_free(st, idx);
+            if (err != RV_EPIPE) {
+                st->cap_err = err;
+                rv__log(st->ctx, RV_LOG_ERROR, "streaming: reading a frame failed: %s (%s)",
+                        rv_strerror(err), rv_context_error(st->ctx));
+            }
+            break;
+        }
+        rv_slot *sl = &st->slots[idx];
+        sl->seq = st->captured++;
+        sl->pts_ns = pts;
+        sl->t_enq = now_s();
+        if (st->qcount >= st->qcap) {
+            if (st->set.policy == RV_RING_DROP_NEWEST) {
+                push_free(st, idx);
+                st->dropped++;
+                continue;
+            }
+            push_free(st, q_pop(st)); /* DROP_OLDEST, LATEST */
+            st->dropped++;
+        }
+        q_push(st, idx);
+        pthread_cond_signal(&st->cv_filled);
+    }
+    st->eos = 1;
+    pthread_cond_broadcast(&st->cv_filled);
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- */
+/* Create / destroy                                                   */
+/* ---------------------------------------------------------------- */
+
+static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_StreamSettings *s,
+                         RV_Streaming **out, RV_Streaming **made)
+{
+    RV_StreamSettings def;
+    if (!s) {
+        rv_stream_settings_default(&def);
+        s = &def;
+    }
+    if (s->ring_frames < 1 || s->ring_frames > 64)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create: ring_frames %d outside 1..64", s->ring_frames);
+    if ((int)s->policy < RV_RING_BLOCK || (int)s->policy > RV_RING_LATEST)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create: unknown ring policy %d", (int)s->policy);
+    if (s->read_timeout_ms < 1)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create: read_timeout_ms must be >= 1");
+    if (s->spatial_stride < 1 || s->spatial_stride > 64 || s->temporal_stride < 1)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create: strides S_I %d (1..64), S_T %d (>= 1)",
+                         s->spatial_stride, s->temporal_stride);
+    if (!rv_format_info(info->format) || info->width < 1 || info->height < 1)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create: the source describes %dx%d frames of format %d",
+                         info->width, info->height, (int)info->format);
+
+    RV_Streaming *st = calloc(1, sizeof(*st));
+    if (!st)
+        return rv__error(ctx, RV_ENOMEM, "rv_streaming_create: out of memory");
+    *made = st;
+    st->ctx = ctx;
+    st->info = *info;
+    st->set = *s;
+    if (s->log_path && !(st->log_path = strdup(s->log_path)))
+        return rv__error(ctx, RV_ENOMEM, "rv_streaming_create: out of memory");
+    st->set.log_path = st->log_path;
+    atomic_init(&st->stop, 0);
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&st->cv_filled, &ca);
+    pthread_cond_init(&st->cv_space, &ca);
+    pthread_condattr_destroy(&ca);
+
+    st->qcap = s->ring_frames;
+    st->nslots = s->ring_frames + 3;
+    st->slots = calloc((size_t)st->nslots, sizeof(*st->slots));
+    st->free_stack = calloc((size_t)st->nslots, sizeof(int));
+    st->queue = calloc((size_t)st->qcap, sizeof(int));
+    if (!st->slots || !st->free_stack || !st->queue)
+        return rv__error(ctx, RV_ENOMEM, "rv_streaming_create: out of memory");
+    for (int i = st->nslots - 1; i >= 0; i--) {
+        int err = rv_image_create(ctx, info->width, info->height, info->format, &st->slots[i].img);
+        if (err < 0)
+            return err;
+        push_free(st, i);
+    }
+    st->s_spatial = s->spatial_stride;
+    st->s_temporal = s->temporal_stride;
+    *out = st;
+    *made = NULL;
+    return 0;
+}
+
+RV_API int rv_streaming_create(RV_Context *ctx, RV_Source *src, const RV_StreamSettings *s,
+                               RV_Streaming **out)
+{
+    if (!out)
+        return ctx ? rv__error(ctx, RV_EINVAL, "rv_streaming_create: out is NULL") : RV_EINVAL;
+    *out = NULL;
+    if (!ctx)
+        return RV_EINVAL;
+    if (!src)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create: source is NULL");
+    RV_VideoInfo info;
+    memset(&info, 0, sizeof(info));
+    int err = rv_source_info(src, &info);
+    if (err < 0)
+        return rv__error(ctx, err, "rv_streaming_create: cannot get the source's format: %s", rv_strerror(err));
+    RV_Streaming *made = NULL;
+    err = create_common(ctx, &info, s, out, &made);
+    if (err < 0) {
+        rv_streaming_destroy(&made);
+        return err;
+    }
+    (*out)->src = src;
+    return 0;
+}
+
+RV_API int rv_streaming_create_custom(RV_Context *ctx, const RV_VideoInfo *info, RV_ReadFrameFn read,
+                                      void *read_user, const RV_StreamSettings *s, RV_Streaming **out)
+{
+    if (!out)
+        return ctx ? rv__error(ctx, RV_EINVAL, "rv_streaming_create_custom: out is NULL") : RV_EINVAL;
+    *out = NULL;
+    if (!ctx)
+        return RV_EINVAL;
+    if (!info || !read)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create_custom: info and read are required");
+    RV_Streaming *made = NULL;
+    int err = create_common(ctx, info, s, out, &made);
+    if (err < 0) {
+        rv_streaming_destroy(&made);
+        return err;
+    }
+    (*out)->read = read;
+    (*out)->read_user = read_user;
+    return 0;
+}
+
+static void join_capture(RV_Streaming *st)
+{
+    if (!st->thread_started || st->thread_joined)
+        return;
+    atomic_store(&st->stop, 1);
+    pthread_mutex_lock(&st->mu);
+    pthread_cond_broadcast(&st->cv_space);
+    pthread_mutex_unlock(&st->mu);
+    pthread_join(st->thread, NULL);
+    st->thread_joined = 1;
+}
+
+RV_API void rv_streaming_destroy(RV_Streaming **pst)
+{
+    if (!pst || !*pst)
+        return;
+    RV_Streaming *st = *pst;
+    join_capture(st);
+    if (st->slots)
+        for (int i = 0; i < st->nslots; i++)
+            rv_image_destroy(&st->slots[i].img);
+    free(st->slots);
+    free(st->free_stack);
+    free(st->queue);
+    free(st->log_path);
+    pthread_cond_destroy(&st->cv_filled);
+    pthread_cond_destroy(&st->cv_space);
+    pthread_mutex_destroy(&st->mu);
+    free(st);
+    *pst = NULL;
+}
+
+RV_API int rv_streaming_start(RV_Streaming *st)
+{
+    if (!st)
+        return RV_EINVAL;
+    if (st->thread_started)
+        return 0;
+    int e = pthread_create(&st->thread, NULL, capture_main, st);
+    if (e != 0)
+        return rv__error(st->ctx, RV_ENOMEM, "rv_streaming_start: cannot start the capture thread (%s)",
+                         strerror(e));
+    st->thread_started = 1;
+    return 0;
+}
+
+RV_API void rv_streaming_stop(RV_Streaming *st)
+{
+    if (st)
+        atomic_store(&st->stop, 1);
+}
+
+RV_API int rv_streaming_info(const RV_Streaming *st, RV_VideoInfo *info)
+{
+    if (!st || !info)
+        return RV_EINVAL;
+    *info = st->info;
+    return 0;
+}
+
+RV_API int rv_streaming_summary(const RV_Streaming *cst, RV_StreamSummary *o)
+{
+    if (!cst || !o)
+        return RV_EINVAL;
+    RV_Streaming *st = (RV_Streaming *)cst; /* the lock only */
+    memset(o, 0, sizeof(*o));
+    pthread_mutex_lock(&st->mu);
+    o->captured = st->captured;
+    o->processed = st->processed;
+    o->skipped = st->skipped;
+    o->dropped = st->dropped;
+    o->in_flight = st->captured - st->processed - st->skipped - st->dropped;
+    o->dropped_at_stop = st->dropped_at_stop;
+    o->source_dropped = st->source_dropped;
+    o->repeated = st->repeated;
+    o->sink_frames = st->sink_frames;
+    o->deadline_missed = st->deadline_missed;
+    double end = st->t_end > 0 ? st->t_end : (st->t_start > 0 ? now_s() : 0);
+    o->elapsed_s = st->t_start > 0 ? end - st->t_start : 0;
+    o->proc_ms_mean = st->processed ? st->proc_ms_sum / (double)st->processed : 0;
+    o->proc_ms_max = st->proc_ms_max;
+    o->fps = o->elapsed_s > 0 ? (double)st->processed / o->elapsed_s : 0;
+    o->deadline_ms = st->deadline_s * 1e3;
+    o->spatial_stride = st->s_spatial;
+    o->temporal_stride = st->s_temporal;
+    o->stride_changes = st->stride_changes;
+    o->adapt_active = st->adapt_active;
+    o->end = st->end;
+    o->error = st->error;
+    pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* Run                                                                */
+/* ---------------------------------------------------------------- */
+
+typedef struct rv_runstate {
+    RV_Streaming *st;
+    RV_StageVector *sv;
+    RV_Adapt *adapt;
+    FILE *log;
+    int hold_last;            /* keep the last output for repeats */
+    int held;                 /* slot index held as last output, or -1 */
+    RV_Image *last_out;
+    long long last_proc_seq;
+    int have_proc;
+    double fps_ema_dt, last_done;
+    double fps;
+} rv_runstate;
+
+/* Returns a slot to the free stack (processing side). */
+static void release_slot(RV_Streaming *st, int idx)
+{
+    pthread_mutex_lock(&st->mu);
+    discard_contents(st->slots[idx].img);
+    push_free(st, idx);
+    pthread_cond_signal(&st->cv_space);
+    pthread_mutex_unlock(&st->mu);
+}
+
+/* Phase 1: takes the next frame from the ring. Returns 1 with a job, 0 when
+ * the run is over (st->end set), after waiting in short slices so that a
+ * stop flag set by a signal handler is noticed. */
+static int phase_acquire(rv_runstate *rs, rv_job *job)
+{
+    RV_Streaming *st = rs->st;
+    pthread_mutex_lock(&st->mu);
+    for (;;) {
+        if (atomic_load(&st->stop)) {
+            st->end = RV_END_STOPPED;
+            break;
+        }
+        if (st->qcount > 0) {
+            if (st->set.policy == RV_RING_LATEST)
+                while (st->qcount > 1) {
+                    int old = q_pop(st);
+                    discard_contents(st->slots[old].img);
+                    push_free(st, old);
+                    st->dropped++;
+                }
+            job->idx = q_pop(st);
+            pthread_cond_signal(&st->cv_space);
+            pthread_mutex_unlock(&st->mu);
+            return 1;
+        }
+        if (st->eos) {
+            st->end = st->cap_err ? RV_END_ERROR : RV_END_EOS;
+            if (st->cap_err)
+                st->error = st->cap_err;
+            break;
+        }
+        struct timespec ts;
+        deadline_in(&ts, 10);
+        pthread_cond_timedwait(&st->cv_filled, &st->mu, &ts);
+    }
+    pthread_mutex_unlock(&st->mu);
+    return 0;
+}
+
+/* Phase 2: strides on the frame, pixels current where the backend runs
+ * (CPU: nothing to do; CUDA: one upload from the page-locked ring image). */
+static int phase_upload(rv_runstate *rs, rv_job *job)
+{
+    RV_Streaming *st = rs->st;
+    RV_Image *img = st->slots[job->idx].img;
+    job->t0 = now_s();
+    int err = rv_image_set_stride(img, job->meta.spatial_stride);
+    if (err < 0)
+        return err;
+    return rv__image_on_backend(img);
+}
+
+/* Phase 3: the stages, in push order. */
+static int phase_stages(rv_runstate *rs, rv_job *job)
+{
+    RV_Image *img = rs->st->slots[job->idx].img;
+    return rv_stage_vector_apply(rs->sv, img, &job->meta, &job->out);
+}
+
+/* Phase 4: waits for the backend to finish the frame; ends the timing. */
+static int phase_complete(rv_runstate *rs, rv_job *job)
+{
+    int err = rv_context_sync(rs->st->ctx);
+    job->t1 = now_s();
+    return err;
+}
+
+static void fill_stats(const rv_runstate *rs, const rv_job *job, const RV_FrameInfo *fi, RV_FrameStats *fs)
+{
+    memset(fs, 0, sizeof(*fs));
+    fs->index = job->meta.index;
+    fs->fps = rs->fps;
+    fs->latency_ms = fi->latency_ms;
+    fs->proc_ms = fi->proc_ms;
+    fs->spatial_stride = job->meta.spatial_stride;
+    fs->temporal_stride = job->meta.temporal_stride;
+    fs->repeated = fi->repeated;
+}
+
+/* Phase 5: hands the output to the sink and the callback (the host view is
+ * made current here: on CUDA this is the one download of the frame).
+ * Returns 0, 1 when the run should end cleanly, or a negative error. */
+static int phase_deliver(rv_runstate *rs, rv_job *job, RV_Image *out, const RV_FrameInfo *fi)
+{
+    RV_Streaming *st = rs->st;
+    int stop = 0;
+    if (st->set.sink && out) {
+        RV_FrameStats fs;
+        fill_stats(rs, job, fi, &fs);
+        int err = rv_sink_write(st->set.sink, out, &fs);
+        if (err == RV_EPIPE) {
+            pthread_mutex_lock(&st->mu);
+            st->end = RV_END_SINK_CLOSED;
+            pthread_mutex_unlock(&st->mu);
+            return 1;
+        }
+        if (err < 0)
+            return rv__error(st->ctx, err, "streaming: the sink failed on frame %lld: %s", job->meta.index,
+                             rv_strerror(err));
+        pthread_mutex_lock(&st->mu);
+        st->sink_frames++;
+        if (fi->repeated)
+            st->repeated++;
+        pthread_mutex_unlock(&st->mu);
+    }
+    if (st->set.on_frame && (!fi->repeated || st->set.callback_skipped))
+        if (st->set.on_frame(st->set.user, out, fi, &rs->sv->data) != 0)
+            stop = 1;
+    if (stop) {
+        pthread_mutex_lock(&st->mu);
+        st->end = RV_END_STOPPED;
+        pthread_mutex_unlock(&st->mu);
+    }
+    return stop;
+}
+
+/* One CSV row per processed frame; the column names are those of the
+ * adaptation log (rv_adapt_csv_header), so rv-plot reads both. */
+static const char log_header[] =
+    "frame,time_s,proc_ms,deadline_ms,budget_ms,met,s_spatial,s_temporal,latency_ms,captured,skipped,dropped";
+
+static void log_frame(rv_runstate *rs, const rv_job *job, const RV_FrameInfo *fi, const long long counts[3])
+{
+    if (!rs->log)
+        return;
+    const double dl = rs->st->deadline_s * 1e3;
+    fprintf(rs->log, "%lld,%.6f,%.4f,%.4f,%.4f,%d,%d,%d,%.4f,%lld,%lld,%lld\n", job->meta.index,
+            job->t1 - rs->st->t_start, fi->proc_ms, dl, dl * job->meta.temporal_stride, fi->deadline_met,
+            job->meta.spatial_stride, job->meta.temporal_stride, fi->latency_ms, counts[0], counts[1], counts[2]);
+}
+
+/* Capture to now: from the source's timestamp (CLOCK_MONOTONIC, video.h)
+ * when there is one, else from when the frame was queued. */
+static double latency_ms(const RV_Streaming *st, const rv_slot *sl, double now)
+{
+    if (st->src && sl->pts_ns > 0) {
+        double l = now - (double)sl->pts_ns * 1e-9;
+        if (l >= 0 && l < 3600)
+            return l * 1e3;
+    }
+    return (now - sl->t_enq) * 1e3;
+}
+
+/* After a processed frame: feeds the controller and takes its strides. */
+static void adapt_after(rv_runstate *rs, const rv_job *job)
+{
+    RV_Streaming *st = rs->st;
+    if (!rs->adapt)
+        return;
+    rv_adapt_update(rs->adapt, job->t1 - st->t_start, job->t1 - job->t0, job->meta.spatial_stride,
+                    job->meta.temporal_stride);
+    int si = st->s_spatial, stt = st->s_temporal;
+    rv_adapt_strides(rs->adapt, &si, &stt);
+    if (si < 1)
+        si = 1;
+    if (si > 64)
+        si = 64;
+    if (stt < 1)
+        stt = 1;
+    pthread_mutex_lock(&st->mu);
+    if (si != st->s_spatial || stt != st->s_temporal)
+        st->stride_changes++;
+    st->s_spatial = si;
+    st->s_temporal = stt;
+    pthread_mutex_unlock(&st->mu);
+}
+
+/* A frame skipped by the temporal stride: counted, and the last output is
+ * repeated to sinks that want it. Returns like phase_deliver. */
+static int handle_skip(rv_runstate *rs, rv_job *job)
+{
+    RV_Streaming *st = rs->st;
+    rv_slot *sl = &st->slots[job->idx];
+    pthread_mutex_lock(&st->mu);
+    st->skipped++;
+    pthread_mutex_unlock(&st->mu);
+    int r = 0;
+    if (rs->hold_last) {
+        RV_FrameInfo fi;
+        memset(&fi, 0, sizeof(fi));
+        fi.meta = job->meta;
+        fi.latency_ms = latency_ms(st, sl, now_s());
+        fi.fps = rs->fps;
+        fi.deadline_met = 1;
+        fi.repeated = 1;
+        if (rs->last_out || st->set.callback_skipped)
+            r = phase_deliver(rs, job, rs->last_out, &fi);
+    }
+    release_slot(st, job->idx);
+    return r;
+}
+
+static int process_frame(rv_runstate *rs, rv_job *job)
+{
+    RV_Streaming *st = rs->st;
+    rv_slot *sl = &st->slots[job->idx];
+    int err;
+    if ((err = phase_upload(rs, job)) < 0 || (err = phase_stages(rs, job)) < 0 ||
+        (err = phase_complete(rs, job)) < 0) {
+        /* The frame is lost: count it as dropped so that none vanishes. */
+        pthread_mutex_lock(&st->mu);
+        st->dropped++;
+        pthread_mutex_unlock(&st->mu);
+        release_slot(st, job->idx);
+        return err;
+    }
+    const double proc_s = job->t1 - job->t0;
+    const double proc_ms = proc_s * 1e3;
+    const int met = proc_s <= st->deadline_s * (double)job->meta.temporal_stride;
+    double done = now_s();
+    if (rs->last_done > 0) {
+        double dt = done - rs->last_done;
+        rs->fps_ema_dt = rs->fps_ema_dt > 0 ? 0.9 * rs->fps_ema_dt + 0.1 * dt : dt;
+        rs->fps = rs->fps_ema_dt > 0 ? 1.0 / rs->fps_ema_dt : 0;
+    }
+    rs->last_done = done;
+
+    long long counts[3];
+    pthread_mutex_lock(&st->mu);
+    st->processed++;
+    st->proc_ms_sum += proc_ms;
+    if (proc_ms > st->proc_ms_max)
+        st->proc_ms_max = proc_ms;
+    if (!met)
+        st->deadline_missed++;
+    counts[0] = st->captured;
+    counts[1] = st->skipped;
+    counts[2] = st->dropped;
+    pthread_mutex_unlock(&st->mu);
+    rs->have_proc = 1;
+    rs->last_proc_seq = job->meta.index;
+    adapt_after(rs, job);
+
+    RV_FrameInfo fi;
+    memset(&fi, 0, sizeof(fi));
+    fi.meta = job->meta;
+    fi.proc_ms = proc_ms;
+    fi.latency_ms = latency_ms(st, sl, now_s());
+    fi.fps = rs->fps;
+    fi.deadline_met = met;
+    log_frame(rs, job, &fi, counts);
+    int r = phase_deliver(rs, job, job->out, &fi);
+    if (rs->sv->data.stop_req && r == 0) {
+        rs->sv->data.stop_req = 0;
+        pthread_mutex_lock(&st->mu);
+        st->end = RV_END_STOPPED;
+        pthread_mutex_unlock(&st->mu);
+        r = 1;
+    }
+
+    /* Phase 6: release. Keep this frame as the last output when repeats
+     * are wanted; give back the one held before. */
+    if (rs->hold_last) {
+        if (rs->held >= 0)
+            release_slot(st, rs->held);
+        rs->held = job->idx;
+        rs->last_out = job->out;
+    } else {
+        release_slot(st, job->idx);
+    }
+    return r;
+}
+
+RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
+{
+    if (!st)
+        return RV_EINVAL;
+    if (!sv || sv->ctx != st->ctx)
+        return rv__error(st->ctx, RV_EINVAL, "rv_streaming_run: stage vector missing or of another context");
+    if (st->ran)
+        return rv__error(st->ctx, RV_EINVAL, "rv_streaming_run: one run per RV_Streaming");
+    st->ran = 1;
+
+    rv_runstate rs;
+    memset(&rs, 0, sizeof(rs));
+    rs.st = st;
+    rs.sv = sv;
+    rs.held = -1;
+    rs.hold_last = (st->set.sink && rv_sink_repeats_skipped(st->set.sink)) ||
+                   (st->set.on_frame && st->set.callback_skipped);
+
+    /* Deadline per source frame: asked, else the source's frame period. */
+    RV_AdaptSettings as = st->set.adapt;
+    double dl = as.deadline_s;
+    if (!(dl > 0))
+        dl = st->info.fps_num > 0 && st->info.fps_den > 0 ? (double)st->info.fps_den / st->info.fps_num
+                                                          : 1.0 / 30.0;
+    as.deadline_s = dl;
+    st->deadline_s = dl;
+    if (as.fixed_spatial > 0)
+        st->s_spatial = as.fixed_spatial > 64 ? 64 : as.fixed_spatial;
+    if (as.fixed_temporal > 0)
+        st->s_temporal = as.fixed_temporal;
+    if (as.enabled) {
+        int err = rv_adapt_create(&rs.adapt, &as);
+        if (err == RV_ENOSYS) {
+            rv__log(st->ctx, RV_LOG_INFO, "streaming: adaptation is not in this build; strides stay fixed");
+            rs.adapt = NULL;
+        } else if (err < 0) {
+            return rv__error(st->ctx, err, "rv_streaming_run: cannot create the adaptation controller: %s",
+                             rv_strerror(err));
+        }
+        st->adapt_active = rs.adapt != NULL;
+    }
+    if (st->set.log_path) {
+        rs.log = fopen(st->set.log_path, "w");
+        if (!rs.log) {
+            rv_adapt_destroy(&rs.adapt);
+            return rv__error(st->ctx, RV_EIO, "rv_streaming_run: cannot write the frame log '%s'",
+                             st->set.log_path);
+        }
+        fprintf(rs.log, "%s\n", log_header);
+    }
+
+    pthread_mutex_lock(&st->mu);
+    st->t_start = now_s();
+    st->end = RV_END_NONE;
+    pthread_mutex_unlock(&st->mu);
+    int err = rv_streaming_start(st);
+    int result = err;
+    while (err >= 0) {
+        rv_job job;
+        memset(&job, 0, sizeof(job));
+        if (!phase_acquire(&rs, &job))
+            break;
+        rv_slot *sl = &st->slots[job.idx];
+        pthread_mutex_lock(&st->mu);
+        job.meta.spatial_stride = st->s_spatial;
+        job.meta.temporal_stride = st->s_temporal;
+        job.meta.processed = st->processed;
+        pthread_mutex_unlock(&st->mu);
+        job.meta.index = sl->seq;
+        job.meta.pts_ns = sl->pts_ns;
+        int r;
+        if (rs.have_proc && sl->seq - rs.last_proc_seq < job.meta.temporal_stride)
+            r = handle_skip(&rs, &job);
+        else
+            r = process_frame(&rs, &job);
+        if (r < 0) {
+            result = r;
+            break;
+        }
+        if (r > 0)
+            break;
+    }
+
+    /* Wind down: stop and join the capture thread, then account for what
+     * is still queued. */
+    join_capture(st);
+    pthread_mutex_lock(&st->mu);
+    while (st->qcount > 0) {
+        int idx = q_pop(st);
+        discard_contents(st->slots[idx].img);
+        push_free(st, idx);
+        st->dropped++;
+        st->dropped_at_stop++;
+    }
+    pthread_mutex_unlock(&st->mu);
+    if (rs.held >= 0)
+        release_slot(st, rs.held);
+    pthread_mutex_lock(&st->mu);
+    if (result < 0) {
+        st->end = RV_END_ERROR;
+        st->error = result;
+    } else if (st->end == RV_END_ERROR) {
+        result = st->error;
+    } else if (st->end == RV_END_NONE) {
+        st->end = RV_END_STOPPED;
+    }
+    st->t_end = now_s();
+    long long in_flight = st->captured - st->processed - st->skipped - st->dropped;
+    pthread_mutex_unlock(&st->mu);
+    if (in_flight != 0)
+        rv__log(st->ctx, RV_LOG_ERROR, "streaming: frame accounting is off by %lld (internal error)", in_flight);
+    if (rs.log)
+        fclose(rs.log);
+    rv_adapt_destroy(&rs.adapt);
+    return result;
+}

@@ -1,0 +1,94 @@
+/*
+ * test_rv_plot.c - rv-plot on a log written by rv_adapt_log_write(): the SVG
+ * has one red dot per missed frame, one processing-time point per frame,
+ * and rv-plot rejects files without the required columns.
+ */
+#include <unistd.h>
+
+#include "rv_test.h"
+#include <ravioli/adapt.h>
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+    b[n] = 0;
+    fclose(f);
+    return b;
+}
+
+static void test_plot(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rv_plot_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char csv[256], svg[256], bad[256], cmd[1024];
+    snprintf(csv, sizeof(csv), "%s/log.csv", dir);
+    snprintf(svg, sizeof(svg), "%s/log.svg", dir);
+    snprintf(bad, sizeof(bad), "%s/bad.csv", dir);
+
+    RV_AdaptSettings set;
+    rv_adapt_settings_default(&set);
+    RV_Adapt *a = NULL;
+    assert_int_equal(rv_adapt_create(&a, &set), 0);
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    const double D = set.deadline_s;
+    int missed = 0, si, st;
+    double t = 0;
+    for (int i = 0; i < 90; i++) {
+        rv_adapt_strides(a, &si, &st);
+        double load = (i >= 30 && i < 60) ? 3.0 : 1.0;
+        double proc = 0.6 * D * load / (si * si);
+        t += st * D;
+        rv_adapt_update(a, t, proc, si, st);
+        RV_AdaptRecord r;
+        rv_adapt_last_record(a, &r);
+        missed += !r.met;
+        assert_int_equal(rv_adapt_log_write(f, &r, i == 0), 0);
+    }
+    fclose(f);
+    rv_adapt_destroy(&a);
+    assert_true(missed >= 2); /* the step's first frames */
+
+    snprintf(cmd, sizeof(cmd), "'%s' -o '%s' -t 'test' -m 1:2:load run=%s", RV_PLOT_EXE, svg, csv);
+    assert_int_equal(system(cmd), 0);
+    char *s = slurp(svg);
+    assert_non_null(strstr(s, "<svg"));
+    assert_non_null(strstr(s, "</svg>"));
+    assert_int_equal(count(s, "<circle cx"), missed + 1); /* + the legend's dot */
+    assert_non_null(strstr(s, ">run</text>"));
+    assert_non_null(strstr(s, ">load</text>"));
+    free(s);
+
+    f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("a,b\n1,2\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "'%s' -o '%s' '%s' 2>/dev/null", RV_PLOT_EXE, svg, bad);
+    assert_int_not_equal(system(cmd), 0);
+    unlink(csv);
+    unlink(svg);
+    unlink(bad);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_plot)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,331 @@
+/*
+ * test_dwt.c - the DWT module on the CPU backend: coefficients against the
+ * float64 / integer reference of dwt_ref.h, perfect reconstruction, in place
+ * equal to out of place, every wavelet, sizes 1, odd, prime, powers of two,
+ * several level counts, both layouts, 1-D and 2-D, fused and chunked rows;
+ * wavelet denoising of a luma plane.
+ */
+#include "rv_test.h"
+
+#include "dwt_ref.h"
+
+typedef struct cfg {
+    RV_DwtWavelet wv;
+    int integer;
+} cfg;
+
+static const cfg CFGS[] = {
+    {RV_DWT_HAAR, 0}, {RV_DWT_HAAR, 1}, {RV_DWT_CDF53, 0}, {RV_DWT_CDF53, 1},
+    {RV_DWT_CDF97, 0}, {RV_DWT_DD137, 0}, {RV_DWT_DD137, 1},
+};
+static const char *WNAME[] = {"?", "haar", "cdf53", "cdf97", "dd137"};
+
+static const int SIZES[][2] = {
+    {1, 1}, {1, 7}, {7, 1}, {2, 2}, {3, 5}, {16, 16}, {17, 13}, {31, 64},
+    {64, 31}, {97, 101}, {129, 67}, {200, 3}, {2, 9}, {130, 2},
+};
+static const int LEVELS[] = {1, 2, 3, 6};
+
+static RV_Context *g_ctx;
+
+/* Runs one configuration; returns the transformed coefficients (caller frees). */
+static void *run_one(const RV_DwtSettings *s, const void *in, int w, int h, int levels, int inverse)
+{
+    RV_Dwt *d = NULL;
+    int err = rv_dwt_create(g_ctx, s, &d);
+    assert_int_equal(err, 0);
+    const size_t pitch = (size_t)w * 4 + 12; /* a pitch wider than the row */
+    RV_Buffer *b = NULL;
+    assert_int_equal(rv_buffer_create(g_ctx, pitch * (size_t)h, &b), 0);
+    for (int y = 0; y < h; y++)
+        assert_int_equal(rv_buffer_upload(b, (size_t)y * pitch, (const char *)in + (size_t)y * w * 4, (size_t)w * 4), 0);
+    err = inverse ? rv_dwt_inverse_buffer(d, b, w, h, pitch, levels) : rv_dwt_forward_buffer(d, b, w, h, pitch, levels);
+    if (err)
+        fprintf(stderr, "dwt error: %s\n", rv_dwt_error(d));
+    assert_int_equal(err, 0);
+    void *out = malloc((size_t)w * h * 4);
+    for (int y = 0; y < h; y++)
+        assert_int_equal(rv_buffer_download(b, (size_t)y * pitch, (char *)out + (size_t)y * w * 4, (size_t)w * 4), 0);
+    rv_buffer_destroy(&b);
+    rv_dwt_destroy(&d);
+    assert_null(d);
+    return out;
+}
+
+static int g_checked;
+
+static void check_config(const cfg *c, int layout, int method, int fuse, int dims, int w, int h, int levels)
+{
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.wavelet = c->wv;
+    s.type = c->integer ? RV_DWT_I32 : RV_DWT_F32;
+    s.layout = layout;
+    s.method = method;
+    s.dims = dims;
+    s.fuse_max_shared = fuse ? 49152 : 0;
+    const size_t n = (size_t)w * h;
+    uint64_t st = (uint64_t)(w * 7919 + h * 104729 + levels * 31 + c->wv) | 1;
+    double *ref = malloc(n * sizeof(double));
+    void *in = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        if (c->integer) {
+            const int32_t v = (int32_t)(rv_test_rand(&st) % 2001) - 1000;
+            ((int32_t *)in)[i] = v;
+            ref[i] = v;
+        } else {
+            const float v = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+            ((float *)in)[i] = v;
+            ref[i] = v;
+        }
+    }
+    ref_forward(c->wv, c->integer, layout == RV_DWT_LAYOUT_INTERLEAVED, dims, ref, w, h, levels);
+    void *co = run_one(&s, in, w, h, levels, 0);
+    double maxref = 1.0;
+    for (size_t i = 0; i < n; i++)
+        maxref = fmax(maxref, fabs(ref[i]));
+    for (size_t i = 0; i < n; i++) {
+        if (c->integer) {
+            if (((int32_t *)co)[i] != (int32_t)ref[i]) {
+                fprintf(stderr, "%s i32 layout %d method %d fuse %d dims %d %dx%d L%d: coefficient %zu (%zu,%zu) = %d, reference %g\n",
+                        WNAME[c->wv], layout, method, fuse, dims, w, h, levels, i, i % w, i / w,
+                        ((int32_t *)co)[i], ref[i]);
+                fail();
+            }
+        } else if (fabs(((float *)co)[i] - ref[i]) > 2e-6 * maxref * (levels + 1)) {
+            fprintf(stderr, "%s f32 layout %d method %d fuse %d dims %d %dx%d L%d: coefficient %zu = %.9g, reference %.9g\n",
+                    WNAME[c->wv], layout, method, fuse, dims, w, h, levels, i, ((float *)co)[i], ref[i]);
+            fail();
+        }
+    }
+    /* the other method gives the very same bits */
+    RV_DwtSettings s2 = s;
+    s2.method = method == RV_DWT_IN_PLACE ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+    void *co2 = run_one(&s2, in, w, h, levels, 0);
+    assert_memory_equal(co, co2, n * 4);
+    /* perfect reconstruction */
+    void *rec = run_one(&s, co, w, h, levels, 1);
+    for (size_t i = 0; i < n; i++) {
+        if (c->integer) {
+            if (((int32_t *)rec)[i] != ((int32_t *)in)[i]) {
+                fprintf(stderr, "%s i32 %dx%d L%d: reconstruction differs at %zu\n", WNAME[c->wv], w, h, levels, i);
+                fail();
+            }
+        } else if (fabs(((float *)rec)[i] - ((float *)in)[i]) > 1e-5) {
+            fprintf(stderr, "%s f32 layout %d method %d fuse %d dims %d %dx%d L%d: reconstruction %zu = %.9g, input %.9g\n",
+                    WNAME[c->wv], layout, method, fuse, dims, w, h, levels, i, ((float *)rec)[i],
+                    ((float *)in)[i]);
+            fail();
+        }
+    }
+    g_checked++;
+    free(rec);
+    free(co2);
+    free(co);
+    free(in);
+    free(ref);
+}
+
+static void test_all(int dims, int layout)
+{
+    for (size_t c = 0; c < sizeof(CFGS) / sizeof(CFGS[0]); c++)
+        for (size_t z = 0; z < sizeof(SIZES) / sizeof(SIZES[0]); z++)
+            for (size_t l = 0; l < sizeof(LEVELS) / sizeof(LEVELS[0]); l++)
+                for (int fuse = 0; fuse < 2; fuse++)
+                    check_config(&CFGS[c], layout, RV_DWT_IN_PLACE, fuse, dims, SIZES[z][0], SIZES[z][1],
+                                 LEVELS[l]);
+}
+
+static void test_2d_block(void **state)
+{
+    (void)state;
+    test_all(2, RV_DWT_LAYOUT_BLOCK);
+}
+static void test_2d_interleaved(void **state)
+{
+    (void)state;
+    test_all(2, RV_DWT_LAYOUT_INTERLEAVED);
+}
+static void test_1d_block(void **state)
+{
+    (void)state;
+    test_all(1, RV_DWT_LAYOUT_BLOCK);
+}
+static void test_1d_interleaved(void **state)
+{
+    (void)state;
+    test_all(1, RV_DWT_LAYOUT_INTERLEAVED);
+}
+
+/* Long rows: the chunk rearrangement with many chunks (cycles) and a tail. */
+static void test_long_rows(void **state)
+{
+    (void)state;
+    const int ws[] = {4096, 4099, 1000 * 13 + 1};
+    for (size_t i = 0; i < sizeof(ws) / sizeof(ws[0]); i++) {
+        check_config(&CFGS[3], RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 0, 2, ws[i], 5, 3);
+        check_config(&CFGS[4], RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 0, 1, ws[i], 2, 4);
+        check_config(&CFGS[5], RV_DWT_LAYOUT_BLOCK, RV_DWT_OUT_OF_PLACE, 1, 2, 3, ws[i], 2);
+    }
+}
+
+/* Length 1 along both axes: identity; 0 levels: identity. */
+static void test_identity(void **state)
+{
+    (void)state;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    float v[3] = {0.25f, -3.0f, 7.5f};
+    float *o = run_one(&s, v, 1, 1, 5, 0);
+    assert_true(o[0] == 0.25f);
+    free(o);
+    o = run_one(&s, v, 3, 1, 0, 0);
+    assert_memory_equal(o, v, sizeof(v));
+    free(o);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    RV_Dwt *d = NULL;
+    s.type = RV_DWT_I32;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), RV_EINVAL); /* 9/7 is float only */
+    assert_null(d);
+    rv_dwt_settings_default(&s);
+    s.dims = 3;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), RV_EINVAL);
+    rv_dwt_settings_default(&s);
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    RV_Buffer *b = NULL;
+    assert_int_equal(rv_buffer_create(g_ctx, 64, &b), 0);
+    assert_int_equal(rv_dwt_forward_buffer(d, b, 8, 4, 16, 1), RV_EINVAL); /* 128 bytes > 64 */
+    assert_true(strlen(rv_dwt_error(d)) > 0);
+    assert_int_equal(rv_dwt_forward_buffer(d, b, 4, 4, 12, 1), RV_EINVAL); /* pitch < 16 */
+    assert_int_equal(rv_dwt_forward_buffer(d, b, 4, 4, 16, -1), RV_EINVAL);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(g_ctx, 8, 8, RV_FMT_GRAY8, &img), 0);
+    assert_int_equal(rv_dwt_forward(d, img, 1), RV_EINVAL); /* not GRAYF32 */
+    rv_image_destroy(&img);
+    rv_buffer_destroy(&b);
+    rv_dwt_destroy(&d);
+    assert_null(d);
+    rv_dwt_destroy(&d); /* NULL is fine */
+}
+
+/* The image API on GRAYF32 gives the buffer API's coefficients. */
+static void test_image_api(void **state)
+{
+    (void)state;
+    const int w = 37, h = 23;
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(g_ctx, w, h, RV_FMT_GRAYF32, &img), 0);
+    rv_test_fill_random(img, 5);
+    float *in = malloc((size_t)w * h * 4);
+    ptrdiff_t pitch;
+    const unsigned char *p = rv_image_read(img, 0, &pitch);
+    for (int y = 0; y < h; y++)
+        memcpy(in + (size_t)y * w, p + y * pitch, (size_t)w * 4);
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    assert_int_equal(rv_dwt_forward(d, img, 3), 0);
+    float *co = run_one(&s, in, w, h, 3, 0);
+    p = rv_image_read(img, 0, &pitch);
+    for (int y = 0; y < h; y++)
+        assert_memory_equal(p + y * pitch, co + (size_t)y * w, (size_t)w * 4);
+    assert_int_equal(rv_dwt_inverse(d, img, 3), 0);
+    p = rv_image_read(img, 0, &pitch);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            assert_true(fabsf(((const float *)(p + y * pitch))[x] - in[(size_t)y * w + x]) < 1e-5f);
+    free(co);
+    free(in);
+    rv_dwt_destroy(&d);
+    rv_image_destroy(&img);
+}
+
+/* Denoising: threshold 0 gives the frame back; a threshold lowers the error to the clean image. */
+static void test_denoise(void **state)
+{
+    (void)state;
+    const int w = 96, h = 64;
+    RV_Image *f = NULL;
+    assert_int_equal(rv_image_create(g_ctx, w, h, RV_FMT_YUV420P8, &f), 0);
+    uint8_t *clean = malloc((size_t)w * h), *noisy = malloc((size_t)w * h);
+    uint64_t st = 99;
+    ptrdiff_t pitch;
+    uint8_t *y = rv_image_write(f, 0, &pitch);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            const int c = 60 + i + j / 2;
+            const int nz = (int)(rv_test_rand(&st) % 41) - 20;
+            int v = c + nz;
+            v = v < 0 ? 0 : v > 255 ? 255 : v;
+            clean[j * w + i] = (uint8_t)c;
+            noisy[j * w + i] = (uint8_t)v;
+            y[j * pitch + i] = (uint8_t)v;
+        }
+    ptrdiff_t cp;
+    uint8_t *cb = rv_image_write(f, 1, &cp);
+    cb[0] = 77;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    RV_DwtDenoiseParams p;
+    rv_dwt_denoise_default(&p);
+    p.threshold = 0.0f;
+    assert_int_equal(rv_dwt_denoise(d, f, &p), 0);
+    const uint8_t *yo = rv_image_read(f, 0, &pitch);
+    for (int j = 0; j < h; j++)
+        assert_memory_equal(yo + j * pitch, noisy + j * w, (size_t)w);
+    p.threshold = 12.0f;
+    assert_int_equal(rv_dwt_denoise(d, f, &p), 0);
+    yo = rv_image_read(f, 0, &pitch);
+    double e0 = 0, e1 = 0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            const double a = noisy[j * w + i] - clean[j * w + i], b = yo[j * pitch + i] - clean[j * w + i];
+            e0 += a * a;
+            e1 += b * b;
+        }
+    assert_true(e1 < 0.5 * e0);
+    assert_int_equal(((const uint8_t *)rv_image_read(f, 1, &cp))[0], 77); /* chroma untouched */
+    RV_Image *rgb = NULL;
+    assert_int_equal(rv_image_create(g_ctx, 8, 8, RV_FMT_RGBA8, &rgb), 0);
+    assert_int_equal(rv_dwt_denoise(d, rgb, &p), RV_EINVAL);
+    rv_image_destroy(&rgb);
+    rv_dwt_destroy(&d);
+    rv_image_destroy(&f);
+    free(clean);
+    free(noisy);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    g_ctx = rv_test_cpu_context(2);
+    return 0;
+}
+static int teardown(void **state)
+{
+    (void)state;
+    printf("configurations checked: %d\n", g_checked);
+    rv_context_destroy(&g_ctx);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identity),      cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_2d_block),      cmocka_unit_test(test_2d_interleaved),
+        cmocka_unit_test(test_1d_block),      cmocka_unit_test(test_1d_interleaved),
+        cmocka_unit_test(test_long_rows),     cmocka_unit_test(test_image_api),
+        cmocka_unit_test(test_denoise),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

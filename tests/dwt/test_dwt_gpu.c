@@ -1,0 +1,137 @@
+/*
+ * test_dwt_gpu.c - the DWT module on the CUDA backend gives the CPU backend's
+ * results: int32 bit-exact, float within 1e-6 relative (the kernels avoid FMA
+ * contraction, so they are expected to be bit-exact too). Skipped (77)
+ * without a GPU.
+ */
+#include "rv_test.h"
+
+#include <math.h>
+#include <ravioli/dwt.h>
+
+static RV_Context *g_gpu, *g_cpu;
+
+static void *run(RV_Context *ctx, const RV_DwtSettings *s, const void *in, int w, int h, int levels, int inverse)
+{
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(ctx, s, &d), 0);
+    const size_t n = (size_t)w * h * 4;
+    RV_Buffer *b = NULL;
+    assert_int_equal(rv_buffer_create(ctx, n, &b), 0);
+    assert_int_equal(rv_buffer_upload(b, 0, in, n), 0);
+    int err = inverse ? rv_dwt_inverse_buffer(d, b, w, h, (size_t)w * 4, levels)
+                      : rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, levels);
+    if (err)
+        fprintf(stderr, "%s\n", rv_dwt_error(d));
+    assert_int_equal(err, 0);
+    void *out = malloc(n);
+    assert_int_equal(rv_buffer_download(b, 0, out, n), 0);
+    rv_buffer_destroy(&b);
+    rv_dwt_destroy(&d);
+    return out;
+}
+
+static void compare(RV_DwtWavelet wv, int integer, int layout, int method, int fuse, int dims, int w, int h,
+                    int levels)
+{
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.wavelet = wv;
+    s.type = integer ? RV_DWT_I32 : RV_DWT_F32;
+    s.layout = layout;
+    s.method = method;
+    s.fuse_max_shared = fuse ? 49152 : 0;
+    s.dims = dims;
+    const size_t n = (size_t)w * h;
+    uint64_t st = (uint64_t)w * 31 + (uint64_t)h + 7;
+    void *in = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        if (integer)
+            ((int32_t *)in)[i] = (int32_t)(rv_test_rand(&st) % 4001) - 2000;
+        else
+            ((float *)in)[i] = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+    }
+    for (int inv = 0; inv < 2; inv++) {
+        void *a = run(g_cpu, &s, in, w, h, levels, inv), *b = run(g_gpu, &s, in, w, h, levels, inv);
+        if (integer) {
+            assert_memory_equal(a, b, n * 4);
+        } else {
+            double mx = 1e-30;
+            for (size_t i = 0; i < n; i++)
+                mx = fmax(mx, fabs(((float *)a)[i]));
+            for (size_t i = 0; i < n; i++)
+                if (fabs(((float *)a)[i] - ((float *)b)[i]) > 1e-6 * mx) {
+                    fprintf(stderr, "wavelet %d %dx%d L%d layout %d method %d fuse %d dims %d inv %d: sample %zu cpu %.9g gpu %.9g\n",
+                            wv, w, h, levels, layout, method, fuse, dims, inv, i, ((float *)a)[i], ((float *)b)[i]);
+                    fail();
+                }
+        }
+        free(a);
+        free(b);
+    }
+    free(in);
+}
+
+static void test_gpu_equals_cpu(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1, 1}, {7, 5}, {64, 64}, {97, 101}, {1920, 1080}, {4099, 33}, {13001, 6}, {16384, 4}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
+            for (int integer = 0; integer < 2; integer++) {
+                if (integer && wv == RV_DWT_CDF97)
+                    continue;
+                const int w = sizes[z][0], h = sizes[z][1];
+                compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 2, w, h, 3);
+                compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_OUT_OF_PLACE, 1, 2, w, h, 3);
+                compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 0, 2, w, h, 2);
+                compare(wv, integer, RV_DWT_LAYOUT_INTERLEAVED, RV_DWT_IN_PLACE, 1, 2, w, h, 3);
+                compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 1, w, h, 5);
+                compare(wv, integer, RV_DWT_LAYOUT_INTERLEAVED, RV_DWT_IN_PLACE, 1, 1, w, h, 5);
+            }
+}
+
+static void test_gpu_denoise(void **state)
+{
+    (void)state;
+    const int w = 333, h = 190;
+    RV_Image *a = NULL, *b = NULL;
+    assert_int_equal(rv_image_create(g_cpu, w, h, RV_FMT_GRAY8, &a), 0);
+    assert_int_equal(rv_image_create(g_gpu, w, h, RV_FMT_GRAY8, &b), 0);
+    rv_test_fill_random(a, 3);
+    rv_test_fill_random(b, 3);
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    RV_Dwt *da = NULL, *db = NULL;
+    assert_int_equal(rv_dwt_create(g_cpu, &s, &da), 0);
+    assert_int_equal(rv_dwt_create(g_gpu, &s, &db), 0);
+    RV_DwtDenoiseParams p;
+    rv_dwt_denoise_default(&p);
+    assert_int_equal(rv_dwt_denoise(da, a, &p), 0);
+    assert_int_equal(rv_dwt_denoise(db, b, &p), 0);
+    ptrdiff_t pa, pb;
+    const uint8_t *ya = rv_image_read(a, 0, &pa), *yb = rv_image_read(b, 0, &pb);
+    int diff = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            diff += ya[y * pa + x] != yb[y * pb + x];
+    assert_int_equal(diff, 0);
+    rv_dwt_destroy(&da);
+    rv_dwt_destroy(&db);
+    rv_image_destroy(&a);
+    rv_image_destroy(&b);
+}
+
+int main(void)
+{
+    g_gpu = rv_test_gpu_context();
+    g_cpu = rv_test_cpu_context(0);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpu_equals_cpu),
+        cmocka_unit_test(test_gpu_denoise),
+    };
+    int r = cmocka_run_group_tests(tests, NULL, NULL);
+    rv_context_destroy(&g_gpu);
+    rv_context_destroy(&g_cpu);
+    return r;
+}

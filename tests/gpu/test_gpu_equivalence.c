@@ -1,0 +1,579 @@
+/*
+ * test_gpu_equivalence.c - every operation and every sample kernel gives the
+ * same result on the CUDA backend as on the CPU backend: bit-exact for
+ * integer formats, within 1e-6 (relative to the plane's largest magnitude)
+ * for float. Sizes 1x1, 17x3, 1919x1081; strides 1..4; all formats. A few
+ * results are also checked against references written here from the
+ * definitions (gray, diff, the SAD minimum).
+ *
+ * Also: coherence (host writes after a GPU op are uploaded again), the
+ * device memory pool (repeated operations do not call cuMemAlloc), device
+ * out-of-memory (RV_ENOMEM, context still usable), malformed PTX and a
+ * missing kernel symbol.
+ *
+ * Label `gpu`: exits 77 (skipped) when no GPU is usable.
+ */
+#include <math.h>
+#include <unistd.h>
+
+#include "rv_test.h"
+#include "../../modules/samples/samples_params.h"
+
+#define RV_ARRAY_LEN_T(a) (sizeof(a) / sizeof((a)[0]))
+
+static RV_Context *cpu, *gpu;
+static RV_Module *mcpu, *mgpu;
+static int g_checks;
+
+/* Debug log capture (pool statistics, error texts). */
+static char g_log[16384];
+static void capture_log(void *opaque, RV_LogLevel lvl, const char *msg)
+{
+    (void)opaque;
+    (void)lvl;
+    size_t n = strlen(g_log);
+    if (n + strlen(msg) + 2 < sizeof(g_log)) {
+        strcat(g_log, msg);
+        strcat(g_log, "\n");
+    }
+}
+
+static RV_Context *gpu_context_logged(void)
+{
+    RV_Context *c = rv_test_gpu_context();
+    rv_context_destroy(&c);
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CUDA;
+    s.log = capture_log;
+    s.log_level = RV_LOG_DEBUG;
+    assert_int_equal(rv_context_create(&c, &s), 0);
+    return c;
+}
+
+static const RV_Kernel *kern(RV_Module *m, const char *name)
+{
+    const RV_Kernel *k = NULL;
+    int err = rv_kernel_get(m, name, &k);
+    if (err < 0)
+        fail_msg("kernel %s: %s", name, rv_context_error(m == mgpu ? gpu : cpu));
+    return k;
+}
+
+typedef struct pair {
+    RV_Image *c, *g;
+} pair;
+
+static pair make_pair(int w, int h, RV_Format f, uint64_t seed, int fill)
+{
+    pair p;
+    assert_int_equal(rv_image_create(cpu, w, h, f, &p.c), 0);
+    assert_int_equal(rv_image_create(gpu, w, h, f, &p.g), 0);
+    if (fill)
+        rv_test_fill_random(p.c, seed);
+    const RV_FormatInfo *fi = rv_format_info(f);
+    for (int pl = 0; pl < rv_image_planes(p.c); pl++) {
+        ptrdiff_t pc, pg;
+        const unsigned char *s = rv_image_read(p.c, pl, &pc);
+        unsigned char *d = rv_image_write(p.g, pl, &pg);
+        assert_non_null(s);
+        assert_non_null(d);
+        int pw = rv_image_plane_width(p.c, pl), ph = rv_image_plane_height(p.c, pl);
+        for (int y = 0; y < ph; y++)
+            memcpy(d + y * pg, s + y * pc, (size_t)pw * fi->sample_bytes);
+    }
+    return p;
+}
+
+/* Output images are poisoned first so that unwritten pixels show. */
+static pair make_out(int w, int h, RV_Format f)
+{
+    pair p = make_pair(w, h, f, 0, 0);
+    for (int pl = 0; pl < rv_image_planes(p.c); pl++) {
+        ptrdiff_t pc, pg;
+        unsigned char *a = rv_image_write(p.c, pl, &pc);
+        unsigned char *b = rv_image_write(p.g, pl, &pg);
+        memset(a, 0xA5, (size_t)pc * rv_image_plane_height(p.c, pl));
+        memset(b, 0x5A, (size_t)pg * rv_image_plane_height(p.g, pl));
+    }
+    return p;
+}
+
+static void free_pair(pair *p)
+{
+    rv_image_destroy(&p->c);
+    rv_image_destroy(&p->g);
+}
+
+static void set_stride(pair *p, int s)
+{
+    assert_int_equal(rv_image_set_stride(p->c, s), 0);
+    assert_int_equal(rv_image_set_stride(p->g, s), 0);
+}
+
+static void compare(pair *p, const char *what)
+{
+    const RV_FormatInfo *fi = rv_format_info(rv_image_format(p->c));
+    for (int pl = 0; pl < rv_image_planes(p->c); pl++) {
+        ptrdiff_t pc, pg;
+        const unsigned char *a = rv_image_read(p->c, pl, &pc);
+        const unsigned char *b = rv_image_read(p->g, pl, &pg);
+        if (!b)
+            fail_msg("%s: download failed: %s", what, rv_context_error(gpu));
+        assert_non_null(a);
+        int pw = rv_image_plane_width(p->c, pl), ph = rv_image_plane_height(p->c, pl);
+        if (fi->elem_type == 4 /* f32 */) {
+            double scale = 0;
+            for (int y = 0; y < ph; y++)
+                for (int x = 0; x < pw; x++)
+                    scale = fmax(scale, fabs(((const float *)(a + y * pc))[x]));
+            for (int y = 0; y < ph; y++)
+                for (int x = 0; x < pw; x++) {
+                    float u = ((const float *)(a + y * pc))[x], v = ((const float *)(b + y * pg))[x];
+                    if (!(fabs((double)u - (double)v) <= 1e-6 * fmax(scale, 1e-30)))
+                        fail_msg("%s: plane %d (%d,%d): cpu %.9g gpu %.9g", what, pl, x, y, u, v);
+                }
+        } else {
+            for (int y = 0; y < ph; y++)
+                if (memcmp(a + y * pc, b + y * pg, (size_t)pw * fi->sample_bytes)) {
+                    for (int x = 0; x < pw * fi->sample_bytes; x++)
+                        if (a[y * pc + x] != b[y * pg + x])
+                            fail_msg("%s: plane %d row %d byte %d: cpu %u gpu %u", what, pl, y, x,
+                                     a[y * pc + x], b[y * pg + x]);
+                }
+        }
+    }
+    g_checks++;
+}
+
+static const int sizes[][2] = {{1, 1}, {17, 3}, {1919, 1081}};
+
+typedef enum { PIX, NBR, COMP } opkind;
+
+typedef struct elem_case {
+    const char *kernel;
+    opkind op;
+    RV_Format in, out;
+    int params; /* 0 none, 1 threshold, 2 scale */
+    int threshold;
+} elem_case;
+
+static const elem_case elem_cases[] = {
+    {"gray", PIX, RV_FMT_RGBA8, RV_FMT_RGBA8, 0, 0},
+    {"luma8", PIX, RV_FMT_RGBA8, RV_FMT_GRAY8, 0, 0},
+    {"binarize", PIX, RV_FMT_RGBA8, RV_FMT_RGBA8, 1, 128},
+    {"edge", NBR, RV_FMT_RGBA8, RV_FMT_RGBA8, 1, 0},
+    {"edge", NBR, RV_FMT_RGBA8, RV_FMT_RGBA8, 1, 100},
+    {"emboss", NBR, RV_FMT_RGBA8, RV_FMT_RGBA8, 0, 0},
+    {"diff", COMP, RV_FMT_RGBA8, RV_FMT_RGBA8, 1, 90},
+    {"invert8", PIX, RV_FMT_GRAY8, RV_FMT_GRAY8, 0, 0},
+    {"invert8", PIX, RV_FMT_YUV420P8, RV_FMT_YUV420P8, 0, 0},
+    {"invert8", PIX, RV_FMT_YUV444P8, RV_FMT_YUV444P8, 0, 0},
+    {"invert16", PIX, RV_FMT_GRAY16, RV_FMT_GRAY16, 0, 0},
+    {"invert16", PIX, RV_FMT_YUV420P16, RV_FMT_YUV420P16, 0, 0},
+    {"invert16", PIX, RV_FMT_YUV444P16, RV_FMT_YUV444P16, 0, 0},
+    {"scalef", PIX, RV_FMT_GRAYF32, RV_FMT_GRAYF32, 2, 0},
+    {"gray16", PIX, RV_FMT_RGBA16, RV_FMT_RGBA16, 0, 0},
+    {"blur8", NBR, RV_FMT_GRAY8, RV_FMT_GRAY8, 0, 0},
+    {"blur8", NBR, RV_FMT_YUV420P8, RV_FMT_YUV420P8, 0, 0},
+    {"blur8", NBR, RV_FMT_YUV444P8, RV_FMT_YUV444P8, 0, 0},
+    {"blur16", NBR, RV_FMT_GRAY16, RV_FMT_GRAY16, 0, 0},
+    {"blur16", NBR, RV_FMT_YUV420P16, RV_FMT_YUV420P16, 0, 0},
+    {"blur16", NBR, RV_FMT_YUV444P16, RV_FMT_YUV444P16, 0, 0},
+    {"laplacef", NBR, RV_FMT_GRAYF32, RV_FMT_GRAYF32, 0, 0},
+    {"absdiff8", COMP, RV_FMT_GRAY8, RV_FMT_GRAY8, 0, 0},
+    {"absdiff8", COMP, RV_FMT_YUV420P8, RV_FMT_YUV420P8, 0, 0},
+    {"absdiff8", COMP, RV_FMT_YUV444P8, RV_FMT_YUV444P8, 0, 0},
+    {"subf", COMP, RV_FMT_GRAYF32, RV_FMT_GRAYF32, 0, 0},
+};
+
+static void run_elem_case(const elem_case *ec, int w, int h, int s, uint64_t seed)
+{
+    char what[160];
+    snprintf(what, sizeof(what), "%s %s %dx%d S=%d", ec->kernel, rv_format_info(ec->in)->name, w, h, s);
+    const RV_Kernel *kc = kern(mcpu, ec->kernel), *kg = kern(mgpu, ec->kernel);
+    pair a = make_pair(w, h, ec->in, seed, 1);
+    pair b = make_pair(w, h, ec->in, seed + 1000, 1);
+    pair o = make_out(w, h, ec->out);
+    set_stride(&a, s);
+    set_stride(&b, s);
+    rv_threshold_params tp = {ec->threshold};
+    rv_scale_params sp = {1.5f, 0.25f};
+    const void *prm = ec->params == 1 ? (const void *)&tp : ec->params == 2 ? (const void *)&sp : NULL;
+    size_t psz = ec->params == 1 ? sizeof(tp) : ec->params == 2 ? sizeof(sp) : 0;
+    for (int side = 0; side < 2; side++) {
+        const RV_Kernel *k = side ? kg : kc;
+        RV_Image *dst = side ? o.g : o.c, *src = side ? a.g : a.c, *src2 = side ? b.g : b.c;
+        int err;
+        if (ec->op == PIX)
+            err = rv_proc_pix(k, dst, src, prm, psz);
+        else if (ec->op == NBR)
+            err = rv_proc_nbr(k, dst, src, prm, psz);
+        else
+            err = rv_comp_img(k, dst, src, src2, prm, psz);
+        if (err < 0)
+            fail_msg("%s (%s): %s", what, side ? "gpu" : "cpu", rv_context_error(side ? gpu : cpu));
+    }
+    compare(&o, what);
+    free_pair(&a);
+    free_pair(&b);
+    free_pair(&o);
+}
+
+static void test_elem_ops(void **state)
+{
+    (void)state;
+    uint64_t seed = 1;
+    for (size_t c = 0; c < RV_ARRAY_LEN_T(elem_cases); c++)
+        for (size_t z = 0; z < RV_ARRAY_LEN_T(sizes); z++)
+            for (int s = 1; s <= 4; s++)
+                run_elem_case(&elem_cases[c], sizes[z][0], sizes[z][1], s, seed++);
+}
+
+/* procBox: every kernel, every reduction, every size and stride. */
+typedef struct box_case {
+    const char *kernel;
+    RV_Format fmt;
+    int has_ref;
+} box_case;
+
+static const box_case box_cases[] = {
+    {"sad", RV_FMT_RGBA8, 1},
+    {"ssd8", RV_FMT_GRAY8, 1},
+    {"meanf", RV_FMT_GRAYF32, 0},
+};
+
+static void run_box_case(const box_case *bc, int w, int h, int s, int reduce, uint64_t seed)
+{
+    char what[160];
+    const int bw = w < 7 ? w : 7, bh = h < 5 ? h : 5;
+    snprintf(what, sizeof(what), "%s %dx%d box %dx%d S=%d reduce=%d", bc->kernel, w, h, bw, bh, s, reduce);
+    const RV_Kernel *kc = kern(mcpu, bc->kernel), *kg = kern(mgpu, bc->kernel);
+    pair src = make_pair(w, h, bc->fmt, seed, 1);
+    pair ref = make_pair(bw, bh, bc->fmt, seed + 77, 1);
+    set_stride(&src, s);
+    pair map = {NULL, NULL};
+    if (!reduce)
+        map = make_out(w - bw + 1, h - bh + 1, RV_FMT_GRAYF32);
+    RV_BoxResult rc, rg;
+    int e1 = rv_proc_box(kc, map.c, src.c, bc->has_ref ? ref.c : NULL, bw, bh, NULL, 0, (RV_Reduce)reduce, &rc);
+    if (e1 < 0)
+        fail_msg("%s (cpu): %s", what, rv_context_error(cpu));
+    int e2 = rv_proc_box(kg, map.g, src.g, bc->has_ref ? ref.g : NULL, bw, bh, NULL, 0, (RV_Reduce)reduce, &rg);
+    if (e2 < 0)
+        fail_msg("%s (gpu): %s", what, rv_context_error(gpu));
+    if (!reduce) {
+        compare(&map, what);
+        free_pair(&map);
+    } else {
+        assert_int_equal(rc.positions, rg.positions);
+        if (reduce == RV_SUM && bc->fmt == RV_FMT_GRAYF32) {
+            if (!(fabs(rc.score - rg.score) <= 1e-6 * fmax(fabs(rc.score), 1e-30)))
+                fail_msg("%s: sum cpu %.17g gpu %.17g", what, rc.score, rg.score);
+        } else {
+            if (rc.score != rg.score)
+                fail_msg("%s: score cpu %.17g gpu %.17g", what, rc.score, rg.score);
+            if (reduce != RV_SUM && (rc.x != rg.x || rc.y != rg.y))
+                fail_msg("%s: position cpu (%d,%d) gpu (%d,%d)", what, rc.x, rc.y, rg.x, rg.y);
+        }
+        g_checks++;
+    }
+    free_pair(&src);
+    free_pair(&ref);
+}
+
+static void test_box_ops(void **state)
+{
+    (void)state;
+    uint64_t seed = 5000;
+    for (size_t c = 0; c < RV_ARRAY_LEN_T(box_cases); c++)
+        for (size_t z = 0; z < RV_ARRAY_LEN_T(sizes); z++)
+            for (int s = 1; s <= 4; s++)
+                for (int r = 0; r <= 3; r++)
+                    run_box_case(&box_cases[c], sizes[z][0], sizes[z][1], s, r, seed++);
+}
+
+/* Ties: a constant image, every window scores the same; the position must
+ * be (0, 0) on both sides, and MAX likewise. */
+static void test_box_ties(void **state)
+{
+    (void)state;
+    const RV_Kernel *kg = kern(mgpu, "ssd8");
+    RV_Image *src, *ref;
+    assert_int_equal(rv_image_create(gpu, 300, 200, RV_FMT_GRAY8, &src), 0);
+    assert_int_equal(rv_image_create(gpu, 9, 9, RV_FMT_GRAY8, &ref), 0);
+    for (int s = 1; s <= 3; s++) {
+        rv_image_set_stride(src, s);
+        for (int r = RV_MIN; r <= RV_MAX; r++) {
+            RV_BoxResult res;
+            assert_int_equal(rv_proc_box(kg, NULL, src, ref, 9, 9, NULL, 0, (RV_Reduce)r, &res), 0);
+            assert_int_equal(res.x, 0);
+            assert_int_equal(res.y, 0);
+            assert_true(res.score == 0.0);
+        }
+    }
+    /* one unique minimum planted away from the origin, one tie after it */
+    ptrdiff_t pitch;
+    unsigned char *d = rv_image_write(src, 0, &pitch);
+    memset(d, 200, (size_t)pitch * 200);
+    for (int y = 0; y < 9; y++) {
+        memset(d + (y + 120) * pitch + 210, 0, 9);
+        memset(d + (y + 150) * pitch + 30, 0, 9);
+    }
+    rv_image_set_stride(src, 1);
+    RV_BoxResult res;
+    assert_int_equal(rv_proc_box(kg, NULL, src, ref, 9, 9, NULL, 0, RV_MIN, &res), 0);
+    assert_int_equal(res.x, 210);
+    assert_int_equal(res.y, 120);
+    assert_true(res.score == 0.0);
+    rv_image_destroy(&src);
+    rv_image_destroy(&ref);
+}
+
+/* Raw kernel addk on a float plane. */
+
+static void test_raw(void **state)
+{
+    (void)state;
+    const int sz[][2] = {{1, 1}, {17, 3}, {1919, 1081}};
+    for (int z = 0; z < 3; z++) {
+        pair p = make_pair(sz[z][0], sz[z][1], RV_FMT_GRAYF32, 900 + z, 1);
+        for (int side = 0; side < 2; side++) {
+            RV_Image *img = side ? p.g : p.c;
+            rv_addk_args a;
+            memset(&a, 0, sizeof(a));
+            ptrdiff_t pitch;
+            assert_int_equal(rv_image_kernel_address(img, 0, RV_ACCESS_RW, &a.data, &pitch), 0);
+            a.pitch = pitch;
+            a.w = sz[z][0];
+            a.h = sz[z][1];
+            a.k = 0.375f;
+            RV_LaunchShape sh = {{1, (unsigned)a.h, 1}, {128, 1, 1}, 0};
+            const RV_Kernel *k = kern(side ? mgpu : mcpu, "addk");
+            if (rv_launch_raw(k, &sh, &a, sizeof(a)) < 0)
+                fail_msg("addk: %s", rv_context_error(side ? gpu : cpu));
+        }
+        compare(&p, "raw addk");
+        /* independent reference: input + k */
+        pair q = make_pair(sz[z][0], sz[z][1], RV_FMT_GRAYF32, 900 + z, 1);
+        ptrdiff_t p0, p1;
+        const float *r = rv_image_read(q.c, 0, &p0);
+        const float *g = rv_image_read(p.g, 0, &p1);
+        for (int y = 0; y < sz[z][1]; y++)
+            for (int x = 0; x < sz[z][0]; x++)
+                assert_true(((const float *)((const char *)g + y * p1))[x] ==
+                            ((const float *)((const char *)r + y * p0))[x] + 0.375f);
+        free_pair(&p);
+        free_pair(&q);
+    }
+}
+
+/* References from the definitions (not through the CPU backend). */
+static void test_independent_refs(void **state)
+{
+    (void)state;
+    const int w = 1919, h = 1081;
+    pair a = make_pair(w, h, RV_FMT_RGBA8, 42, 1), b = make_pair(w, h, RV_FMT_RGBA8, 43, 1);
+    pair o = make_out(w, h, RV_FMT_RGBA8);
+    assert_int_equal(rv_proc_pix(kern(mgpu, "gray"), o.g, a.g, NULL, 0), 0);
+    ptrdiff_t pa, po, pb;
+    const uint8_t *in = rv_image_read(a.c, 0, &pa);
+    const uint8_t *out = rv_image_read(o.g, 0, &po);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = in + y * pa + 4 * x, *q = out + y * po + 4 * x;
+            int v = (p[0] + p[1] + p[2]) / 3;
+            if (q[0] != v || q[1] != v || q[2] != v || q[3] != p[3])
+                fail_msg("gray (%d,%d)", x, y);
+        }
+    rv_threshold_params tp = {100};
+    assert_int_equal(rv_comp_img(kern(mgpu, "diff"), o.g, a.g, b.g, &tp, sizeof(tp)), 0);
+    const uint8_t *in2 = rv_image_read(b.c, 0, &pb);
+    out = rv_image_read(o.g, 0, &po);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const uint8_t *p = in + y * pa + 4 * x, *p2 = in2 + y * pb + 4 * x, *q = out + y * po + 4 * x;
+            int d = abs(p[0] - p2[0]) + abs(p[1] - p2[1]) + abs(p[2] - p2[2]);
+            int v = d >= 100 ? 255 : 0;
+            if (q[0] != v || q[1] != v || q[2] != v || q[3] != 255)
+                fail_msg("diff (%d,%d)", x, y);
+        }
+    free_pair(&a);
+    free_pair(&b);
+    free_pair(&o);
+
+    /* SAD template matching: the template cut out of the image is found */
+    pair img = make_pair(395, 372, RV_FMT_RGBA8, 7, 1);
+    RV_Image *tpl;
+    assert_int_equal(rv_image_create(gpu, 70, 72, RV_FMT_RGBA8, &tpl), 0);
+    ptrdiff_t pt, pi;
+    uint8_t *t = rv_image_write(tpl, 0, &pt);
+    const uint8_t *src = rv_image_read(img.c, 0, &pi);
+    for (int y = 0; y < 72; y++)
+        memcpy(t + y * pt, src + (y + 211) * pi + 4 * 123, 70 * 4);
+    RV_BoxResult r;
+    assert_int_equal(rv_proc_box(kern(mgpu, "sad"), NULL, img.g, tpl, 70, 72, NULL, 0, RV_MIN, &r), 0);
+    assert_int_equal(r.x, 123);
+    assert_int_equal(r.y, 211);
+    assert_true(r.score == 0.0);
+    assert_int_equal(r.positions, (long long)(395 - 70 + 1) * (372 - 72 + 1));
+    rv_image_destroy(&tpl);
+    free_pair(&img);
+}
+
+/* Host writes after a GPU operation reach the GPU; in-place procNbr works. */
+static void test_coherence(void **state)
+{
+    (void)state;
+    const RV_Kernel *inv = kern(mgpu, "invert8");
+    RV_Image *a, *o;
+    assert_int_equal(rv_image_create(gpu, 333, 77, RV_FMT_GRAY8, &a), 0);
+    assert_int_equal(rv_image_create(gpu, 333, 77, RV_FMT_GRAY8, &o), 0);
+    for (int round = 0; round < 3; round++) {
+        ptrdiff_t p;
+        uint8_t *d = rv_image_write(a, 0, &p);
+        for (int y = 0; y < 77; y++)
+            for (int x = 0; x < 333; x++)
+                d[y * p + x] = (uint8_t)(x * 7 + y * 3 + round * 11);
+        assert_int_equal(rv_proc_pix(inv, o, a, NULL, 0), 0);
+        /* a second op on the GPU output: no host round trip needed */
+        assert_int_equal(rv_proc_pix(inv, o, o, NULL, 0), 0);
+        assert_int_equal(rv_proc_pix(inv, o, o, NULL, 0), 0);
+        const uint8_t *r = rv_image_read(o, 0, &p);
+        for (int y = 0; y < 77; y++)
+            for (int x = 0; x < 333; x++)
+                assert_int_equal(r[y * p + x], (uint8_t)(255 - (uint8_t)(x * 7 + y * 3 + round * 11)));
+    }
+    /* in place neighbourhood op equals the out-of-place one */
+    pair s = make_pair(640, 480, RV_FMT_RGBA8, 99, 1);
+    pair o2 = make_out(640, 480, RV_FMT_RGBA8);
+    const RV_Kernel *em = kern(mgpu, "emboss");
+    assert_int_equal(rv_proc_nbr(em, o2.g, s.g, NULL, 0), 0);
+    assert_int_equal(rv_proc_nbr(em, s.g, s.g, NULL, 0), 0);
+    assert_int_equal(rv_proc_nbr(kern(mcpu, "emboss"), s.c, s.c, NULL, 0), 0);
+    compare(&s, "in-place emboss");
+    RV_Image *tmp = o2.c;
+    o2.c = s.c;
+    compare(&o2, "out-of-place emboss");
+    o2.c = tmp;
+    free_pair(&s);
+    free_pair(&o2);
+    rv_image_destroy(&a);
+    rv_image_destroy(&o);
+}
+
+/* Repeated operations reuse pooled device memory; out-of-memory is
+ * RV_ENOMEM and leaves the context usable; PTX and symbol errors are clear. */
+static void test_pool_oom_errors(void **state)
+{
+    (void)state;
+    g_log[0] = 0;
+    RV_Context *c = gpu_context_logged();
+    RV_Module *m;
+    assert_int_equal(rv_module_load(c, "samples", &m), 0);
+    const RV_Kernel *k;
+    assert_int_equal(rv_kernel_get(m, "gray", &k), 0);
+    RV_Image *src;
+    assert_int_equal(rv_image_create(c, 1280, 720, RV_FMT_RGBA8, &src), 0);
+    rv_test_fill_random(src, 3);
+    for (int i = 0; i < 200; i++) {
+        RV_Image *dst;
+        assert_int_equal(rv_image_create(c, 1280, 720, RV_FMT_RGBA8, &dst), 0);
+        assert_int_equal(rv_proc_pix(k, dst, src, NULL, 0), 0);
+        assert_non_null(rv_image_read(dst, 0, NULL));
+        rv_image_destroy(&dst);
+    }
+    /* out of device memory */
+    RV_Buffer *huge = NULL;
+    int err = rv_buffer_create(c, (size_t)1 << 40, &huge);
+    assert_int_equal(err, RV_ENOMEM);
+    assert_null(huge);
+    assert_non_null(strstr(rv_context_error(c), "GPU memory"));
+    /* still usable */
+    RV_Image *dst;
+    assert_int_equal(rv_image_create(c, 1280, 720, RV_FMT_RGBA8, &dst), 0);
+    assert_int_equal(rv_proc_pix(k, dst, src, NULL, 0), 0);
+    const uint8_t *s = rv_image_read(src, 0, NULL), *d = rv_image_read(dst, 0, NULL);
+    assert_non_null(d);
+    assert_int_equal(d[0], (s[0] + s[1] + s[2]) / 3);
+
+    /* missing kernel symbol */
+    const RV_Kernel *nk = NULL;
+    assert_int_equal(rv_kernel_get(m, "no_such_kernel", &nk), RV_ENOENT);
+    assert_non_null(strstr(rv_context_error(c), "rvk_no_such_kernel"));
+    assert_non_null(strstr(rv_context_error(c), "samples.ptx"));
+
+    /* malformed PTX */
+    char path[] = "/tmp/rv_bad_ptx_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char ptx[64];
+    snprintf(ptx, sizeof(ptx), "%s.ptx", path);
+    FILE *f = fopen(ptx, "w");
+    assert_non_null(f);
+    fputs(".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry rvk_x( { this is not ptx }\n", f);
+    fclose(f);
+    RV_Module *bad = NULL;
+    err = rv_module_load(c, ptx, &bad);
+    assert_int_equal(err, RV_EBADMSG);
+    assert_null(bad);
+    assert_non_null(strstr(rv_context_error(c), ptx));
+    assert_non_null(strstr(rv_context_error(c), "JIT log"));
+    unlink(ptx);
+    unlink(path);
+
+    rv_image_destroy(&src);
+    rv_image_destroy(&dst);
+    rv_module_unload(&m);
+    rv_context_destroy(&c);
+    /* the backend's statistics at destroy: "N cuMemAlloc calls, M ..." */
+    const char *st = strstr(g_log, "cuMemAlloc calls");
+    assert_non_null(st);
+    if (st > g_log)
+        st--; /* the space before "cuMemAlloc" */
+    while (st > g_log && st[-1] >= '0' && st[-1] <= '9')
+        st--;
+    long allocs = strtol(st, NULL, 10);
+    /* src, the dst bucket, box scratch: a handful, not 200 */
+    if (allocs > 8)
+        fail_msg("%ld cuMemAlloc calls for 201 operations (pool not reused); log:\n%s", allocs, g_log);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    gpu = rv_test_gpu_context(); /* exits 77 without a GPU */
+    cpu = rv_test_cpu_context(0);
+    if (rv_module_load(cpu, "samples", &mcpu) < 0 || rv_module_load(gpu, "samples", &mgpu) < 0) {
+        fprintf(stderr, "cannot load samples: cpu: %s / gpu: %s\n", rv_context_error(cpu), rv_context_error(gpu));
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    printf("%d comparisons\n", g_checks);
+    rv_context_destroy(&cpu);
+    rv_context_destroy(&gpu);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_independent_refs),
+        cmocka_unit_test(test_elem_ops),
+        cmocka_unit_test(test_box_ops),
+        cmocka_unit_test(test_box_ties),
+        cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_coherence),
+        cmocka_unit_test(test_pool_oom_errors),
+    };
+    /* decide skip before cmocka runs anything */
+    RV_Context *probe = rv_test_gpu_context();
+    rv_context_destroy(&probe);
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,440 @@
+/*
+ * test_ravioli_run.c - the ravioli-run CLI end to end: help, usage errors
+ * and their exit codes, the synthetic source into the null sink (frame
+ * accounting, CSV log, temporal stride, Ctrl-C), and Y4M in -> Y4M out
+ * checked pixel by pixel against references computed here.
+ *
+ *     test_ravioli_run <path of ravioli-run> usage|synthetic|y4m
+ *
+ * "synthetic" and "y4m" exit 77 (skipped) when the library was built
+ * without that source (rv_source_open_* says RV_ENOSYS).
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rv_test.h"
+#include <ravioli/stream.h>
+
+static const char *g_exe;
+static const char *g_plot; /* rv-plot, or NULL */
+static char g_dir[64];
+
+/* Runs ravioli-run with args; stdin from `in` (or /dev/null), stdout and
+ * stderr into files; after `sigint_ms` > 0 sends SIGINT. Returns the exit code. */
+static int run_cli(const char *const *args, const char *in, int sigint_ms)
+{
+    char out_path[128], err_path[128];
+    snprintf(out_path, sizeof(out_path), "%s/stdout", g_dir);
+    snprintf(err_path, sizeof(err_path), "%s/stderr", g_dir);
+    const char *argv[64];
+    int n = 0;
+    argv[n++] = g_exe;
+    for (int i = 0; args[i] && n < 62; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fi = open(in ? in : "/dev/null", O_RDONLY);
+        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fi < 0 || fo < 0 || fe < 0)
+            _exit(126);
+        dup2(fi, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execv(g_exe, (char *const *)argv);
+        _exit(127);
+    }
+    if (sigint_ms > 0) {
+        struct timespec ts = {sigint_ms / 1000, (long)(sigint_ms % 1000) * 1000000L};
+        nanosleep(&ts, NULL);
+        kill(pid, SIGINT);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFEXITED(status)) {
+        fprintf(stderr, "ravioli-run died (status %d)\n", status);
+        return -1;
+    }
+    return WEXITSTATUS(status);
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)n + 1);
+    assert_non_null(b);
+    size_t got = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    b[got] = 0;
+    if (len)
+        *len = got;
+    return b;
+}
+
+static char *out_text(const char *which)
+{
+    char p[128];
+    snprintf(p, sizeof(p), "%s/%s", g_dir, which);
+    char *s = slurp(p, NULL);
+    assert_non_null(s);
+    return s;
+}
+
+static void expect(const char *const *args, int code, const char *in_stream, const char *needle)
+{
+    int rc = run_cli(args, NULL, 0);
+    char *s = out_text(in_stream);
+    if (rc != code || (needle && !strstr(s, needle))) {
+        fprintf(stderr, "ravioli-run");
+        for (int i = 0; args[i]; i++)
+            fprintf(stderr, " %s", args[i]);
+        fprintf(stderr, "\n  exit %d (want %d); %s:\n%s\n  (looked for '%s')\n", rc, code, in_stream, s,
+                needle ? needle : "");
+    }
+    assert_int_equal(rc, code);
+    if (needle)
+        assert_non_null(strstr(s, needle));
+    free(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* usage                                                                */
+/* ------------------------------------------------------------------ */
+
+static void test_help_and_usage(void **state)
+{
+    (void)state;
+    expect((const char *[]){"--help", NULL}, 0, "stdout", "Exit status");
+    expect((const char *[]){"-h", NULL}, 0, "stdout", "--stage STAGE");
+    expect((const char *[]){"--list-stages", NULL}, 0, "stdout", "binarize[:threshold=N]");
+    char *s = out_text("stdout");
+    const char *names[] = {"gray", "binarize", "edge", "emboss", "invert"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        assert_non_null(strstr(s, names[i]));
+    free(s);
+    expect((const char *[]){"--version", NULL}, 0, "stdout", rv_version());
+
+    expect((const char *[]){NULL}, 2, "stderr", "no stage");
+    expect((const char *[]){"--stage", "gray", "--bogus", NULL}, 2, "stderr", "unknown option");
+    expect((const char *[]){"--stage", NULL}, 2, "stderr", "needs a value");
+    expect((const char *[]){"--stage", "nosuch", NULL}, 2, "stderr", "unknown stage 'nosuch'");
+    expect((const char *[]){"--stage", "binarize:threshold=300", NULL}, 2, "stderr", "0..256");
+    expect((const char *[]){"--stage", "binarize:level=3", NULL}, 2, "stderr", "no parameter 'level'");
+    expect((const char *[]){"--stage", "gray:5", NULL}, 2, "stderr", "takes 0 parameters");
+    expect((const char *[]){"--stage", "gray", "--backend", "tpu", NULL}, 2, "stderr", "--backend");
+    expect((const char *[]){"--stage", "gray", "--source", "synthetic:abc", NULL}, 2, "stderr", "synthetic:WxH");
+    expect((const char *[]){"--stage", "gray", "--source", "rtsp://x", NULL}, 2, "stderr", "--source");
+    expect((const char *[]){"--stage", "gray", "--sink", "png", NULL}, 2, "stderr", "--sink");
+    expect((const char *[]){"--stage", "gray", "--ring", "0", NULL}, 2, "stderr", "--ring");
+    expect((const char *[]){"--stage", "gray", "--drop", "some", NULL}, 2, "stderr", "--drop");
+    expect((const char *[]){"--stage", "gray", "--fixed-stride", "0", NULL}, 2, "stderr", "--fixed-stride");
+    expect((const char *[]){"--stage", "gray", "--priority", "x", NULL}, 2, "stderr", "--priority");
+    expect((const char *[]){"--stage", "gray", "--deadline-ms", "-1", NULL}, 2, "stderr", "--deadline-ms");
+    expect((const char *[]){"--stage", "gray", "extra", NULL}, 2, "stderr", "unexpected argument");
+
+    /* Unavailable things: exit 3. */
+    expect((const char *[]){"--stage", "gray", "--source", "y4m:/nonexistent/in.y4m", NULL}, 3, "stderr",
+           "unavailable");
+    expect((const char *[]){"--stage", "gray", "--source", "v4l2:/dev/no_such_video_device", NULL}, 3, "stderr",
+           "unavailable");
+    expect((const char *[]){"--stage", "gray", "--module", "no_such_module_xyz", "--stage", "k", NULL}, 3,
+           "stderr", "no_such_module_xyz");
+    RV_Settings cs;
+    rv_settings_default(&cs);
+    cs.backend = RV_BACKEND_CUDA;
+    cs.log = rv_test_quiet_log;
+    RV_Context *gpu = NULL;
+    if (rv_context_create(&gpu, &cs) == RV_ENODEV)
+        expect((const char *[]){"--stage", "gray", "--backend", "cuda", NULL}, 3, "stderr", "unavailable");
+    rv_context_destroy(&gpu);
+}
+
+/* ------------------------------------------------------------------ */
+/* synthetic source                                                     */
+/* ------------------------------------------------------------------ */
+
+static void test_synthetic(void **state)
+{
+    (void)state;
+    char csv[128];
+    snprintf(csv, sizeof(csv), "%s/log.csv", g_dir);
+    expect((const char *[]){"--source", "synthetic:64x48@30", "--stage", "gray", "--stage", "edge:threshold=60",
+                            "--stage", "emboss", "--frames", "30", "--no-adapt", "--backend", "cpu", "--log", csv,
+                            "--no-stats", NULL},
+           0, "stderr", "captured 30 = processed 30 + skipped 0 + dropped 0 (0 at stop)");
+    char *s = slurp(csv, NULL);
+    assert_non_null(s);
+    int rows = 0;
+    for (char *p = s; (p = strchr(p, '\n')); p++)
+        rows++;
+    assert_int_equal(rows, 31); /* header + 30 */
+    static const char hdr[] = "frame,time_s,proc_ms,deadline_ms,budget_ms,met,s_spatial,s_temporal,";
+    assert_true(strncmp(s, hdr, sizeof(hdr) - 1) == 0);
+    free(s);
+    if (g_plot) { /* the plot tool of issue 5 reads the log */
+        char cmd[2048], svg[128];
+        snprintf(svg, sizeof(svg), "%s/log.svg", g_dir);
+        snprintf(cmd, sizeof(cmd), "'%s' -o '%s' '%s' && '%s' -c latency_ms -o '%s' '%s'", g_plot, svg, csv, g_plot,
+                 svg, csv);
+        assert_int_equal(system(cmd), 0);
+        size_t n = 0;
+        char *svgt = slurp(svg, &n);
+        assert_non_null(svgt);
+        assert_true(n > 100 && strstr(svgt, "<svg") != NULL);
+        free(svgt);
+    }
+
+    /* Fixed temporal stride 3: every third frame processed, the rest skipped. */
+    expect((const char *[]){"--source", "synthetic:32x32", "--stage", "invert", "--frames", "30", "--fixed-stride",
+                            "2:3", "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 30 = processed 10 + skipped 20 + dropped 0");
+    s = out_text("stderr");
+    assert_non_null(strstr(s, "S_I 2, S_T 3"));
+    free(s);
+
+    /* A real-time endless source stopped with Ctrl-C: exit 0, every frame accounted. */
+    const char *args[] = {"--source", "synthetic:64x48@100", "--realtime", "--stage", "gray", "--backend", "cpu",
+                          NULL};
+    int rc = run_cli(args, NULL, 400);
+    s = out_text("stderr");
+    if (rc != 0 || !strstr(s, "stopped after"))
+        fprintf(stderr, "Ctrl-C run: exit %d\n%s\n", rc, s);
+    assert_int_equal(rc, 0);
+    assert_non_null(strstr(s, "stopped after"));
+    long long cap = -1, proc = -1, skip = -1, drop = -1;
+    const char *line = strstr(s, "captured ");
+    assert_non_null(line);
+    assert_int_equal(sscanf(line, "captured %lld = processed %lld + skipped %lld + dropped %lld", &cap, &proc, &skip,
+                            &drop),
+                     4);
+    assert_true(cap > 0);
+    assert_int_equal(cap, proc + skip + drop);
+    free(s);
+
+    /* A user module's kernel by name: samples' gray (procPix) and blur-free edge (procNbr). */
+    expect((const char *[]){"--source", "synthetic:32x32", "--module", "samples", "--stage", "gray", "--stage",
+                            "edge:0", "--stage", "binarize:90", "--frames", "5", "--backend", "cpu", NULL},
+           0, "stderr", "captured 5 = processed 5");
+    expect((const char *[]){"--source", "synthetic:32x32", "--module", "samples", "--stage", "sad", "--frames", "5",
+                            "--backend", "cpu", NULL},
+           2, "stderr", "cannot run on these frames");
+}
+
+/* ------------------------------------------------------------------ */
+/* Y4M in -> Y4M out                                                    */
+/* ------------------------------------------------------------------ */
+
+#define YW 48
+#define YH 30
+#define YN 6
+
+static unsigned char g_in[YN][YW * YH * 3 / 2];
+
+static void write_input(const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fprintf(f, "YUV4MPEG2 W%d H%d F25:1 Ip A1:1 C420jpeg\n", YW, YH);
+    uint64_t st = 12345;
+    for (int n = 0; n < YN; n++) {
+        for (size_t i = 0; i < sizeof(g_in[n]); i++)
+            g_in[n][i] = (unsigned char)(rv_test_rand(&st) >> 56);
+        fprintf(f, "FRAME\n");
+        fwrite(g_in[n], 1, sizeof(g_in[n]), f);
+    }
+    fclose(f);
+}
+
+/* Reads a 4:2:0 Y4M of YW x YH; returns the number of frames, frames in out. */
+static int read_output(const char *path, unsigned char (*out)[YW * YH * 3 / 2], int max)
+{
+    size_t len;
+    char *b = slurp(path, &len);
+    assert_non_null(b);
+    char *nl = memchr(b, '\n', len);
+    assert_non_null(nl);
+    *nl = 0;
+    assert_true(strncmp(b, "YUV4MPEG2 ", 10) == 0);
+    char wtag[16], htag[16];
+    snprintf(wtag, sizeof(wtag), " W%d", YW);
+    snprintf(htag, sizeof(htag), " H%d", YH);
+    assert_non_null(strstr(b, wtag));
+    assert_non_null(strstr(b, htag));
+    assert_non_null(strstr(b, " C420"));
+    size_t pos = (size_t)(nl - b) + 1;
+    int n = 0;
+    const size_t fsz = (size_t)YW * YH * 3 / 2;
+    while (pos < len) {
+        assert_true(len - pos >= 6 && memcmp(b + pos, "FRAME", 5) == 0);
+        char *e = memchr(b + pos, '\n', len - pos);
+        assert_non_null(e);
+        pos = (size_t)(e - b) + 1;
+        assert_true(len - pos >= fsz);
+        assert_true(n < max);
+        memcpy(out[n], b + pos, fsz);
+        pos += fsz;
+        n++;
+    }
+    free(b);
+    return n;
+}
+
+static unsigned char g_out[YN + 2][YW * YH * 3 / 2];
+
+static int clampi(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+static int lum_at(const unsigned char *y, int xx, int yy)
+{
+    return y[clampi(yy, 0, YH - 1) * YW + clampi(xx, 0, YW - 1)];
+}
+
+static void test_y4m(void **state)
+{
+    (void)state;
+    char in[128], out[128];
+    snprintf(in, sizeof(in), "%s/in.y4m", g_dir);
+    snprintf(out, sizeof(out), "%s/out.y4m", g_dir);
+    write_input(in);
+    char src[160], snk[160];
+    snprintf(src, sizeof(src), "y4m:%s", in);
+    snprintf(snk, sizeof(snk), "y4m:%s", out);
+    const size_t ysz = (size_t)YW * YH, fsz = ysz * 3 / 2;
+
+    /* invert: every sample of every plane becomes 255 - v. */
+    expect((const char *[]){"--source", src, "--stage", "invert", "--sink", snk, "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6 + skipped 0 + dropped 0");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    for (int n = 0; n < YN; n++)
+        for (size_t i = 0; i < fsz; i++)
+            assert_int_equal(g_out[n][i], 255 - g_in[n][i]);
+
+    /* binarize:100 then edge:200 on luma (clamped Sobel), chroma neutral; through stdin and stdout. */
+    const char *args[] = {"--source", "y4m:-", "--stage", "binarize:100", "--stage", "edge:threshold=200",
+                          "--sink", "y4m:-", "--no-adapt", "--backend", "cpu", NULL};
+    assert_int_equal(run_cli(args, in, 0), 0);
+    char so[128];
+    snprintf(so, sizeof(so), "%s/stdout", g_dir);
+    assert_int_equal(read_output(so, g_out, YN + 2), YN);
+    static unsigned char bin[YW * YH];
+    for (int n = 0; n < YN; n++) {
+        for (size_t i = 0; i < ysz; i++)
+            bin[i] = g_in[n][i] >= 100 ? 255 : 0;
+        for (int y = 0; y < YH; y++)
+            for (int x = 0; x < YW; x++) {
+                int a = lum_at(bin, x - 1, y - 1), b = lum_at(bin, x, y - 1), c = lum_at(bin, x + 1, y - 1);
+                int d = lum_at(bin, x - 1, y), f = lum_at(bin, x + 1, y);
+                int g = lum_at(bin, x - 1, y + 1), h = lum_at(bin, x, y + 1), i = lum_at(bin, x + 1, y + 1);
+                int gx = (c + 2 * f + i) - (a + 2 * d + g), gy = (g + 2 * h + i) - (a + 2 * b + c);
+                int m = abs(gx) + abs(gy) >= 200 ? 255 : 0;
+                assert_int_equal(g_out[n][y * YW + x], m);
+            }
+        for (size_t i = ysz; i < fsz; i++)
+            assert_int_equal(g_out[n][i], 128);
+    }
+
+    /* Temporal stride 2 into a file sink: skipped frames are left out of files. */
+    expect((const char *[]){"--source", src, "--stage", "gray", "--sink", snk, "--fixed-stride", "1:2", "--no-adapt",
+                            "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 3 + skipped 3 + dropped 0");
+    int n = read_output(out, g_out, YN + 2);
+    char *s = out_text("stderr");
+    long long written = -1, reps = -1;
+    const char *l = strstr(s, "frames (");
+    assert_non_null(l);
+    while (l > s && l[-1] != ':')
+        l--;
+    assert_int_equal(sscanf(l, " %lld frames (%lld repeats)", &written, &reps), 2);
+    assert_int_equal(n, written);
+    assert_int_equal(n, 3 + reps);
+    for (int k = 0; k < n && reps == 0; k++) /* frames 0, 2, 4: luma kept, chroma neutral */
+        for (size_t i = 0; i < fsz; i++)
+            assert_int_equal(g_out[k][i], i < ysz ? g_in[2 * k][i] : 128);
+    free(s);
+
+    /* denoise (DWT, CDF 9/7 in float): threshold 0 reconstructs the luma exactly
+     * after rounding; a high threshold smooths it (less total variation); chroma
+     * is never touched. */
+    expect((const char *[]){"--source", src, "--stage", "denoise:threshold=0,levels=3", "--sink", snk,
+                            "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    for (int k = 0; k < YN; k++)
+        assert_memory_equal(g_out[k], g_in[k], fsz);
+    expect((const char *[]){"--source", src, "--stage", "denoise:threshold=300,levels=2,wavelet=3", "--sink", snk,
+                            "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    for (int k = 0; k < YN; k++) {
+        long tv_in = 0, tv_out = 0;
+        for (int y = 0; y < YH; y++)
+            for (int x = 1; x < YW; x++) {
+                tv_in += abs(g_in[k][y * YW + x] - g_in[k][y * YW + x - 1]);
+                tv_out += abs(g_out[k][y * YW + x] - g_out[k][y * YW + x - 1]);
+            }
+        assert_true(tv_out < tv_in / 2);
+        assert_memory_equal(g_out[k] + ysz, g_in[k] + ysz, fsz - ysz);
+    }
+
+    /* A stage that cannot take the source's format is a usage error. */
+    unlink(out);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s RAVIOLI_RUN usage|synthetic|y4m [RV_PLOT]\n", argv[0]);
+        return 1;
+    }
+    g_exe = argv[1];
+    g_plot = argc == 4 ? argv[3] : NULL;
+    snprintf(g_dir, sizeof(g_dir), "/tmp/rv_run_test_XXXXXX");
+    if (!mkdtemp(g_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    const char *mode = argv[2];
+    int rc;
+    if (strcmp(mode, "usage") == 0) {
+        const struct CMUnitTest t[] = {cmocka_unit_test(test_help_and_usage)};
+        rc = cmocka_run_group_tests(t, NULL, NULL);
+    } else {
+        /* Skip when the library has no such source (RV_ENOSYS). */
+        RV_Context *ctx = rv_test_cpu_context(1);
+        RV_Source *src = NULL;
+        int err;
+        if (strcmp(mode, "synthetic") == 0) {
+            RV_SyntheticSettings ss;
+            rv_synthetic_settings_default(&ss);
+            err = rv_source_open_synthetic(ctx, &ss, &src);
+        } else {
+            err = rv_source_open_y4m(ctx, "/nonexistent/probe.y4m", NULL, &src);
+        }
+        rv_source_close(&src);
+        rv_context_destroy(&ctx);
+        if (err == RV_ENOSYS) {
+            printf("SKIPPED: the %s source is not in this build\n", mode);
+            rmdir(g_dir);
+            return RV_TEST_SKIP;
+        }
+        const struct CMUnitTest ts[] = {cmocka_unit_test(test_synthetic)};
+        const struct CMUnitTest ty[] = {cmocka_unit_test(test_y4m)};
+        rc = strcmp(mode, "synthetic") == 0 ? cmocka_run_group_tests(ts, NULL, NULL)
+                                            : cmocka_run_group_tests(ty, NULL, NULL);
+    }
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", g_dir);
+    return rc;
+}

@@ -1,0 +1,551 @@
+/*
+ * bench_gpu_core.c - rv-bench-gpu-core: the thesis' sample programs on the
+ * CUDA backend, next to their peers, measured in one run:
+ *
+ *   rv kernel   ravioli operation, images already on the GPU (CUDA events
+ *               around 50 back-to-back operations, per operation)
+ *   rv e2e      upload + operation + download (host clock, median of 20)
+ *   direct      the same PTX entry launched by hand with cuLaunchKernel:
+ *               the framework's own overhead is rv kernel / direct - 1
+ *   hand        the program written plainly in CUDA C (hand.cu), one thread
+ *               per pixel, launched by hand: no framework at all
+ *   torch       PyTorch on the same GPU (torch_bench.py, CUDA events)
+ *   copy        cuMemcpyDtoD of the same bytes (scaled by the op's streams / 2):
+ *               what a plain copy of that size achieves
+ *   floor       bytes moved / device bandwidth measured here with a large
+ *               cuMemcpyDtoD (bytes read + written); for template matching
+ *               the compute floor: one 32-bit SIMD absolute-difference
+ *               instruction per pixel pair at 64 integer lanes per SM
+ *   GTX280      the thesis' figures (GrayScale 1.322 ms, Emboss 1.432 ms
+ *               at 512x512; template matching 63.46 ms)
+ *
+ * Image operations rotate over several input/output sets (>= 256 MiB in
+ * all) so that the L2 cache (50-60 MB) does not hold the inputs.
+ *
+ * Usage: rv-bench-gpu-core [--quick]. Exits 77 without a GPU.
+ */
+#include <cuda.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <ravioli/kernel_abi.h>
+#include <ravioli/ravioli.h>
+
+#include "../../modules/samples/samples_params.h"
+
+#define CK(x)                                                                                  \
+    do {                                                                                       \
+        CUresult r_ = (x);                                                                     \
+        if (r_ != CUDA_SUCCESS) {                                                              \
+            const char *n_ = "?";                                                              \
+            cuGetErrorName(r_, &n_);                                                           \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, n_);                    \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+#define RV(x)                                                                                  \
+    do {                                                                                       \
+        if ((x) < 0) {                                                                         \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, rv_context_error(ctx)); \
+            exit(1);                                                                           \
+        }                                                                                      \
+    } while (0)
+
+static RV_Context *ctx;
+static RV_Module *mod;
+static CUmodule hand_mod, samples_mod;
+static CUevent ev0, ev1;
+static double bw_gbs; /* device bandwidth, GB/s (read + written) */
+static int iters = 50;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static const RV_Kernel *kern(const char *name)
+{
+    const RV_Kernel *k;
+    RV(rv_kernel_get(mod, name, &k));
+    return k;
+}
+
+/* ---- torch results ---- */
+typedef struct torch_row {
+    char op[32];
+    int w, h;
+    double ms;
+} torch_row;
+static torch_row torch_rows[64];
+static int ntorch;
+static char torch_note[600] = "not run";
+
+static void run_torch(void)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "python3 '%s' 2>&1", RV_BENCH_TORCH_PY);
+    FILE *p = popen(cmd, "r");
+    if (!p) {
+        snprintf(torch_note, sizeof(torch_note), "python3 could not be started");
+        return;
+    }
+    char line[512];
+    snprintf(torch_note, sizeof(torch_note), "ok");
+    while (fgets(line, sizeof(line), p)) {
+        torch_row r;
+        if (sscanf(line, "torch %31s %dx%d %lf", r.op, &r.w, &r.h, &r.ms) == 4 &&
+            ntorch < (int)(sizeof(torch_rows) / sizeof(torch_rows[0])))
+            torch_rows[ntorch++] = r;
+        else if (!strncmp(line, "torch unavailable", 17))
+            snprintf(torch_note, sizeof(torch_note), "%s", line);
+    }
+    pclose(p);
+}
+
+static double torch_ms(const char *op, int w, int h)
+{
+    for (int i = 0; i < ntorch; i++)
+        if (!strcmp(torch_rows[i].op, op) && torch_rows[i].w == w && torch_rows[i].h == h)
+            return torch_rows[i].ms;
+    return NAN;
+}
+
+/* ---- timing helpers ---- */
+typedef void (*op_fn)(void *arg);
+
+/* GPU time per call of fn over `n` back-to-back calls (events on the NULL
+ * stream, which orders with ravioli's blocking stream). */
+static double gpu_ms(op_fn fn, void *arg, int n)
+{
+    for (int i = 0; i < 3; i++)
+        fn(arg);
+    CK(cuCtxSynchronize());
+    double best = 1e30;
+    for (int rep = 0; rep < 3; rep++) {
+        CK(cuEventRecord(ev0, 0));
+        for (int i = 0; i < n; i++)
+            fn(arg);
+        CK(cuEventRecord(ev1, 0));
+        CK(cuEventSynchronize(ev1));
+        float ms;
+        CK(cuEventElapsedTime(&ms, ev0, ev1));
+        if (ms / n < best)
+            best = ms / n;
+    }
+    return best;
+}
+
+/* ---- the operations ---- */
+typedef struct op_case {
+    const char *name;
+    int kind; /* 0 pix, 1 nbr, 2 comp */
+    int thr;  /* threshold param, -1 none */
+    int reads; /* images read (bytes: reads + 1 written) */
+    double thesis_512; /* GTX280 ms at 512x512, 0 if none */
+} op_case;
+
+static const op_case cases[] = {
+    {"gray", 0, -1, 1, 1.322},
+    {"binarize", 0, 128, 1, 0},
+    {"edge", 1, 0, 1, 0},
+    {"emboss", 1, -1, 1, 1.432},
+    {"diff", 2, 90, 2, 0},
+};
+
+#define MAX_SETS 64
+
+/* Several input/output sets, used in turn, so that the working set is
+ * several times the L2 cache: the timings are of DRAM, not of L2. */
+typedef struct op_arg {
+    const op_case *c;
+    const RV_Kernel *k;
+    int nsets, it;
+    RV_Image *src[MAX_SETS], *src2[MAX_SETS], *dst[MAX_SETS];
+    int w, h;
+    /* direct / hand launches */
+    CUfunction fdirect, fhand;
+    rv_args a[MAX_SETS];
+    CUdeviceptr dsrc[MAX_SETS], dsrc2[MAX_SETS], ddst[MAX_SETS];
+    int pitch_px;
+    size_t copy_bytes;
+} op_arg;
+
+static void rv_op(void *varg)
+{
+    op_arg *o = varg;
+    const int i = o->it++ % o->nsets;
+    rv_threshold_params tp = {o->c->thr};
+    const void *prm = o->c->thr >= 0 ? &tp : NULL;
+    size_t psz = o->c->thr >= 0 ? sizeof(tp) : 0;
+    int err = o->c->kind == 0   ? rv_proc_pix(o->k, o->dst[i], o->src[i], prm, psz)
+              : o->c->kind == 1 ? rv_proc_nbr(o->k, o->dst[i], o->src[i], prm, psz)
+                                : rv_comp_img(o->k, o->dst[i], o->src[i], o->src2[i], prm, psz);
+    RV(err);
+}
+
+static void direct_op(void *varg)
+{
+    op_arg *o = varg;
+    const int i = o->it++ % o->nsets;
+    void *params[1] = {&o->a[i]};
+    unsigned gx, gy = (unsigned)(o->h + 7) / 8;
+    if (o->c->kind == 1)
+        gx = (unsigned)(o->w + 31) / 32;
+    else
+        gx = (unsigned)((o->w + 3) / 4 + 31) / 32; /* 4 RGBA pixels a thread */
+    CK(cuLaunchKernel(o->fdirect, gx, gy, 1, 32, 8, 1, 0, 0, params, NULL));
+}
+
+static void hand_op(void *varg)
+{
+    op_arg *o = varg;
+    const int i = o->it++ % o->nsets;
+    int thr = o->c->thr;
+    void *p1[] = {&o->dsrc[i], &o->ddst[i], &o->w, &o->h, &o->pitch_px, &thr};
+    void *p2[] = {&o->dsrc[i], &o->dsrc2[i], &o->ddst[i], &o->w, &o->h, &o->pitch_px, &thr};
+    CK(cuLaunchKernel(o->fhand, (unsigned)(o->w + 31) / 32, (unsigned)(o->h + 7) / 8, 1, 32, 8, 1, 0, 0,
+                      o->c->kind == 2 ? p2 : p1, NULL));
+}
+
+/* A plain device-to-device copy of one image's bytes: the practical
+ * ceiling of a one-in, one-out operation of that size. */
+static void copy_op(void *varg)
+{
+    op_arg *o = varg;
+    const int i = o->it++ % o->nsets;
+    CK(cuMemcpyDtoDAsync(o->ddst[i], o->dsrc[i], o->copy_bytes, 0));
+}
+
+static void fill(RV_Image *img, unsigned seed)
+{
+    for (int p = 0; p < rv_image_planes(img); p++) {
+        ptrdiff_t pitch;
+        unsigned char *d = rv_image_write(img, p, &pitch);
+        for (long i = 0; i < (long)pitch * rv_image_plane_height(img, p); i++) {
+            seed = seed * 1664525u + 1013904223u;
+            d[i] = (unsigned char)(seed >> 24);
+        }
+    }
+}
+
+typedef struct row {
+    char op[16];
+    int w, h;
+    double rvk, e2e, direct, hand, torch, floor_ms, thesis, copy;
+} row;
+static row rows[64];
+static int nrows;
+
+static void bench_size(int w, int h)
+{
+    static op_arg o; /* large: keep off the stack */
+    memset(&o, 0, sizeof(o));
+    const size_t img_bytes = (size_t)w * h * 4;
+    int nsets = (int)((256u << 20) / (3 * img_bytes)) + 1;
+    if (nsets > MAX_SETS)
+        nsets = MAX_SETS;
+    o.nsets = nsets;
+    o.w = w;
+    o.h = h;
+    for (int i = 0; i < nsets; i++) {
+        RV(rv_image_create(ctx, w, h, RV_FMT_RGBA8, &o.src[i]));
+        RV(rv_image_create(ctx, w, h, RV_FMT_RGBA8, &o.src2[i]));
+        RV(rv_image_create(ctx, w, h, RV_FMT_RGBA8, &o.dst[i]));
+        fill(o.src[i], 1 + i);
+        fill(o.src2[i], 1000 + i);
+    }
+    double copy_ms = NAN;
+    for (size_t ci = 0; ci < sizeof(cases) / sizeof(cases[0]); ci++) {
+        const op_case *c = &cases[ci];
+        o.c = c;
+        o.k = kern(c->name);
+        for (int i = 0; i < nsets; i++) {
+            o.it = i;
+            rv_op(&o); /* warm: uploads the inputs */
+        }
+        o.it = 0;
+        double rvk = gpu_ms(rv_op, &o, iters);
+
+        /* direct launch of the same entry */
+        ptrdiff_t pitch = 0;
+        for (int i = 0; i < nsets; i++) {
+            uint64_t as, as2, ad;
+            RV(rv_image_kernel_address(o.src[i], 0, RV_ACCESS_READ, &as, &pitch));
+            RV(rv_image_kernel_address(o.src2[i], 0, RV_ACCESS_READ, &as2, NULL));
+            RV(rv_image_kernel_address(o.dst[i], 0, RV_ACCESS_WRITE, &ad, NULL));
+            memset(&o.a[i], 0, sizeof(o.a[i]));
+            o.a[i].src = (rv_plane){(unsigned char *)(uintptr_t)as, pitch, w, h};
+            o.a[i].src2 = (rv_plane){(unsigned char *)(uintptr_t)as2, pitch, w, h};
+            o.a[i].dst = (rv_plane){(unsigned char *)(uintptr_t)ad, pitch, w, h};
+            o.a[i].s = 1;
+            if (c->thr >= 0)
+                memcpy(o.a[i].params, &(rv_threshold_params){c->thr}, sizeof(rv_threshold_params));
+            o.dsrc[i] = as;
+            o.dsrc2[i] = as2;
+            o.ddst[i] = ad;
+        }
+        char sym[64];
+        snprintf(sym, sizeof(sym), "rvk_%s", c->name);
+        CK(cuModuleGetFunction(&o.fdirect, samples_mod, sym));
+        double direct = gpu_ms(direct_op, &o, iters);
+
+        snprintf(sym, sizeof(sym), "hand_%s", c->name);
+        CK(cuModuleGetFunction(&o.fhand, hand_mod, sym));
+        o.pitch_px = (int)(pitch / 4);
+        double hand = gpu_ms(hand_op, &o, iters);
+        if (ci == 0) {
+            o.copy_bytes = (size_t)pitch * h;
+            copy_ms = gpu_ms(copy_op, &o, iters);
+        }
+
+        /* end to end: inputs stale on the GPU, result read back */
+        double t[20];
+        for (int i = 0; i < 20; i++) {
+            double t0 = now_ms();
+            rv_image_write(o.src[0], 0, NULL);
+            if (c->kind == 2)
+                rv_image_write(o.src2[0], 0, NULL);
+            o.it = 0;
+            rv_op(&o);
+            if (!rv_image_read(o.dst[0], 0, NULL)) {
+                fprintf(stderr, "download: %s\n", rv_context_error(ctx));
+                exit(1);
+            }
+            t[i] = now_ms() - t0;
+        }
+        qsort(t, 20, sizeof(double), cmp_d);
+
+        row *r = &rows[nrows++];
+        snprintf(r->op, sizeof(r->op), "%s", c->name);
+        r->w = w;
+        r->h = h;
+        r->rvk = rvk;
+        r->e2e = t[10];
+        r->direct = direct;
+        r->hand = hand;
+        r->torch = torch_ms(c->name, w, h);
+        r->floor_ms = (double)w * h * 4 * (c->reads + 1) / (bw_gbs * 1e9) * 1e3;
+        r->thesis = w == 512 && h == 512 ? c->thesis_512 : 0;
+        r->copy = copy_ms * (c->reads + 1) / 2;
+    }
+    for (int i = 0; i < nsets; i++) {
+        rv_image_destroy(&o.src[i]);
+        rv_image_destroy(&o.src2[i]);
+        rv_image_destroy(&o.dst[i]);
+    }
+}
+
+/* ---- template matching (thesis: 395x372 image, 70x72 template) ---- */
+typedef struct tm_arg {
+    const RV_Kernel *k;
+    RV_Image *img, *tpl;
+    RV_BoxResult res;
+    CUfunction fhand, fhand_v;
+    int use_v;
+    CUdeviceptr dimg, dtpl, best;
+    int pitch_px, tpitch_px;
+} tm_arg;
+
+static void tm_rv(void *varg)
+{
+    tm_arg *t = varg;
+    RV(rv_proc_box(t->k, NULL, t->img, t->tpl, 70, 72, NULL, 0, RV_MIN, &t->res));
+}
+
+static void tm_hand(void *varg)
+{
+    tm_arg *t = varg;
+    int w = 395, h = 372, tw = 70, th = 72;
+    CK(cuMemsetD8Async(t->best, 0xff, 8, 0));
+    void *p[] = {&t->dimg, &t->pitch_px, &w, &h, &t->dtpl, &t->tpitch_px, &tw, &th, &t->best};
+    CK(cuLaunchKernel(t->use_v ? t->fhand_v : t->fhand, (326 + 31) / 32, (301 + 7) / 8, 1, 32, 8, 1, 0, 0, p, NULL));
+}
+
+static void bench_tm(int sm, int clock_khz)
+{
+    tm_arg t;
+    memset(&t, 0, sizeof(t));
+    t.k = kern("sad");
+    RV(rv_image_create(ctx, 395, 372, RV_FMT_RGBA8, &t.img));
+    RV(rv_image_create(ctx, 70, 72, RV_FMT_RGBA8, &t.tpl));
+    fill(t.img, 5);
+    {
+        ptrdiff_t pi, pt;
+        const unsigned char *s = rv_image_read(t.img, 0, &pi);
+        unsigned char *d = rv_image_write(t.tpl, 0, &pt);
+        for (int y = 0; y < 72; y++)
+            memcpy(d + y * pt, s + (y + 150) * pi + 4 * 200, 70 * 4);
+    }
+    tm_rv(&t);
+    if (t.res.x != 200 || t.res.y != 150 || t.res.score != 0)
+        fprintf(stderr, "template matching: found (%d,%d) score %g, expected (200,150) 0\n", t.res.x, t.res.y,
+                t.res.score);
+    double rvk = gpu_ms(tm_rv, &t, 20);
+    uint64_t a;
+    ptrdiff_t pitch;
+    RV(rv_image_kernel_address(t.img, 0, RV_ACCESS_READ, &a, &pitch));
+    t.dimg = a;
+    t.pitch_px = (int)(pitch / 4);
+    RV(rv_image_kernel_address(t.tpl, 0, RV_ACCESS_READ, &a, &pitch));
+    t.dtpl = a;
+    t.tpitch_px = (int)(pitch / 4);
+    CK(cuMemAlloc(&t.best, 8));
+    CK(cuModuleGetFunction(&t.fhand, hand_mod, "hand_sad"));
+    double hand = gpu_ms(tm_hand, &t, 20);
+    CK(cuModuleGetFunction(&t.fhand_v, hand_mod, "hand_sad_v"));
+    t.use_v = 1;
+    double hand_v = gpu_ms(tm_hand, &t, 20);
+    printf("template matching: hand SAD (per-channel abs) %.4f ms, hand SAD (__vsadu4) %.4f ms\n", hand, hand_v);
+    unsigned long long best;
+    CK(cuMemcpyDtoH(&best, t.best, 8));
+    if ((best & 0xffff) != 200 || ((best >> 16) & 0xffff) != 150)
+        fprintf(stderr, "hand_sad found (%llu,%llu)\n", best & 0xffff, (best >> 16) & 0xffff);
+    CK(cuMemFree(t.best));
+    double e2e[20];
+    for (int i = 0; i < 20; i++) {
+        double t0 = now_ms();
+        rv_image_write(t.img, 0, NULL);
+        tm_rv(&t);
+        e2e[i] = now_ms() - t0;
+    }
+    qsort(e2e, 20, sizeof(double), cmp_d);
+    row *r = &rows[nrows++];
+    snprintf(r->op, sizeof(r->op), "sad-tm");
+    r->w = 395;
+    r->h = 372;
+    r->rvk = rvk;
+    r->e2e = e2e[10];
+    r->direct = NAN;
+    r->hand = hand < hand_v ? hand : hand_v;
+    r->copy = NAN;
+    r->torch = torch_ms("sad", 395, 372);
+    double pairs = 326.0 * 301.0 * 70.0 * 72.0;
+    r->floor_ms = pairs / ((double)sm * 64.0 * clock_khz * 1e3) * 1e3;
+    r->thesis = 63.46;
+    rv_image_destroy(&t.img);
+    rv_image_destroy(&t.tpl);
+}
+
+static void measure_bandwidth(void)
+{
+    const size_t n = (size_t)1 << 30;
+    CUdeviceptr a, b;
+    CK(cuMemAlloc(&a, n));
+    CK(cuMemAlloc(&b, n));
+    CK(cuMemsetD8(a, 1, n));
+    CK(cuMemcpyDtoD(b, a, n));
+    CK(cuCtxSynchronize());
+    double best = 1e30;
+    for (int rep = 0; rep < 5; rep++) {
+        CK(cuEventRecord(ev0, 0));
+        for (int i = 0; i < 4; i++)
+            CK(cuMemcpyDtoDAsync(i & 1 ? a : b, i & 1 ? b : a, n, 0));
+        CK(cuEventRecord(ev1, 0));
+        CK(cuEventSynchronize(ev1));
+        float ms;
+        CK(cuEventElapsedTime(&ms, ev0, ev1));
+        if (ms / 4 < best)
+            best = ms / 4;
+    }
+    bw_gbs = 2.0 * n / (best * 1e-3) / 1e9;
+    CK(cuMemFree(a));
+    CK(cuMemFree(b));
+}
+
+static void show(double v, const char *fmt, int width)
+{
+    if (isnan(v) || v == 0)
+        printf(" %*s |", width, "-");
+    else
+        printf(fmt, width, v);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    if (quick)
+        iters = 10;
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CUDA;
+    s.log_level = RV_LOG_WARN;
+    if (rv_context_create(&ctx, &s) < 0) {
+        printf("rv-bench-gpu-core: no usable GPU, skipped\n");
+        return 77;
+    }
+    RV(rv_module_load(ctx, "samples", &mod));
+    /* ravioli made its (primary) context current on this thread */
+    CUdevice dev;
+    CK(cuCtxGetDevice(&dev));
+    char name[256];
+    int sm, clock_khz, drv;
+    CK(cuDeviceGetName(name, sizeof(name), dev));
+    CK(cuDeviceGetAttribute(&sm, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    CK(cuDeviceGetAttribute(&clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev));
+    CK(cuDriverGetVersion(&drv));
+    CK(cuEventCreate(&ev0, CU_EVENT_DEFAULT));
+    CK(cuEventCreate(&ev1, CU_EVENT_DEFAULT));
+    CK(cuModuleLoad(&hand_mod, RV_BENCH_HAND_PTX));
+    char path[1024];
+    snprintf(path, sizeof(path), "%s", rv_module_path(mod));
+    CK(cuModuleLoad(&samples_mod, path));
+
+    measure_bandwidth();
+    time_t now = time(NULL);
+    char date[64];
+    strftime(date, sizeof(date), "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    printf("rv-bench-gpu-core: %s, %d SMs, %.0f MHz, driver %d.%d, %s\n", name, sm, clock_khz / 1e3,
+           drv / 1000, drv % 1000 / 10, date);
+    printf("device bandwidth (cuMemcpyDtoD 1 GiB, read+write): %.0f GB/s\n", bw_gbs);
+
+    run_torch();
+    printf("torch: %s\n", torch_note);
+
+    const int sizes[][2] = {{512, 512}, {1920, 1080}, {3840, 2160}};
+    for (int i = 0; i < 3; i++)
+        bench_size(sizes[i][0], sizes[i][1]);
+    bench_tm(sm, clock_khz);
+
+    printf("\nTimes in ms. ovh = rv kernel / direct - 1 (framework overhead); "
+           "%%floor = floor / rv kernel (100%% = at the floor).\n");
+    printf("| op       | size      | rv kernel | rv e2e   | direct   | ovh   | hand     | torch    | copy     | floor    | %%floor | GTX280  |\n");
+    printf("|----------|-----------|-----------|----------|----------|-------|----------|----------|----------|----------|--------|---------|\n");
+    for (int i = 0; i < nrows; i++) {
+        row *r = &rows[i];
+        char sz[16];
+        snprintf(sz, sizeof(sz), "%dx%d", r->w, r->h);
+        printf("| %-8s | %-9s |", r->op, sz);
+        show(r->rvk, " %*.4f |", 9);
+        show(r->e2e, " %*.4f |", 8);
+        show(r->direct, " %*.4f |", 8);
+        if (isnan(r->direct))
+            printf(" %5s |", "-");
+        else
+            printf(" %+4.0f%% |", (r->rvk / r->direct - 1) * 100);
+        show(r->hand, " %*.4f |", 8);
+        show(r->torch, " %*.4f |", 8);
+        show(r->copy, " %*.4f |", 8);
+        show(r->floor_ms, " %*.4f |", 8);
+        printf(" %5.0f%% |", r->floor_ms / r->rvk * 100);
+        show(r->thesis, " %*.3f |", 7);
+        printf("\n");
+    }
+    printf("\ntorch lines (ms, median of 30; emboss/edge include replicate padding and the clamp):\n");
+    for (int i = 0; i < ntorch; i++)
+        printf("  torch %-18s %dx%d %.4f\n", torch_rows[i].op, torch_rows[i].w, torch_rows[i].h, torch_rows[i].ms);
+    rv_module_unload(&mod);
+    rv_context_destroy(&ctx);
+    return 0;
+}

@@ -1,0 +1,540 @@
+/*
+ * ravioli-run - run a chain of ravioli stages on a video stream.
+ *
+ *     ravioli-run --source synthetic:640x480@30 --stage gray --stage edge:threshold=96 \
+ *                 --sink y4m:out.y4m --frames 300
+ *
+ * Exit codes: 0 success (also after Ctrl-C or a closed window), 1 runtime
+ * error, 2 usage error, 3 source, sink or backend unavailable.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ravioli/ravioli.h>
+#include <ravioli/stream.h>
+
+#include "stages.h"
+
+enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_UNAVAILABLE = 3 };
+
+#define MAX_STAGES 32
+#define MAX_MODULES 8
+
+typedef struct opts {
+    const char *source;
+    const char *sink;
+    RV_Backend backend;
+    int threads;
+    long long frames;
+    int realtime;
+    int ring;
+    int policy;               /* -1: chosen from the source */
+    RV_Priority priority;
+    double deadline_ms;
+    int fixed_si, fixed_st;
+    int no_adapt;
+    const char *log_path;
+    int quiet, verbose, stats; /* stats: -1 auto (tty), 0 off, 1 on */
+    const char *modules[MAX_MODULES];
+    int nmodules;
+    run_stage stages[MAX_STAGES];
+    int nstages;
+} opts;
+
+static const char *prog = "ravioli-run";
+static RV_Streaming *volatile g_stream;
+static run_env *g_env;
+static int g_verbose;
+
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", prog);
+    va_end(ap);
+    exit(EXIT_USAGE);
+}
+
+static void help(void)
+{
+    printf("Usage: %s [OPTION]... --stage STAGE [--stage STAGE]...\n"
+           "Run a chain of ravioli stages on every frame of a video stream.\n"
+           "\n"
+           "Source and sink:\n"
+           "  --source SRC         synthetic[:WxH[@FPS]]   moving test pattern (default 640x480@30)\n"
+           "                       y4m:PATH | y4m:-         Y4M file, or standard input\n"
+           "                       v4l2:/dev/videoN         camera\n"
+           "                       (default: synthetic)\n"
+           "  --sink SINK          null (default) | y4m:PATH | y4m:- | sdl (window)\n"
+           "  --frames N           stop after N source frames\n"
+           "  --realtime           read files and the pattern at their frame rate, as if live\n"
+           "\n"
+           "Stages (run in the order given):\n"
+           "  --stage STAGE        a built-in stage, NAME[:VALUE] or NAME[:KEY=VALUE,...]:\n",
+           prog);
+    run_stage_print_table(stdout);
+    printf("  --module NAME        load kernel module NAME (a name on the module path, or a\n"
+           "                       path); following --stage KERNEL[:INT,...] options name a\n"
+           "                       procPix/procNbr kernel of it, with an int32 parameter block\n"
+           "  --list-stages        list the built-in stages and exit\n"
+           "\n"
+           "Processing:\n"
+           "  --backend B          auto (default) | cpu | cuda\n"
+           "  --threads N          CPU worker threads (default: all cores)\n"
+           "  --ring N             frames queued between capture and processing (default 4)\n"
+           "  --drop POLICY        when the ring is full: block | oldest | newest | latest\n"
+           "                       (default: latest with --realtime or a camera, else block)\n"
+           "\n"
+           "Adaptation (spatial stride S_I, temporal stride S_T):\n"
+           "  --priority P         temporal (keep the frame rate: raise S_I first, default) |\n"
+           "                       spatial (keep the pixels: raise S_T first) | balanced\n"
+           "  --deadline-ms MS     time budget per source frame (default: 1000/fps)\n"
+           "  --fixed-stride S[:T] fix S_I = S (and S_T = T); the controller adapts the rest\n"
+           "  --no-adapt           never change the strides\n"
+           "  --log FILE.csv       per processed frame: frame,time,proc_ms,deadline_met,S_I,S_T\n"
+           "\n"
+           "Output:\n"
+           "  --stats / --no-stats live one-line statistics on stderr (default: when a terminal)\n"
+           "  -q, --quiet          no statistics, no summary\n"
+           "  -v, --verbose        library messages at debug level\n"
+           "  -h, --help           this help\n"
+           "  --version            the library version\n"
+           "\n"
+           "Ctrl-C stops cleanly after the frame in progress; the summary accounts for every\n"
+           "frame read: captured = processed + skipped (temporal stride) + dropped.\n"
+           "\n"
+           "Exit status:\n"
+           "  0  success (end of the source, --frames reached, Ctrl-C, window closed)\n"
+           "  1  runtime error (a stage, the source or the sink failed while running)\n"
+           "  2  usage error (bad option, bad stage, stage unsuitable for the source's format)\n"
+           "  3  source, sink, module or backend unavailable (missing file, camera or\n"
+           "     module, no GPU, not in this build)\n"
+           "\n"
+           "Examples:\n"
+           "  %s --stage gray --stage binarize:threshold=100 --frames 300\n"
+           "  %s --source y4m:in.y4m --stage edge --sink y4m:out.y4m\n"
+           "  %s --source v4l2:/dev/video0 --stage emboss --sink sdl --deadline-ms 33\n",
+           prog, prog, prog);
+}
+
+static void log_cb(void *opaque, RV_LogLevel lvl, const char *msg)
+{
+    (void)opaque;
+    if (g_env && g_env->quiet)
+        return;
+    /* Errors are reported by the tool where they happen (with the context's
+     * message), so the library's copies are shown with -v only. */
+    if ((lvl == RV_LOG_ERROR || lvl > RV_LOG_WARN) && !g_verbose)
+        return;
+    fprintf(stderr, "%s: %s%s\n", prog, lvl == RV_LOG_ERROR ? "" : lvl == RV_LOG_WARN ? "warning: " : "", msg);
+}
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    RV_Streaming *st = g_stream;
+    if (st)
+        rv_streaming_stop(st); /* an atomic store: async-signal-safe */
+}
+
+static int parse_int_opt(const char *opt, const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (!*s || *end || v < lo || v > hi)
+        usage_error("%s: expected an integer in %lld..%lld, got '%s'", opt, lo, hi, s);
+    *out = v;
+    return 0;
+}
+
+static double parse_double_opt(const char *opt, const char *s, double lo, double hi)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (!*s || *end || !(v >= lo && v <= hi))
+        usage_error("%s: expected a number in %g..%g, got '%s'", opt, lo, hi, s);
+    return v;
+}
+
+enum {
+    O_SOURCE = 256, O_SINK, O_FRAMES, O_REALTIME, O_STAGE, O_MODULE, O_LIST, O_BACKEND, O_THREADS,
+    O_RING, O_DROP, O_PRIORITY, O_DEADLINE, O_FIXED, O_NOADAPT, O_LOG, O_STATS, O_NOSTATS, O_VERSION
+};
+
+static void parse_args(int argc, char **argv, opts *o)
+{
+    static const struct option lo[] = {
+        {"source", required_argument, 0, O_SOURCE},   {"sink", required_argument, 0, O_SINK},
+        {"frames", required_argument, 0, O_FRAMES},   {"realtime", no_argument, 0, O_REALTIME},
+        {"stage", required_argument, 0, O_STAGE},     {"module", required_argument, 0, O_MODULE},
+        {"list-stages", no_argument, 0, O_LIST},      {"backend", required_argument, 0, O_BACKEND},
+        {"threads", required_argument, 0, O_THREADS}, {"ring", required_argument, 0, O_RING},
+        {"drop", required_argument, 0, O_DROP},       {"priority", required_argument, 0, O_PRIORITY},
+        {"deadline-ms", required_argument, 0, O_DEADLINE}, {"fixed-stride", required_argument, 0, O_FIXED},
+        {"no-adapt", no_argument, 0, O_NOADAPT},      {"log", required_argument, 0, O_LOG},
+        {"stats", no_argument, 0, O_STATS},           {"no-stats", no_argument, 0, O_NOSTATS},
+        {"quiet", no_argument, 0, 'q'},               {"verbose", no_argument, 0, 'v'},
+        {"help", no_argument, 0, 'h'},                {"version", no_argument, 0, O_VERSION},
+        {0, 0, 0, 0}};
+    memset(o, 0, sizeof(*o));
+    o->source = "synthetic";
+    o->sink = "null";
+    o->backend = RV_BACKEND_AUTO;
+    o->frames = -1;
+    o->ring = 4;
+    o->policy = -1;
+    o->priority = RV_PRIORITY_TEMPORAL;
+    o->stats = -1;
+    opterr = 0;
+    int c;
+    long long v;
+    char err[256];
+    while ((c = getopt_long(argc, argv, ":qvh", lo, NULL)) != -1) {
+        switch (c) {
+        case O_SOURCE: o->source = optarg; break;
+        case O_SINK: o->sink = optarg; break;
+        case O_FRAMES: parse_int_opt("--frames", optarg, 0, (1LL << 50), &o->frames); break;
+        case O_REALTIME: o->realtime = 1; break;
+        case O_STAGE:
+            if (o->nstages == MAX_STAGES)
+                usage_error("at most %d stages", MAX_STAGES);
+            if (run_stage_parse(optarg, o->nmodules - 1, &o->stages[o->nstages], err, sizeof(err)) < 0)
+                usage_error("%s", err);
+            o->nstages++;
+            break;
+        case O_MODULE:
+            if (o->nmodules == MAX_MODULES)
+                usage_error("at most %d modules", MAX_MODULES);
+            o->modules[o->nmodules++] = optarg;
+            break;
+        case O_LIST:
+            run_stage_print_table(stdout);
+            exit(EXIT_OK);
+        case O_BACKEND:
+            if (!strcmp(optarg, "auto")) o->backend = RV_BACKEND_AUTO;
+            else if (!strcmp(optarg, "cpu")) o->backend = RV_BACKEND_CPU;
+            else if (!strcmp(optarg, "cuda")) o->backend = RV_BACKEND_CUDA;
+            else usage_error("--backend: auto, cpu or cuda, not '%s'", optarg);
+            break;
+        case O_THREADS: parse_int_opt("--threads", optarg, 0, 1024, &v); o->threads = (int)v; break;
+        case O_RING: parse_int_opt("--ring", optarg, 1, 64, &v); o->ring = (int)v; break;
+        case O_DROP:
+            if (!strcmp(optarg, "block")) o->policy = RV_RING_BLOCK;
+            else if (!strcmp(optarg, "oldest")) o->policy = RV_RING_DROP_OLDEST;
+            else if (!strcmp(optarg, "newest")) o->policy = RV_RING_DROP_NEWEST;
+            else if (!strcmp(optarg, "latest")) o->policy = RV_RING_LATEST;
+            else usage_error("--drop: block, oldest, newest or latest, not '%s'", optarg);
+            break;
+        case O_PRIORITY:
+            if (!strcmp(optarg, "temporal")) o->priority = RV_PRIORITY_TEMPORAL;
+            else if (!strcmp(optarg, "spatial")) o->priority = RV_PRIORITY_SPATIAL;
+            else if (!strcmp(optarg, "balanced")) o->priority = RV_PRIORITY_BALANCED;
+            else usage_error("--priority: temporal, spatial or balanced, not '%s'", optarg);
+            break;
+        case O_DEADLINE: o->deadline_ms = parse_double_opt("--deadline-ms", optarg, 0.01, 1e6); break;
+        case O_FIXED: {
+            int si = 0, st = 0;
+            char tail;
+            int n = sscanf(optarg, "%d:%d%c", &si, &st, &tail);
+            if (!((n == 1 && !strchr(optarg, ':')) || n == 2) || si < 1 || si > 64 || (n == 2 && (st < 1 || st > 1000)))
+                usage_error("--fixed-stride: S (1..64) or S:T (T 1..1000), not '%s'", optarg);
+            o->fixed_si = si;
+            o->fixed_st = n == 2 ? st : 0;
+            break;
+        }
+        case O_NOADAPT: o->no_adapt = 1; break;
+        case O_LOG: o->log_path = optarg; break;
+        case O_STATS: o->stats = 1; break;
+        case O_NOSTATS: o->stats = 0; break;
+        case 'q': o->quiet = 1; break;
+        case 'v': o->verbose = 1; break;
+        case 'h': help(); exit(EXIT_OK);
+        case O_VERSION: printf("ravioli-run (ravioli %s)\n", rv_version()); exit(EXIT_OK);
+        case ':': usage_error("option '%s' needs a value", argv[optind - 1]);
+        default: usage_error("unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        usage_error("unexpected argument '%s' (stages are given with --stage)", argv[optind]);
+    if (o->nstages == 0)
+        usage_error("no stage given (e.g. --stage gray; --list-stages lists them)");
+    if (strcmp(o->sink, "null") && strcmp(o->sink, "sdl") && !(!strncmp(o->sink, "y4m:", 4) && o->sink[4]))
+        usage_error("--sink: null, y4m:PATH|- or sdl, not '%s'", o->sink);
+}
+
+/* ---------------------------------------------------------------- */
+/* Source and sink                                                    */
+/* ---------------------------------------------------------------- */
+
+static int open_source(RV_Context *ctx, const opts *o, RV_Source **src, int *live)
+{
+    const char *s = o->source;
+    *live = o->realtime;
+    if (!strncmp(s, "synthetic", 9) && (s[9] == 0 || s[9] == ':')) {
+        RV_SyntheticSettings ss;
+        rv_synthetic_settings_default(&ss);
+        if (s[9] == ':') {
+            int w = 0, h = 0, fps = 0;
+            char tail;
+            int n = sscanf(s + 10, "%dx%d@%d%c", &w, &h, &fps, &tail);
+            if (n == 2 && strchr(s + 10, '@'))
+                n = -1;
+            if ((n != 2 && n != 3) || w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM ||
+                (n == 3 && (fps < 1 || fps > 1000)))
+                usage_error("--source synthetic:WxH[@FPS], not '%s'", s);
+            ss.width = w;
+            ss.height = h;
+            if (n == 3) {
+                ss.fps_num = fps;
+                ss.fps_den = 1;
+            }
+        }
+        ss.frames = o->frames;
+        ss.realtime = o->realtime;
+        return rv_source_open_synthetic(ctx, &ss, src);
+    }
+    if (!strncmp(s, "y4m:", 4)) {
+        if (!s[4])
+            usage_error("--source y4m:PATH (or y4m:- for standard input)");
+        RV_Y4MSettings ys;
+        rv_y4m_settings_default(&ys);
+        ys.realtime = o->realtime;
+        return rv_source_open_y4m(ctx, s + 4, &ys, src);
+    }
+    if (!strncmp(s, "v4l2", 4) && (s[4] == 0 || s[4] == ':')) {
+        RV_V4L2Settings vs;
+        rv_v4l2_settings_default(&vs);
+        if (s[4] == ':' && s[5])
+            vs.device = s + 5;
+        *live = 1;
+        return rv_source_open_v4l2(ctx, &vs, src);
+    }
+    usage_error("--source: synthetic[:WxH[@FPS]], y4m:PATH|- or v4l2:/dev/videoN, not '%s'", s);
+}
+
+static int open_sink(RV_Context *ctx, const opts *o, const RV_VideoInfo *info, RV_Sink **sink)
+{
+    const char *s = o->sink;
+    *sink = NULL;
+    if (!strcmp(s, "null"))
+        return 0; /* the output is discarded: no sink needed */
+    if (!strncmp(s, "y4m:", 4) && s[4])
+        return rv_sink_open_y4m(ctx, s + 4, info, sink);
+    if (!strcmp(s, "sdl"))
+        return rv_sink_open_sdl(ctx, "ravioli-run", info, sink);
+    usage_error("--sink: null, y4m:PATH|- or sdl, not '%s'", s);
+}
+
+/* ---------------------------------------------------------------- */
+/* Live statistics                                                    */
+/* ---------------------------------------------------------------- */
+
+typedef struct live {
+    int on;
+    double last;
+    int printed;
+} live;
+
+static double mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const RV_Data *d)
+{
+    live *lv = user;
+    (void)frame;
+    (void)d;
+    double t = mono();
+    if (!lv->on || t - lv->last < 0.25)
+        return 0;
+    lv->last = t;
+    RV_StreamSummary s;
+    rv_streaming_summary(g_stream, &s);
+    fprintf(stderr,
+            "\rframe %lld  %.1f fps  proc %.2f ms  latency %.1f ms  S_I %d  S_T %d  drop %lld  skip %lld\033[K",
+            fi->meta.index, fi->fps, fi->proc_ms, fi->latency_ms, fi->meta.spatial_stride, fi->meta.temporal_stride,
+            s.dropped, s.skipped);
+    lv->printed = 1;
+    return 0;
+}
+
+static void print_summary(const RV_StreamSummary *s, const RV_StageVector *sv, const opts *o)
+{
+    fprintf(stderr, "%s: %s after %.2f s\n", prog, rv_stream_end_name(s->end), s->elapsed_s);
+    fprintf(stderr,
+            "  frames     captured %lld = processed %lld + skipped %lld + dropped %lld (%lld at stop)%s\n",
+            s->captured, s->processed, s->skipped, s->dropped, s->dropped_at_stop,
+            s->in_flight ? "  ACCOUNTING MISMATCH" : "");
+    if (s->source_dropped)
+        fprintf(stderr, "             (before capture the source skipped %lld frames to stay live)\n",
+                s->source_dropped);
+    fprintf(stderr, "  processing mean %.3f ms, max %.3f ms, %.1f frames/s; deadline %.2f ms, missed %lld\n",
+            s->proc_ms_mean, s->proc_ms_max, s->fps, s->deadline_ms, s->deadline_missed);
+    fprintf(stderr, "  strides    S_I %d, S_T %d; adaptation %s, %d change%s\n", s->spatial_stride,
+            s->temporal_stride, s->adapt_active ? "on" : "off", s->stride_changes,
+            s->stride_changes == 1 ? "" : "s");
+    for (int i = 0; i < o->nstages; i++) {
+        double ms = rv_stage_vector_stage_ms(sv, i);
+        if (ms >= 0)
+            fprintf(stderr, "  stage %-2d   %-24s %.3f ms/frame\n", i, o->stages[i].label, ms);
+    }
+    if (strcmp(o->sink, "null"))
+        fprintf(stderr, "  sink       %s: %lld frames (%lld repeats)\n", o->sink, s->sink_frames, s->repeated);
+}
+
+/* ---------------------------------------------------------------- */
+
+static int unavailable(const char *what, const char *name, int err, RV_Context *ctx)
+{
+    fprintf(stderr, "%s: %s '%s' unavailable: %s%s%s\n", prog, what, name, rv_strerror(err),
+            ctx && rv_context_error(ctx)[0] ? ": " : "", ctx ? rv_context_error(ctx) : "");
+    return EXIT_UNAVAILABLE;
+}
+
+int main(int argc, char **argv)
+{
+    opts o;
+    parse_args(argc, argv, &o);
+    g_verbose = o.verbose;
+
+    run_env env;
+    memset(&env, 0, sizeof(env));
+    g_env = &env;
+    RV_Settings cs;
+    rv_settings_default(&cs);
+    cs.backend = o.backend;
+    cs.threads = o.threads;
+    cs.log = log_cb;
+    cs.log_level = o.verbose ? RV_LOG_DEBUG : RV_LOG_WARN;
+    RV_Context *ctx = NULL;
+    int err = rv_context_create(&ctx, &cs);
+    if (err < 0) {
+        fprintf(stderr, "%s: backend '%s' unavailable: %s\n", prog, rv_backend_name(o.backend), rv_strerror(err));
+        return err == RV_ENODEV || err == RV_ENOSYS ? EXIT_UNAVAILABLE : EXIT_RUNTIME;
+    }
+    env.ctx = ctx;
+    int rc = EXIT_OK;
+    RV_Source *src = NULL;
+    RV_Sink *sink = NULL;
+    RV_StageVector *sv = NULL;
+    RV_Streaming *st = NULL;
+
+    for (int i = 0; i < o.nmodules; i++)
+        if ((err = rv_module_load(ctx, o.modules[i], &env.user[i])) < 0) {
+            rc = unavailable("module", o.modules[i], err, NULL);
+            goto out;
+        }
+
+    int live_src = 0;
+    if ((err = open_source(ctx, &o, &src, &live_src)) < 0) {
+        rc = unavailable("source", o.source, err, ctx);
+        goto out;
+    }
+    RV_VideoInfo info;
+    if ((err = rv_source_info(src, &info)) < 0) {
+        rc = unavailable("source", o.source, err, ctx);
+        goto out;
+    }
+
+    if ((err = rv_stage_vector_create(ctx, &sv)) < 0) {
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+    for (int i = 0; i < o.nstages; i++) {
+        run_stage *s = &o.stages[i];
+        if ((err = run_stage_prepare(s, &env, info.format)) < 0) {
+            fprintf(stderr, "%s: stage '%s': %s\n", prog, s->label, env.err);
+            rc = err == RV_ENOSYS || err == RV_EINVAL ? EXIT_USAGE : EXIT_UNAVAILABLE;
+            goto out;
+        }
+        if ((err = rv_stage_vector_push(sv, run_stage_fn(s), s, s->label)) < 0) {
+            rc = EXIT_RUNTIME;
+            goto out;
+        }
+    }
+
+    if ((err = open_sink(ctx, &o, &info, &sink)) < 0) {
+        rc = unavailable("sink", o.sink, err, ctx);
+        goto out;
+    }
+
+    live lv = {0, 0.0, 0};
+    lv.on = !o.quiet && (o.stats == 1 || (o.stats == -1 && isatty(2)));
+    RV_StreamSettings ss;
+    rv_stream_settings_default(&ss);
+    ss.ring_frames = o.ring;
+    ss.policy = o.policy >= 0 ? (RV_RingPolicy)o.policy : live_src ? RV_RING_LATEST : RV_RING_BLOCK;
+    ss.max_frames = o.frames;
+    ss.sink = sink;
+    ss.on_frame = on_frame;
+    ss.user = &lv;
+    ss.log_path = o.log_path;
+    ss.adapt.priority = o.priority;
+    ss.adapt.deadline_s = o.deadline_ms / 1e3;
+    ss.adapt.fixed_spatial = o.fixed_si;
+    ss.adapt.fixed_temporal = o.fixed_st;
+    ss.adapt.enabled = !o.no_adapt;
+    if (o.fixed_si) {
+        ss.spatial_stride = o.fixed_si;
+        ss.temporal_stride = o.fixed_st ? o.fixed_st : 1;
+    }
+    if ((err = rv_streaming_create(ctx, src, &ss, &st)) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, rv_context_error(ctx));
+        rc = EXIT_RUNTIME;
+        goto out;
+    }
+
+    g_stream = st;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a closed output pipe is reported by the sink */
+
+    err = rv_streaming_run(st, sv);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    if (lv.printed)
+        fprintf(stderr, "\n");
+    RV_StreamSummary sum;
+    rv_streaming_summary(st, &sum);
+    g_stream = NULL;
+    if (err < 0) {
+        fprintf(stderr, "%s: %s\n", prog, rv_context_error(ctx)[0] ? rv_context_error(ctx) : rv_strerror(err));
+        rc = EXIT_RUNTIME;
+    }
+    if (!o.quiet)
+        print_summary(&sum, sv, &o);
+    if (sum.in_flight != 0)
+        rc = EXIT_RUNTIME;
+
+out:
+    rv_streaming_destroy(&st);
+    for (int i = 0; i < o.nstages; i++)
+        run_stage_release(&o.stages[i]);
+    rv_sink_close(&sink);
+    rv_source_close(&src);
+    rv_stage_vector_destroy(&sv);
+    for (int i = 0; i < o.nmodules; i++)
+        rv_module_unload(&env.user[i]);
+    rv_module_unload(&env.samples);
+    rv_module_unload(&env.rvrun);
+    g_env = NULL;
+    rv_context_destroy(&ctx);
+    return rc;
+}

@@ -1,0 +1,462 @@
+/*
+ * stages.c - ravioli-run's built-in stage table and user-kernel stages.
+ *
+ * Built-in stages run the thesis' sample kernels (module "samples") on RGBA
+ * frames, and 8-bit-plane kernels (module "rvrun", rvrun_kernels.c) on the
+ * luma of planar YUV / grey frames, whose chroma is then made neutral.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rvrun_params.h"
+#include "samples_params.h"
+#include "stages.h"
+
+#include <ravioli/dwt.h>
+
+/* ---------------------------------------------------------------- */
+/* Helpers                                                            */
+/* ---------------------------------------------------------------- */
+
+typedef enum fmt_class { FC_OTHER, FC_RGBA8, FC_U8, FC_U16 } fmt_class;
+
+static fmt_class classify(RV_Format f)
+{
+    switch (f) {
+    case RV_FMT_RGBA8: return FC_RGBA8;
+    case RV_FMT_GRAY8:
+    case RV_FMT_YUV420P8:
+    case RV_FMT_YUV444P8: return FC_U8;
+    case RV_FMT_GRAY16:
+    case RV_FMT_YUV420P16:
+    case RV_FMT_YUV444P16: return FC_U16;
+    default: return FC_OTHER;
+    }
+}
+
+static int load(run_env *env, RV_Module **m, const char *name)
+{
+    if (*m)
+        return 0;
+    int err = rv_module_load(env->ctx, name, m);
+    if (err < 0)
+        snprintf(env->err, sizeof(env->err), "cannot load module '%s': %s", name, rv_context_error(env->ctx));
+    return err;
+}
+
+static int kernel(run_env *env, RV_Module **m, const char *mod, const char *name, const RV_Kernel **k)
+{
+    int err = load(env, m, mod);
+    if (err < 0)
+        return err;
+    err = rv_kernel_get(*m, name, k);
+    if (err < 0)
+        snprintf(env->err, sizeof(env->err), "module '%s' has no kernel '%s'", mod, name);
+    return err;
+}
+
+static int unsupported(run_stage *s, run_env *env, RV_Format fmt)
+{
+    const RV_FormatInfo *fi = rv_format_info(fmt);
+    snprintf(env->err, sizeof(env->err), "stage '%s' does not support %s frames", s->def->name,
+             fi ? fi->name : "unknown");
+    return RV_ENOSYS;
+}
+
+/* Planar frames with chroma get neutral chroma after a luma-only kernel. */
+static int want_fill(run_stage *s, run_env *env, RV_Format fmt)
+{
+    const RV_FormatInfo *fi = rv_format_info(fmt);
+    if (fi && fi->planes > 1)
+        return kernel(env, &env->rvrun, "rvrun", "fill8", &s->fill);
+    return 0;
+}
+
+static void set_threshold(run_stage *s, int v)
+{
+    s->ints[0] = v;
+    s->prm = s->ints;
+    s->prm_size = sizeof(rv_threshold_params);
+}
+
+/* ---------------------------------------------------------------- */
+/* Built-in stages                                                    */
+/* ---------------------------------------------------------------- */
+
+static int prep_gray(run_stage *s, run_env *env, RV_Format fmt)
+{
+    switch (classify(fmt)) {
+    case FC_RGBA8:
+        s->op = RUN_OP_PIX;
+        return kernel(env, &env->samples, "samples", "gray", &s->k);
+    case FC_U8:
+        return want_fill(s, env, fmt); /* luma is already the grey image */
+    default:
+        return unsupported(s, env, fmt);
+    }
+}
+
+static int prep_binarize(run_stage *s, run_env *env, RV_Format fmt)
+{
+    set_threshold(s, s->val[0]);
+    switch (classify(fmt)) {
+    case FC_RGBA8:
+        s->op = RUN_OP_PIX;
+        return kernel(env, &env->samples, "samples", "binarize", &s->k);
+    case FC_U8:
+        s->op = RUN_OP_PIX;
+        if (kernel(env, &env->rvrun, "rvrun", "binarize8", &s->k) < 0)
+            return RV_ENOENT;
+        return want_fill(s, env, fmt);
+    default:
+        return unsupported(s, env, fmt);
+    }
+}
+
+static int prep_edge(run_stage *s, run_env *env, RV_Format fmt)
+{
+    set_threshold(s, s->val[0]);
+    s->op = RUN_OP_NBR;
+    switch (classify(fmt)) {
+    case FC_RGBA8:
+        return kernel(env, &env->samples, "samples", "edge", &s->k);
+    case FC_U8:
+        if (kernel(env, &env->rvrun, "rvrun", "edge8", &s->k) < 0)
+            return RV_ENOENT;
+        return want_fill(s, env, fmt);
+    default:
+        return unsupported(s, env, fmt);
+    }
+}
+
+static int prep_emboss(run_stage *s, run_env *env, RV_Format fmt)
+{
+    s->op = RUN_OP_NBR;
+    switch (classify(fmt)) {
+    case FC_RGBA8:
+        return kernel(env, &env->samples, "samples", "emboss", &s->k);
+    case FC_U8:
+        if (kernel(env, &env->rvrun, "rvrun", "emboss8", &s->k) < 0)
+            return RV_ENOENT;
+        return want_fill(s, env, fmt);
+    default:
+        return unsupported(s, env, fmt);
+    }
+}
+
+static int prep_invert(run_stage *s, run_env *env, RV_Format fmt)
+{
+    s->op = RUN_OP_PIX;
+    switch (classify(fmt)) {
+    case FC_RGBA8: return kernel(env, &env->rvrun, "rvrun", "invert", &s->k);
+    case FC_U8:    return kernel(env, &env->samples, "samples", "invert8", &s->k);
+    case FC_U16:   return kernel(env, &env->samples, "samples", "invert16", &s->k);
+    default:       return unsupported(s, env, fmt);
+    }
+}
+
+/* ---- denoise: DWT soft-thresholding of the luma (modules/dwt) ---- */
+
+static void free_dwt(void **obj)
+{
+    RV_Dwt *d = *obj;
+    rv_dwt_destroy(&d);
+    *obj = NULL;
+}
+
+static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
+{
+    static const RV_DwtWavelet wavelets[] = {RV_DWT_HAAR, RV_DWT_CDF53, RV_DWT_CDF97, RV_DWT_DD137};
+    if (classify(fmt) != FC_U8 && classify(fmt) != FC_U16 && fmt != RV_FMT_GRAYF32)
+        return unsupported(s, env, fmt);
+    RV_DwtSettings ds;
+    rv_dwt_settings_default(&ds);
+    ds.wavelet = wavelets[s->val[2]];
+    RV_Dwt *dwt = NULL;
+    int err = rv_dwt_create(env->ctx, &ds, &dwt);
+    if (err < 0) {
+        snprintf(env->err, sizeof(env->err), "denoise: %s", rv_context_error(env->ctx));
+        return err;
+    }
+    s->obj = dwt;
+    s->obj_free = free_dwt;
+    return 0;
+}
+
+static void run_denoise(RV_Image *frame, RV_Data *d)
+{
+    run_stage *s = rv_data_user(d);
+    RV_DwtDenoiseParams p;
+    rv_dwt_denoise_default(&p);
+    p.threshold = (float)s->val[0];
+    p.levels = s->val[1];
+    int err = rv_dwt_denoise(s->obj, frame, &p);
+    if (err < 0)
+        rv_data_fail(d, err, "denoise: %s", rv_dwt_error(s->obj));
+}
+
+void run_stage_release(run_stage *s)
+{
+    if (s->obj && s->obj_free)
+        s->obj_free(&s->obj);
+    s->obj = NULL;
+}
+
+const run_stage_def run_stage_table[] = {
+    {"gray", "grey scale: RGB average (RGBA); neutral chroma (YUV)", {{NULL, 0, 0, 0, NULL}}, prep_gray, NULL},
+    {"binarize", "white where the grey level >= threshold, else black",
+     {{"threshold", 128, 0, 256, "grey level (0..256)"}, {NULL, 0, 0, 0, NULL}}, prep_binarize, NULL},
+    {"edge", "Sobel |gx|+|gy| of the grey level (procNbr)",
+     {{"threshold", 0, 0, 2040, "0: magnitude clamped to 255; >0: binary edges"}, {NULL, 0, 0, 0, NULL}},
+     prep_edge, NULL},
+    {"emboss", "3x3 emboss filter (procNbr)", {{NULL, 0, 0, 0, NULL}}, prep_emboss, NULL},
+    {"invert", "negative image", {{NULL, 0, 0, 0, NULL}}, prep_invert, NULL},
+    {"denoise", "wavelet denoising of the luma (YUV/grey frames; DWT module)",
+     {{"threshold", 8, 0, 65535, "soft threshold on detail coefficients, in sample units"},
+      {"levels", 3, 1, 8, "decomposition levels"},
+      {"wavelet", 2, 0, 3, "0 Haar, 1 CDF 5/3, 2 CDF 9/7, 3 Deslauriers-Dubuc (13,7)"},
+      {NULL, 0, 0, 0, NULL}},
+     prep_denoise, run_denoise},
+    {NULL, NULL, {{NULL, 0, 0, 0, NULL}}, NULL, NULL},
+};
+
+static const run_stage_def *find_def(const char *name, size_t len)
+{
+    for (const run_stage_def *d = run_stage_table; d->name; d++)
+        if (strlen(d->name) == len && strncmp(d->name, name, len) == 0)
+            return d;
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- */
+/* The generic runner                                                 */
+/* ---------------------------------------------------------------- */
+
+static int fill_plane(const RV_Kernel *k, RV_Image *img, int plane, int value)
+{
+    uint64_t addr = 0;
+    ptrdiff_t pitch = 0;
+    int err = rv_image_kernel_address(img, plane, RV_ACCESS_WRITE, &addr, &pitch);
+    if (err < 0)
+        return err;
+    rvrun_fill_args a;
+    memset(&a, 0, sizeof(a));
+    a.data = addr;
+    a.pitch = (int64_t)pitch;
+    a.w = rv_image_plane_width(img, plane);
+    a.h = rv_image_plane_height(img, plane);
+    a.value = value;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.grid[0] = 1;
+    sh.grid[1] = (unsigned)a.h;
+    sh.block[0] = 128;
+    return rv_launch_raw(k, &sh, &a, sizeof(a));
+}
+
+static void run_generic(RV_Image *frame, RV_Data *d)
+{
+    run_stage *s = rv_data_user(d);
+    if (s->k) {
+        int err = s->op == RUN_OP_NBR ? rv_proc_nbr(s->k, frame, frame, s->prm, s->prm_size)
+                                      : rv_proc_pix(s->k, frame, frame, s->prm, s->prm_size);
+        if (rv_data_check(d, err) < 0)
+            return;
+    }
+    if (s->fill)
+        for (int p = 1; p < rv_image_planes(frame); p++)
+            if (rv_data_check(d, fill_plane(s->fill, frame, p, 128)) < 0)
+                return;
+}
+
+RV_StageFn run_stage_fn(const run_stage *s)
+{
+    return s->def && s->def->fn ? s->def->fn : run_generic;
+}
+
+/* ---------------------------------------------------------------- */
+/* Parsing                                                            */
+/* ---------------------------------------------------------------- */
+
+static int parse_int(const char *s, size_t len, int *out)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof(buf))
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    long v = strtol(buf, &end, 0);
+    if (errno || *end || v < -2147483647L || v > 2147483647L)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* "key=value,key=value" or "value,value" for def's parameters. */
+static int parse_builtin_args(const run_stage_def *def, const char *args, int *val, char *err, size_t errsz)
+{
+    int np = 0;
+    while (np < RUN_MAX_PARAMS && def->params[np].name)
+        np++;
+    for (int i = 0; i < np; i++)
+        val[i] = def->params[i].def;
+    int pos = 0;
+    const char *p = args;
+    while (p && *p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        int idx = -1;
+        const char *vs = p;
+        size_t vlen = len;
+        if (eq) {
+            for (int i = 0; i < np; i++)
+                if (strlen(def->params[i].name) == (size_t)(eq - p) &&
+                    strncmp(def->params[i].name, p, (size_t)(eq - p)) == 0)
+                    idx = i;
+            if (idx < 0) {
+                snprintf(err, errsz, "stage '%s' has no parameter '%.*s'", def->name, (int)(eq - p), p);
+                return -1;
+            }
+            vs = eq + 1;
+            vlen = len - (size_t)(eq - p) - 1;
+        } else {
+            idx = pos++;
+            if (idx >= np) {
+                snprintf(err, errsz, "stage '%s' takes %d parameter%s", def->name, np, np == 1 ? "" : "s");
+                return -1;
+            }
+        }
+        int v;
+        const run_param *rp = &def->params[idx];
+        if (parse_int(vs, vlen, &v) < 0 || v < rp->min || v > rp->max) {
+            snprintf(err, errsz, "stage '%s': %s must be an integer in %d..%d (got '%.*s')", def->name,
+                     rp->name, rp->min, rp->max, (int)vlen, vs);
+            return -1;
+        }
+        val[idx] = v;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+int run_stage_parse(const char *spec, int module, run_stage *s, char *err, size_t errsz)
+{
+    memset(s, 0, sizeof(*s));
+    s->module = module;
+    snprintf(s->label, sizeof(s->label), "%s", spec);
+    const char *colon = strchr(spec, ':');
+    size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
+    const char *args = colon ? colon + 1 : "";
+    if (nlen == 0 || nlen >= sizeof(s->kernel)) {
+        snprintf(err, errsz, "bad stage '%s'", spec);
+        return -1;
+    }
+    memcpy(s->kernel, spec, nlen);
+    s->kernel[nlen] = 0;
+    if (module >= 0) {
+        /* A user kernel: its parameter block is a list of int32 values. */
+        const char *p = args;
+        while (*p) {
+            const char *end = strchr(p, ',');
+            size_t len = end ? (size_t)(end - p) : strlen(p);
+            if (s->nints == RUN_MAX_USER_INTS || parse_int(p, len, &s->ints[s->nints]) < 0) {
+                if (!find_def(spec, nlen)) {
+                    snprintf(err, errsz, "stage '%s': kernel parameters are up to %d integers", spec,
+                             RUN_MAX_USER_INTS);
+                    return -1;
+                }
+                s->nints = -1; /* not a user-kernel spec; a built-in may still take it */
+                break;
+            }
+            s->nints++;
+            p = end ? end + 1 : "";
+        }
+    }
+    s->def = find_def(spec, nlen);
+    if (!s->def) {
+        if (module >= 0)
+            return 0; /* resolved in the module at prepare time */
+        snprintf(err, errsz, "unknown stage '%s' (see --list-stages; user kernels need --module first)", s->kernel);
+        return -1;
+    }
+    if (parse_builtin_args(s->def, args, s->val, err, errsz) < 0) {
+        if (module >= 0 && s->nints >= 0) {
+            s->def = NULL; /* maybe the module's kernel of that name */
+            return 0;
+        }
+        return -1;
+    }
+    return 0;
+}
+
+/* Probes whether a user kernel is procPix or procNbr on a tiny image of the
+ * frame format (the library checks the kernel's declared operation). */
+static int prepare_user(run_stage *s, run_env *env, RV_Format fmt, const RV_Kernel *k)
+{
+    s->k = k;
+    s->prm = s->nints > 0 ? s->ints : NULL;
+    s->prm_size = s->nints > 0 ? (size_t)s->nints * sizeof(int32_t) : 0;
+    RV_Image *probe = NULL;
+    int err = rv_image_create(env->ctx, 4, 4, fmt, &probe);
+    if (err < 0)
+        return err;
+    env->quiet = 1;
+    int e1 = rv_proc_pix(k, probe, probe, s->prm, s->prm_size);
+    char m1[256];
+    snprintf(m1, sizeof(m1), "%s", rv_context_error(env->ctx));
+    int e2 = e1 < 0 ? rv_proc_nbr(k, probe, probe, s->prm, s->prm_size) : 0;
+    env->quiet = 0;
+    rv_image_destroy(&probe);
+    if (e1 == 0) {
+        s->op = RUN_OP_PIX;
+        return 0;
+    }
+    if (e2 == 0) {
+        s->op = RUN_OP_NBR;
+        return 0;
+    }
+    snprintf(env->err, sizeof(env->err), "kernel '%s' cannot run on these frames: %s / %s", s->kernel, m1,
+             rv_context_error(env->ctx));
+    return e2;
+}
+
+int run_stage_prepare(run_stage *s, run_env *env, RV_Format fmt)
+{
+    env->err[0] = 0;
+    if (s->module >= 0 && s->nints >= 0) {
+        const RV_Kernel *k = NULL;
+        if (env->user[s->module] && rv_kernel_get(env->user[s->module], s->kernel, &k) == 0)
+            return prepare_user(s, env, fmt, k);
+        if (!s->def) {
+            snprintf(env->err, sizeof(env->err), "module '%s' has no kernel '%s' and there is no such built-in stage",
+                     env->user[s->module] ? rv_module_path(env->user[s->module]) : "?", s->kernel);
+            return RV_ENOENT;
+        }
+    }
+    if (!s->def) {
+        snprintf(env->err, sizeof(env->err), "unknown stage '%s'", s->kernel);
+        return RV_ENOENT;
+    }
+    return s->def->prepare(s, env, fmt);
+}
+
+void run_stage_print_table(FILE *f)
+{
+    for (const run_stage_def *d = run_stage_table; d->name; d++) {
+        char sig[96];
+        int n = snprintf(sig, sizeof(sig), "%s", d->name);
+        for (int i = 0; i < RUN_MAX_PARAMS && d->params[i].name; i++)
+            n += snprintf(sig + n, sizeof(sig) - (size_t)n, "%s%s=N", i ? "," : "[:", d->params[i].name);
+        if (d->params[0].name)
+            snprintf(sig + n, sizeof(sig) - (size_t)n, "]");
+        fprintf(f, "  %-26s %s\n", sig, d->help);
+        for (int i = 0; i < RUN_MAX_PARAMS && d->params[i].name; i++)
+            fprintf(f, "  %-26s   %s: %s (default %d)\n", "", d->params[i].name, d->params[i].help,
+                    d->params[i].def);
+    }
+}
