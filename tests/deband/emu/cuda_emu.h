@@ -25,6 +25,15 @@ struct uint4 { unsigned x, y, z, w; };
 static inline uint2 make_uint2(unsigned x, unsigned y) { uint2 r = {x, y}; return r; }
 template <class T> static inline T __ldg(const T *p) { return *p; }
 
+/* Used by other parts of ravioli/kernel.h (procBox reductions), never by the
+ * deband kernels; declared so that the header compiles, aborting if called. */
+#define __grid_constant__
+[[noreturn]] void emu_unsupported(const char *what);
+template <class T> static inline T __ldcg(const T *) { emu_unsupported("__ldcg"); }
+template <class T> static inline T __shfl_down_sync(unsigned, T, int) { emu_unsupported("__shfl_down_sync"); }
+static inline void __threadfence(void) { emu_unsupported("__threadfence"); }
+template <class T> static inline T atomicAdd(T *, T) { emu_unsupported("atomicAdd"); }
+
 extern thread_local dim3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 extern pthread_barrier_t emu_barrier;

@@ -12,6 +12,12 @@
 #include <ravioli/ravioli.h>
 #include <ravioli/deband_kernel.h>
 
+[[noreturn]] void emu_unsupported(const char *what)
+{
+    fprintf(stderr, "cuda_emu: %s is not emulated\n", what);
+    abort();
+}
+
 thread_local dim3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 pthread_barrier_t emu_barrier;
