@@ -307,24 +307,44 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     const int sw = rv_db_min(tx0 + RV_DEBAND_TILE_W + range, w) - sx0;
     const int sh = rv_db_min(ty0 + RV_DEBAND_TILE_H + range, h) - sy0;
     const int64_t sp = a->spitch[p];
-    const unsigned char *__restrict__ g =
-        (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + (int64_t)sx0 * bpp;
     const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
-    for (int r = warp; r < sh; r += 8) {
-        const unsigned char *grow = g + (int64_t)r * sp;
-        if (in16) {
-            uint16_t *srow = (uint16_t *)(void *)sm + r * sw;
-            for (int c = lane; c < sw; c += 32)
-                srow[c] = __ldg((const uint16_t *)(const void *)grow + c);
-        } else {
-            unsigned char *srow = sm + r * sw;
-            for (int c = lane; c < sw; c += 32)
+    /* shared row r holds plane row sy0 + r from byte bx0 of the row on:
+     * with src_words, bx0 is rounded down to 4 bytes and whole 4-byte words
+     * are copied (the last may reach into the row padding, which src_words
+     * guarantees is there); otherwise samples are copied one by one. */
+    int bx0, spb;
+    if (a->src_words) {
+        bx0 = (sx0 * bpp) & ~3;
+        spb = (((sx0 + sw) * bpp + 3) & ~3) - bx0;
+        const int nwords = spb >> 2;
+        const unsigned char *__restrict__ g =
+            (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + bx0;
+        for (int r = warp; r < sh; r += 8) {
+            const uint32_t *grow = (const uint32_t *)(const void *)(g + (int64_t)r * sp);
+            uint32_t *srow = (uint32_t *)(void *)(sm + r * spb);
+            for (int c = lane; c < nwords; c += 32)
                 srow[c] = __ldg(grow + c);
+        }
+    } else {
+        bx0 = sx0 * bpp;
+        spb = sw * bpp;
+        const unsigned char *__restrict__ g =
+            (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + bx0;
+        for (int r = warp; r < sh; r += 8) {
+            const unsigned char *grow = g + (int64_t)r * sp;
+            if (in16) {
+                uint16_t *srow = (uint16_t *)(void *)(sm + r * spb);
+                for (int c = lane; c < sw; c += 32)
+                    srow[c] = __ldg((const uint16_t *)(const void *)grow + c);
+            } else {
+                unsigned char *srow = sm + r * spb;
+                for (int c = lane; c < sw; c += 32)
+                    srow[c] = __ldg(grow + c);
+            }
         }
     }
     __syncthreads();
     const uint32_t kg = a->key_grain[p];
-    const int spb = sw * bpp; /* shared row pitch in bytes */
     const int inner = tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && ty0 >= range &&
                       ty0 + RV_DEBAND_TILE_H <= h - range; /* uniform over the block */
 #pragma unroll
@@ -345,7 +365,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
                 int o0, o1;
                 rv_db_offsets(h1, inner ? range : rv_db_rl(range, x, y, w, h), il, spb, in16,
                               &o0, &o1);
-                v[i] = rv_db_blend(crow + (x - sx0) * bpp, o0, o1, thr, mode, blur, in16, 0);
+                v[i] = rv_db_blend(crow + x * bpp - bx0, o0, o1, thr, mode, blur, in16, 0);
                 if (grain)
                     v[i] = rv_db_grain(v[i], h1, kg, grain);
             }
@@ -371,9 +391,10 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     }
 }
 
+/* rows of up to (TILE_W + 2 range) samples, plus 6 bytes of word rounding */
 #define RV_DB_SMEM_BYTES(IN16)                                                      \
-    ((RV_DEBAND_TILE_W + 2 * RV_DEBAND_TILE_RANGE) *                                \
-     (RV_DEBAND_TILE_H + 2 * RV_DEBAND_TILE_RANGE) * ((IN16) ? 2 : 1))
+    (((RV_DEBAND_TILE_W + 2 * RV_DEBAND_TILE_RANGE) * ((IN16) ? 2 : 1) + 8) *       \
+     (RV_DEBAND_TILE_H + 2 * RV_DEBAND_TILE_RANGE))
 
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \

@@ -147,6 +147,7 @@ int main(int argc, char **argv)
                 a->nplanes = rv_image_planes(src[i]);
                 a->range = ds.range;
                 a->vec_ok = 1;
+                a->src_words = 1;
                 for (int p = 0; p < a->nplanes; p++) {
                     ptrdiff_t sp, dp;
                     rv_image_kernel_address(src[i], p, RV_ACCESS_READ, &a->src[p], &sp);

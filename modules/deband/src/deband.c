@@ -238,6 +238,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     a.range = s->range;
     a.interlaced = s->interlaced;
     a.vec_ok = 1;
+    a.src_words = 1;
     for (int p = 0; p < a.nplanes; p++) {
         ptrdiff_t sp = 0, dp = 0;
         int err = rv_image_kernel_address(src, p, RV_ACCESS_READ, &a.src[p], &sp);
@@ -257,6 +258,9 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         a.key_grain[p] = rv_deband_key_grain(s->seed, p, fkey);
         if ((a.dst[p] | (uint64_t)dp) & 7u)
             a.vec_ok = 0;
+        const int64_t row_bytes = (int64_t)a.w[p] * (in16 ? 2 : 1);
+        if (((a.src[p] | (uint64_t)sp) & 3u) || sp < ((row_bytes + 3) & ~(int64_t)3))
+            a.src_words = 0;
     }
 
     RV_LaunchShape sh;

@@ -87,7 +87,11 @@ int main(void)
     }
     struct { int w, h, range, il, aligned; } cases[] = {
         {261, 70, 15, 0, 1}, {261, 70, 32, 1, 1}, {130, 33, 40, 0, 1}, {5, 3, 31, 0, 1},
-        {300, 65, 7, 1, 0}, {129, 40, 32, 0, 0}, {1, 1, 15, 0, 1}, {256, 64, 3, 0, 1}};
+        {300, 65, 7, 1, 0}, {129, 40, 32, 0, 0}, {1, 1, 15, 0, 1}, {256, 64, 3, 0, 1},
+        {259, 67, 13, 0, 2}, {131, 37, 32, 1, 2}, {3, 2, 5, 0, 2}};
+    // aligned: 0 odd addresses / pitches (no vector stores, sample-wise tile
+    // staging), 1 pitches of 64 bytes (vector stores, word staging), 2 pitch
+    // = row bytes rounded up to 4 (word staging reads up to the row padding)
     int checked = 0, bad = 0;
     for (auto &c : cases)
         for (int t = 0; t < 5; t++)
@@ -97,9 +101,12 @@ int main(void)
                         continue;
                     const int w = c.w, h = c.h, bi = dd[k][0] / 8, bo = dd[k][1] / 8;
                     // aligned: pitch multiple of 64; unaligned: odd offsets
-                    const int sp = c.aligned ? (w * bi + 63) / 64 * 64 : w * bi + 2 * bi;
-                    const int dp = c.aligned ? (w * bo + 63) / 64 * 64 : w * bo + 2;
-                    std::vector<unsigned char> src((size_t)sp * h + 64), d1((size_t)dp * h + 64, 0xcd),
+                    const int sp = c.aligned == 1 ? (w * bi + 63) / 64 * 64
+                                 : c.aligned == 2 ? (w * bi + 3) / 4 * 4 : w * bi + 2 * bi;
+                    const int dp = c.aligned == 1 ? (w * bo + 63) / 64 * 64
+                                 : c.aligned == 2 ? (w * bo + 3) / 4 * 4 : w * bo + 2;
+                    // exactly the plane (+ the odd offset): word staging must stay inside
+                    std::vector<unsigned char> src((size_t)sp * h + (c.aligned ? 0 : bi)), d1((size_t)dp * h + 64, 0xcd),
                         d2((size_t)dp * h + 64, 0xcd);
                     uint32_t st = (uint32_t)(w * 31 + t * 7 + k);
                     for (auto &b : src) { st = st * 1664525u + 1013904223u; b = (unsigned char)(st >> 24); }
@@ -139,7 +146,8 @@ int main(void)
                     if (rv_launch_raw(kern, &sh, &a, sizeof(a)) < 0) return 1;
                     // emulated GPU
                     a.dst[0] = (uint64_t)(uintptr_t)(d2.data() + (c.aligned ? 0 : bo));
-                    a.vec_ok = c.aligned;
+                    a.vec_ok = c.aligned == 1 || (c.aligned == 2 && dp % 8 == 0);
+                    a.src_words = c.aligned != 0;
                     emu_launch(fns[t][k][tiled], a, tiled);
                     checked++;
                     if (d1 != d2) {

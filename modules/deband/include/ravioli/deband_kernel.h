@@ -43,6 +43,9 @@ typedef struct rv_deband_args {
     int32_t interlaced;     /* 1: vertical offsets rounded toward zero to even */
     int32_t nplanes;        /* 1..3 */
     int32_t vec_ok;         /* GPU: dst addresses and pitches allow vector stores */
+    int32_t src_words;      /* GPU: src planes 4-byte aligned, pitch >= row bytes rounded
+                               up to 4: tiles are staged with 4-byte loads */
+    int32_t pad_;
 } rv_deband_args;
 
 /** Tiled GPU entries (*_s): tile of W x H samples, for range <= RANGE. */
