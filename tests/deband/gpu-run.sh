@@ -30,3 +30,18 @@ cmake --build build-gpu -j "$(nproc)" --target deband ravioli_deband rv-deband t
 echo "build ok"
 ctest --test-dir build-gpu -R "deband" -E "emu" --output-on-failure --timeout 300 2>&1 | tee "$log/ctest.log" | tail -25
 timeout 200 build-gpu/bench/rv-bench-gpu-deband 2>&1 | tee "$log/bench-gpu.log"
+# where the time goes: SASS opcode histogram of one tiled entry, and one
+# profiled launch (Nsight Compute, clocks left alone)
+if [ "${DEBAND_PROFILE:-1}" = 1 ]; then
+  ptxas -arch=sm_90 build-gpu/modules/deband.ptx -o /tmp/deband.cubin && \
+  cuobjdump -sass /tmp/deband.cubin > "$log/deband.sass" 2>&1 && \
+  awk '/Function : rvk_deband_m2b_16to16_s$/{f=1;next} /Function :/{f=0} f' "$log/deband.sass" | \
+    grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+(@!?U?P[0-9T] )?[A-Z0-9_]+' | awk '{print $NF}' | sed 's/\..*//' | \
+    sort | uniq -c | sort -rn | head -16 | tr '\n' ' ' && echo "  (SASS opcodes, m2b_16to16_s)"
+  if command -v ncu >/dev/null; then
+    timeout 150 ncu --clock-control none --kernel-name regex:rvk_deband_m2b_16to16_s --launch-skip 5 --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
+      build-gpu/bench/rv-bench-gpu-deband > "$log/ncu.log" 2>&1
+    grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc A|Achieved Occupancy|Registers Per|One or More Eligible|No Eligible" "$log/ncu.log" | head -14
+  fi
+fi
