@@ -188,6 +188,49 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
 /* CPU entries: exported row-range loops over sample rows [j0, j1).     */
 /* ================================================================== */
 
+/* One sample row at stride SC (a constant where the caller can make it one,
+ * so the compiler can vectorise): FN(ARGS(x)) is the result at x = i*SC and
+ * fills out[x .. x+SC-1] (clipped at w). ARGS names the entry's locals. */
+#define RV__PIX_ARGS(x) in[x], prm
+#define RV__COMP_ARGS(x) ia[x], ib[x], prm
+#define RV__STRIDED_ROW(T, out, w, SC, FN, ARGS)                                    \
+    do {                                                                            \
+        const int rv__sc = (SC);                                                    \
+        int rv__x = 0;                                                              \
+        for (; rv__x + rv__sc <= (w); rv__x += rv__sc) {                            \
+            const T rv__v = FN(ARGS(rv__x));                                            \
+            for (int rv__k = 0; rv__k < rv__sc; rv__k++) (out)[rv__x + rv__k] = rv__v; \
+        }                                                                           \
+        if (rv__x < (w)) {                                                          \
+            const T rv__v = FN(ARGS(rv__x));                                            \
+            for (int rv__k = rv__x; rv__k < (w); rv__k++) (out)[rv__k] = rv__v;     \
+        }                                                                           \
+    } while (0)
+
+/* Copies row y of a plane to the rows below it in its S x S block. */
+#define RV__COPY_DOWN(T, pl, y, s, w)                                               \
+    do {                                                                            \
+        const T *rv__src = RV__ROW(const T, pl, y);                                 \
+        const int rv__ny = RV__MIN((s), (pl).h - (y));                              \
+        for (int rv__yy = 1; rv__yy < rv__ny; rv__yy++) {                           \
+            T *rv__dst = RV__ROW(T, pl, (y) + rv__yy);                              \
+            for (int rv__x = 0; rv__x < (w); rv__x++) rv__dst[rv__x] = rv__src[rv__x]; \
+        }                                                                           \
+    } while (0)
+
+/* procNbr interior samples [ia, ib) of a row at stride SC (a constant where
+ * possible): clamping compiled out, SC output pixels per result. */
+#define RV__NBR_INTERIOR(T, FN, SC)                                                 \
+    do {                                                                            \
+        rv_nbr rv__u = u;                                                           \
+        rv__u.s = (SC);                                                             \
+        for (int i = ia; i < ib; i++) {                                             \
+            rv__u.x = i * (SC);                                                     \
+            const T rv__v = FN(rv__u, prm);                                         \
+            for (int k = 0; k < (SC); k++) out[i * (SC) + k] = rv__v;               \
+        }                                                                           \
+    } while (0)
+
 #define RV__CPU_SIG(NAME)                                                           \
     RV_EXPORT void rvk_##NAME(const rv_args *a, int j0, int j1, rv_partial *part)
 
@@ -208,13 +251,21 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
             }                                                                       \
             return;                                                                 \
         }                                                                           \
+        /* stride S: each sample row is written once, S pixels per result    \
+         * (S = 2 and 4 as constants), then copied down its block. In place   \
+         * is safe: in[x + S] is read before anything right of x + S - 1 is  \
+         * written, and rows below y belong to this sample row only. */      \
         for (int j = j0; j < j1; j++) {                                             \
             const int y = j * s;                                                    \
             const RV_T_##TIN *in = RV__ROW(const RV_T_##TIN, a->src, y);            \
-            for (int x = 0; x < w; x += s) {                                        \
-                const RV_T_##TOUT v = FN(in[x], prm);                               \
-                RV__FILL_BLOCK(RV_T_##TOUT, a->dst, x, y, s, v);                    \
-            }                                                                       \
+            RV_T_##TOUT *out = RV__ROW(RV_T_##TOUT, a->dst, y);                     \
+            if (s == 2)                                                             \
+                RV__STRIDED_ROW(RV_T_##TOUT, out, w, 2, FN, RV__PIX_ARGS);              \
+            else if (s == 4)                                                        \
+                RV__STRIDED_ROW(RV_T_##TOUT, out, w, 4, FN, RV__PIX_ARGS);              \
+            else                                                                    \
+                RV__STRIDED_ROW(RV_T_##TOUT, out, w, s, FN, RV__PIX_ARGS);              \
+            RV__COPY_DOWN(RV_T_##TOUT, a->dst, y, s, w);                            \
         }                                                                           \
         (void)h;                                                                    \
     }
@@ -241,10 +292,14 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
             const int y = j * s;                                                    \
             const RV_T_##TIN *ia = RV__ROW(const RV_T_##TIN, a->src, y);            \
             const RV_T_##TIN2 *ib = RV__ROW(const RV_T_##TIN2, a->src2, y);         \
-            for (int x = 0; x < w; x += s) {                                        \
-                const RV_T_##TOUT v = FN(ia[x], ib[x], prm);                        \
-                RV__FILL_BLOCK(RV_T_##TOUT, a->dst, x, y, s, v);                    \
-            }                                                                       \
+            RV_T_##TOUT *out = RV__ROW(RV_T_##TOUT, a->dst, y);                     \
+            if (s == 2)                                                             \
+                RV__STRIDED_ROW(RV_T_##TOUT, out, w, 2, FN, RV__COMP_ARGS);              \
+            else if (s == 4)                                                        \
+                RV__STRIDED_ROW(RV_T_##TOUT, out, w, 4, FN, RV__COMP_ARGS);              \
+            else                                                                    \
+                RV__STRIDED_ROW(RV_T_##TOUT, out, w, s, FN, RV__COMP_ARGS);              \
+            RV__COPY_DOWN(RV_T_##TOUT, a->dst, y, s, w);                            \
         }                                                                           \
     }
 
@@ -292,11 +347,12 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
                 const RV_T_##TOUT v = FN(c, prm);                                   \
                 for (int k = c.x; k < RV__MIN(c.x + s, w); k++) out[k] = v;         \
             }                                                                       \
-            for (int i = ia; i < ib; i++) {                                         \
-                u.x = i * s;                                                        \
-                const RV_T_##TOUT v = FN(u, prm);                                   \
-                for (int k = 0; k < s; k++) out[u.x + k] = v;                       \
-            }                                                                       \
+            if (s == 2)                                                             \
+                RV__NBR_INTERIOR(RV_T_##TOUT, FN, 2);                               \
+            else if (s == 4)                                                        \
+                RV__NBR_INTERIOR(RV_T_##TOUT, FN, 4);                               \
+            else                                                                    \
+                RV__NBR_INTERIOR(RV_T_##TOUT, FN, s);                               \
             for (int i = ib; i < ns; i++) {                                         \
                 c.x = i * s;                                                        \
                 const RV_T_##TOUT v = FN(c, prm);                                   \
