@@ -892,8 +892,8 @@ RV_API int rv_dwt_forward(RV_Dwt *d, RV_Image *img, int levels)
 {
     if (!d)
         return RV_EINVAL;
-    uint64_t base;
-    int64_t pitch;
+    uint64_t base = 0;
+    int64_t pitch = 0;
     int err = image_args(d, img, &base, &pitch);
     if (err < 0)
         return err;
@@ -904,8 +904,8 @@ RV_API int rv_dwt_inverse(RV_Dwt *d, RV_Image *img, int levels)
 {
     if (!d)
         return RV_EINVAL;
-    uint64_t base;
-    int64_t pitch;
+    uint64_t base = 0;
+    int64_t pitch = 0;
     int err = image_args(d, img, &base, &pitch);
     if (err < 0)
         return err;
