@@ -2,7 +2,7 @@
  * deband_kernels.c - the deband kernels (module "deband"), one raw kernel
  * entry per (sample mode, blur_first, input depth, output depth), so that
  * neither backend branches on the mode per pixel. The per-pixel math
- * (rv_db_offsets, rv_db_blend, rv_db_grain below) is shared by the CPU and
+ * (rv_db_offsets, rv_db_gather, rv_db_decide, rv_db_noise below) is shared by the CPU and
  * the CUDA bodies; its mode / blur / depth / interlaced arguments are
  * compile-time constants at every call site.
  *
@@ -26,22 +26,24 @@ RV_DB_FN int rv_db_abs(int a) { return a < 0 ? -a : a; }
 RV_DB_FN int rv_db_max(int a, int b) { return a > b ? a : b; }
 
 /* Sample at byte offset `off` from c, at the 16-bit scale. */
-RV_DB_FN int rv_db_ld(const unsigned char *c, int64_t off, const int in16)
+RV_DB_FN int rv_db_ld(const unsigned char *c, int off, const int in16, const int ldg)
 {
     if (in16)
-        return (int)RV_DB_LDG((const uint16_t *)(const void *)(c + off));
-    return (int)RV_DB_LDG(c + off) << 8;
+        return ldg ? (int)RV_DB_LDG((const uint16_t *)(const void *)(c + off))
+                   : (int)*(const uint16_t *)(const void *)(c + off);
+    return (ldg ? (int)RV_DB_LDG(c + off) : (int)c[off]) << 8;
 }
 
 /*
  * The per-pixel math, shared by both bodies (see deband_kernel.h):
  * rv_db_offsets turns the hash h1 into the byte offsets of the references
- * from the centre c (o0: (b, da); o1: (a, -db)); rv_db_blend compares and
+ * from the centre c (o0: (b, da); o1: (a, -db); |offset| <= range * pitch
+ * + 2 * range < 2^31 as pitch < 2^23 is checked on the host); rv_db_blend compares and
  * averages; rv_db_grain adds the noise. `rl` is the limited range, `il`
  * interlaced (0/1), mode/blur/in16 compile-time constants at every call.
  */
-RV_DB_FN void rv_db_offsets(uint32_t h1, int rl, const int il, int64_t pitch, const int in16,
-                            int64_t *o0, int64_t *o1)
+RV_DB_FN void rv_db_offsets(uint32_t h1, int rl, const int il, int pitch, const int in16,
+                            int *o0, int *o1)
 {
     const uint32_t n = (uint32_t)(2 * rl + 1);
     const int ra = (int)(((h1 & 0xffffu) * n) >> 16) - rl;
@@ -49,40 +51,67 @@ RV_DB_FN void rv_db_offsets(uint32_t h1, int rl, const int il, int64_t pitch, co
     /* interlaced: toward zero to even, |da| <= |ra| keeps it inside */
     const int da = il ? ra - ra % 2 : ra;
     const int db = il ? rb - rb % 2 : rb;
-    *o0 = (int64_t)da * pitch + (in16 ? 2 * rb : rb);
-    *o1 = -(int64_t)db * pitch + (in16 ? 2 * ra : ra);
+    *o0 = da * pitch + (in16 ? 2 * rb : rb);
+    *o1 = -db * pitch + (in16 ? 2 * ra : ra);
 }
 
-RV_DB_FN int rv_db_blend(const unsigned char *c, int64_t o0, int64_t o1, int thr, const int mode,
-                         const int blur, const int in16)
+/* Loads the centre (*cv), the sum of the references (*sum) and, without
+ * blur_first, the largest |centre - reference| (*spread). */
+RV_DB_FN void rv_db_gather(const unsigned char *c, int o0, int o1, const int mode, const int blur,
+                           const int in16, const int ldg, int *cv, int *sum, int *spread)
 {
-    const int v = rv_db_ld(c, 0, in16);
-    int avg, diff;
+    const int v = rv_db_ld(c, 0, in16, ldg);
+    *cv = v;
     if (mode == 0) {
-        avg = rv_db_ld(c, o0, in16);
-        diff = rv_db_abs(v - avg);
+        *sum = rv_db_ld(c, o0, in16, ldg);
     } else if (mode == 1) {
-        const int p = rv_db_ld(c, o0, in16);
-        const int m = rv_db_ld(c, -o0, in16);
-        avg = (p + m + 1) >> 1;
-        diff = blur ? rv_db_abs(v - avg) : rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m));
+        const int p = rv_db_ld(c, o0, in16, ldg);
+        const int m = rv_db_ld(c, -o0, in16, ldg);
+        *sum = p + m;
+        if (!blur)
+            *spread = rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m));
     } else {
-        const int p = rv_db_ld(c, o0, in16);
-        const int m = rv_db_ld(c, -o0, in16);
-        const int q = rv_db_ld(c, o1, in16);
-        const int r = rv_db_ld(c, -o1, in16);
-        avg = (p + m + q + r + 2) >> 2;
-        diff = blur ? rv_db_abs(v - avg)
-                    : rv_db_max(rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m)),
+        const int p = rv_db_ld(c, o0, in16, ldg);
+        const int m = rv_db_ld(c, -o0, in16, ldg);
+        const int q = rv_db_ld(c, o1, in16, ldg);
+        const int r = rv_db_ld(c, -o1, in16, ldg);
+        *sum = p + m + q + r;
+        if (!blur)
+            *spread = rv_db_max(rv_db_max(rv_db_abs(v - p), rv_db_abs(v - m)),
                                 rv_db_max(rv_db_abs(v - q), rv_db_abs(v - r)));
     }
-    return diff < thr ? avg : v;
+}
+
+/* The banding decision: the references' average if banded, else the centre. */
+RV_DB_FN int rv_db_decide(int cv, int sum, int spread, int thr, const int mode, const int blur)
+{
+    const int avg = mode == 0 ? sum : mode == 1 ? (sum + 1) >> 1 : (sum + 2) >> 2;
+    const int diff = (mode == 0 || blur) ? rv_db_abs(cv - avg) : spread;
+    return diff < thr ? avg : cv;
+}
+
+RV_DB_FN int rv_db_blend(const unsigned char *c, int o0, int o1, int thr, const int mode,
+                         const int blur, const int in16, const int ldg)
+{
+    int cv, sum, spread = 0;
+    rv_db_gather(c, o0, o1, mode, blur, in16, ldg, &cv, &sum, &spread);
+    return rv_db_decide(cv, sum, spread, thr, mode, blur);
+}
+
+/* The noise of a pixel, and adding it (clamped to the 16-bit range). */
+RV_DB_FN int rv_db_noise(uint32_t h1, uint32_t key_grain, int grain)
+{
+    return rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
+}
+RV_DB_FN int rv_db_add_noise(int v, int n)
+{
+    v += n;
+    return v < 0 ? 0 : v > 65535 ? 65535 : v;
 }
 
 RV_DB_FN int rv_db_grain(int v, uint32_t h1, uint32_t key_grain, int grain)
 {
-    v += rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
-    return v < 0 ? 0 : v > 65535 ? 65535 : v;
+    return rv_db_add_noise(v, rv_db_noise(h1, key_grain, grain));
 }
 
 /* The limited range of (x, y) in a w x h plane. */
@@ -108,21 +137,53 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
 {
     const int w = a->w[p], h = a->h[p], range = a->range, thr = a->thr[p], grain = a->grain[p];
     const uint32_t kg = a->key_grain[p];
-    const int64_t sp = a->spitch[p];
+    const int sp = (int)a->spitch[p];
     const unsigned char *srow = (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
     unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
-    for (int x = xa; x < xb; x++) {
-        const int rl = inner ? range : rv_db_rl(range, x, y, w, h);
-        const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
-        int64_t o0, o1;
-        rv_db_offsets(h1, rl, il, sp, in16, &o0, &o1);
-        int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16);
-        if (gr)
-            v = rv_db_grain(v, h1, kg, grain);
-        if (out16)
-            ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
-        else
-            drow[x] = (unsigned char)rv_db_out8(v);
+    if (!inner) {
+        for (int x = xa; x < xb; x++) {
+            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+            int o0, o1;
+            rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, sp, in16, &o0, &o1);
+            int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 0);
+            if (gr)
+                v = rv_db_grain(v, h1, kg, grain);
+            if (out16)
+                ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
+            else
+                drow[x] = (unsigned char)rv_db_out8(v);
+        }
+        return;
+    }
+    /* interior: the hashes and offsets of a chunk first (a loop without
+     * memory gathers, which the compiler vectorises), then the gathers */
+    enum { CH = 64 };
+    int o0s[CH], o1s[CH], ns[CH];
+    for (int xc = xa; xc < xb; xc += CH) {
+        const int n = rv_db_min(CH, xb - xc);
+        for (int i = 0; i < n; i++) {
+            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)(xc + i));
+            rv_db_offsets(h1, range, il, sp, in16, &o0s[i], &o1s[i]);
+            if (gr)
+                ns[i] = rv_db_noise(h1, kg, grain);
+        }
+        /* the gathers, then the decision, noise and store (vectorised) */
+        int cs[CH], ss[CH], ds[CH];
+        for (int i = 0; i < n; i++) {
+            const int x = xc + i;
+            ds[i] = 0;
+            rv_db_gather(srow + (in16 ? 2 * x : x), o0s[i], o1s[i], mode, blur, in16, 0, &cs[i],
+                         &ss[i], &ds[i]);
+        }
+        for (int i = 0; i < n; i++) {
+            int v = rv_db_decide(cs[i], ss[i], ds[i], thr, mode, blur);
+            if (gr)
+                v = rv_db_add_noise(v, ns[i]);
+            if (out16)
+                ((uint16_t *)(void *)drow)[xc + i] = (uint16_t)v;
+            else
+                drow[xc + i] = (unsigned char)rv_db_out8(v);
+        }
     }
 }
 
@@ -153,6 +214,10 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
 }
 
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
+    RV_DB_CPU_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
+    RV_DB_CPU_ENTRY(NAME##_s, MODE, BLUR, IN16, OUT16)
+/* The tiled (_s) entries exist on the CPU too, with the same body. */
+#define RV_DB_CPU_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                              \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
         const int g_ = blk.z < a->nplanes && a->grain[blk.z] != 0;                  \
@@ -192,9 +257,9 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
         v[i] = 0;
         if (x < w) {
             const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
-            int64_t o0, o1;
-            rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, sp, in16, &o0, &o1);
-            v[i] = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16);
+            int o0, o1;
+            rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, (int)sp, in16, &o0, &o1);
+            v[i] = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 1);
             if (grain)
                 v[i] = rv_db_grain(v[i], h1, kg, grain);
         }
@@ -218,6 +283,119 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
     }
 }
 
+/*
+ * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
+ * a block of 32 x 8 threads stages its RV_DEBAND_TILE_W x RV_DEBAND_TILE_H
+ * tile plus a border of `range` samples (clipped to the plane) in shared
+ * memory with coalesced loads, then gathers the random references from
+ * shared memory (32 banks a cycle) instead of L1 (one cache line a cycle
+ * for scattered addresses). Thread (tx, ty) computes 4 samples of rows
+ * ty, ty + 8, ty + 16, ty + 24 of the tile.
+ */
+RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
+                             const int il, const int mode, const int blur, const int in16,
+                             const int out16)
+{
+    const int p = blk.z;
+    const int w = a->w[p], h = a->h[p];
+    const int tx0 = blk.x * RV_DEBAND_TILE_W, ty0 = blk.y * RV_DEBAND_TILE_H;
+    if (tx0 >= w || ty0 >= h)
+        return; /* the whole block: before any barrier */
+    const int range = a->range, thr = a->thr[p], grain = a->grain[p];
+    const int bpp = in16 ? 2 : 1;
+    const int sx0 = rv_db_max(tx0 - range, 0), sy0 = rv_db_max(ty0 - range, 0);
+    const int sw = rv_db_min(tx0 + RV_DEBAND_TILE_W + range, w) - sx0;
+    const int sh = rv_db_min(ty0 + RV_DEBAND_TILE_H + range, h) - sy0;
+    const int64_t sp = a->spitch[p];
+    const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
+    /* shared row r holds plane row sy0 + r from byte bx0 of the row on:
+     * with src_words, bx0 is rounded down to 4 bytes and whole 4-byte words
+     * are copied (the last may reach into the row padding, which src_words
+     * guarantees is there); otherwise samples are copied one by one. */
+    int bx0, spb;
+    if (a->src_words) {
+        bx0 = (sx0 * bpp) & ~3;
+        spb = (((sx0 + sw) * bpp + 3) & ~3) - bx0;
+        const int nwords = spb >> 2;
+        const unsigned char *__restrict__ g =
+            (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + bx0;
+        for (int r = warp; r < sh; r += 8) {
+            const uint32_t *grow = (const uint32_t *)(const void *)(g + (int64_t)r * sp);
+            uint32_t *srow = (uint32_t *)(void *)(sm + r * spb);
+            for (int c = lane; c < nwords; c += 32)
+                srow[c] = __ldg(grow + c);
+        }
+    } else {
+        bx0 = sx0 * bpp;
+        spb = sw * bpp;
+        const unsigned char *__restrict__ g =
+            (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + bx0;
+        for (int r = warp; r < sh; r += 8) {
+            const unsigned char *grow = g + (int64_t)r * sp;
+            if (in16) {
+                uint16_t *srow = (uint16_t *)(void *)(sm + r * spb);
+                for (int c = lane; c < sw; c += 32)
+                    srow[c] = __ldg((const uint16_t *)(const void *)grow + c);
+            } else {
+                unsigned char *srow = sm + r * spb;
+                for (int c = lane; c < sw; c += 32)
+                    srow[c] = __ldg(grow + c);
+            }
+        }
+    }
+    __syncthreads();
+    const uint32_t kg = a->key_grain[p];
+    const int inner = tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && ty0 >= range &&
+                      ty0 + RV_DEBAND_TILE_H <= h - range; /* uniform over the block */
+#pragma unroll
+    for (int j = 0; j < RV_DEBAND_TILE_H / 8; j++) {
+        const int y = ty0 + warp + 8 * j;
+        const int x0 = tx0 + 4 * lane;
+        if (y >= h || x0 >= w)
+            continue;
+        const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+        const unsigned char *crow = sm + (y - sy0) * spb;
+        int v[4];
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int x = x0 + i;
+            v[i] = 0;
+            if (inner || x < w) {
+                const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+                int o0, o1;
+                rv_db_offsets(h1, inner ? range : rv_db_rl(range, x, y, w, h), il, spb, in16,
+                              &o0, &o1);
+                v[i] = rv_db_blend(crow + x * bpp - bx0, o0, o1, thr, mode, blur, in16, 0);
+                if (grain)
+                    v[i] = rv_db_grain(v[i], h1, kg, grain);
+            }
+        }
+        unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
+        if (a->vec_ok && x0 + 4 <= w) {
+            if (out16)
+                *(uint2 *)(void *)(drow + 2 * x0) =
+                    make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
+                               (unsigned)v[2] | ((unsigned)v[3] << 16));
+            else
+                *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
+                                                   (rv_db_out8(v[2]) << 16) |
+                                                   (rv_db_out8(v[3]) << 24);
+        } else {
+            for (int i = 0; i < 4 && x0 + i < w; i++) {
+                if (out16)
+                    ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
+                else
+                    drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
+            }
+        }
+    }
+}
+
+/* rows of up to (TILE_W + 2 range) samples, plus 6 bytes of word rounding */
+#define RV_DB_SMEM_BYTES(IN16)                                                      \
+    (((RV_DEBAND_TILE_W + 2 * RV_DEBAND_TILE_RANGE) * ((IN16) ? 2 : 1) + 8) *       \
+     (RV_DEBAND_TILE_H + 2 * RV_DEBAND_TILE_RANGE))
+
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
@@ -225,6 +403,14 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
             rv_db_gpu(a, blk, 1, MODE, BLUR, IN16, OUT16);                          \
         else                                                                        \
             rv_db_gpu(a, blk, 0, MODE, BLUR, IN16, OUT16);                          \
+    }                                                                               \
+    RV_RAW_KERNEL(NAME##_s, rv_deband_args, a, blk)                                 \
+    {                                                                               \
+        __shared__ __align__(16) unsigned char sm_[RV_DB_SMEM_BYTES(IN16)];         \
+        if (a->interlaced)                                                          \
+            rv_db_gpu_tile(a, blk, sm_, 1, MODE, BLUR, IN16, OUT16);                \
+        else                                                                        \
+            rv_db_gpu_tile(a, blk, sm_, 0, MODE, BLUR, IN16, OUT16);                \
     }
 #endif
 

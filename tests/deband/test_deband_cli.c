@@ -113,10 +113,65 @@ static void test_cli_matches_library(void **state)
     rv_context_destroy(&ctx);
 }
 
+/* A grey PGM still image: 8-bit in, 16-bit out, as rv_deband_apply gives. */
+static void test_cli_pgm(void **state)
+{
+    (void)state;
+    const int w = 45, h = 31;
+    char in_path[] = "/tmp/rv_deband_pgm_in_XXXXXX";
+    char out_path[] = "/tmp/rv_deband_pgm_out_XXXXXX";
+    int fd = mkstemp(in_path);
+    assert_true(fd >= 0);
+    close(fd);
+    fd = mkstemp(out_path);
+    assert_true(fd >= 0);
+    close(fd);
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Image *src = NULL;
+    assert_int_equal(rv_image_create(ctx, w, h, RV_FMT_GRAY8, &src), 0);
+    uint16_t *a = malloc((size_t)w * h * 2);
+    assert_non_null(a);
+    fill_test_plane(a, w, h, 8, 0, 5);
+    assert_int_equal(img_set_plane(src, 0, a), 0);
+    free(a);
+    assert_int_equal(rv_image_write_file(src, in_path), 0);
+
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "'%s' backend=cpu output_depth=16 seed=3 '%s' '%s'", RV_DEBAND_TOOL,
+             in_path, out_path);
+    assert_int_equal(system(cmd), 0);
+    RV_Image *got = NULL, *want = NULL;
+    assert_int_equal(rv_image_read_file(ctx, out_path, &got), 0);
+    assert_int_equal(rv_image_format(got), RV_FMT_GRAY16);
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    s.output_depth = 16;
+    s.seed = 3;
+    assert_int_equal(rv_deband_configure(db, &s), 0);
+    assert_int_equal(rv_image_create(ctx, w, h, RV_FMT_GRAY16, &want), 0);
+    assert_int_equal(rv_deband_apply(db, want, src, 0), 0);
+    uint16_t *g = img_get_plane(got, 0), *wv = img_get_plane(want, 0);
+    assert_non_null(g);
+    assert_non_null(wv);
+    assert_memory_equal(g, wv, (size_t)w * h * 2);
+    free(g);
+    free(wv);
+    remove(in_path);
+    remove(out_path);
+    rv_image_destroy(&src);
+    rv_image_destroy(&got);
+    rv_image_destroy(&want);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_matches_library),
+        cmocka_unit_test(test_cli_pgm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,9 @@ static void test_gpu_equals_cpu(void **state)
     static const int depths[] = {0, 8, 16};
     static const int sizes[][2] = {{259, 131}, {1, 1}, {3, 2}, {130, 9}, {1280, 720}};
     int n = 0;
+    RV_Deband *dg = NULL, *dc = NULL; /* one each: the module (PTX) is loaded once */
+    assert_int_equal(rv_deband_create(gpu, &dg), 0);
+    assert_int_equal(rv_deband_create(cpu, &dc), 0);
     for (size_t f = 0; f < sizeof(fmts) / sizeof(fmts[0]); f++)
         for (int d = 0; d < 3; d++)
             for (int m = 0; m < 5; m++)
@@ -48,9 +51,9 @@ static void test_gpu_equals_cpu(void **state)
                     s.dynamic_grain = m & 1;
                     s.seed = (uint32_t)(f * 31 + z);
                     s.cr = 90;
-                    RV_Deband *dg = NULL, *dc = NULL;
-                    assert_int_equal(rv_deband_create(gpu, &dg), 0);
-                    assert_int_equal(rv_deband_create(cpu, &dc), 0);
+                    /* tiled (shared-memory) kernels up to range 32, __ldg kernels above */
+                    static const int ranges[] = {3, 34, 17, 36, 32};
+                    s.range = ranges[z];
                     assert_int_equal(rv_deband_configure(dg, &s), 0);
                     assert_int_equal(rv_deband_configure(dc, &s), 0);
                     const int w = sizes[z][0], h = sizes[z][1];
@@ -84,16 +87,17 @@ static void test_gpu_equals_cpu(void **state)
                     rv_image_destroy(&sc);
                     rv_image_destroy(&og);
                     rv_image_destroy(&oc);
-                    rv_deband_destroy(&dg);
-                    rv_deband_destroy(&dc);
                     n++;
                 }
+    rv_deband_destroy(&dg);
+    rv_deband_destroy(&dc);
     printf("deband: GPU = CPU bit for bit in %d configurations\n", n);
     rv_context_destroy(&cpu);
     rv_context_destroy(&gpu);
 }
 
-/* Unaligned device planes (odd pitch): the scalar-store path, vs the reference. */
+/* Unaligned device planes (odd addresses and pitches for 8-bit, 2-byte
+ * aligned for 16-bit): the scalar-store path, against the reference. */
 static void test_gpu_unaligned_planes(void **state)
 {
     (void)state;
@@ -103,98 +107,103 @@ static void test_gpu_unaligned_planes(void **state)
     static const char *const tags[] = {"m0", "m1b", "m1n", "m2b", "m2n"};
     static const int dd[4][2] = {{8, 8}, {8, 16}, {16, 16}, {16, 8}};
     const int w = 77, h = 23;
-    for (int t = 0; t < 5; t++)
-        for (int k = 0; k < 4; k++) {
-            const int din = dd[k][0], dout = dd[k][1];
-            char name[64];
-            snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], din, dout);
-            const RV_Kernel *kern = NULL;
-            assert_int_equal(rv_kernel_get(mod, name, &kern), 0);
-            RV_DebandSettings s;
-            rv_deband_settings_default(&s);
-            s.sample_mode = k_modes[t][0];
-            s.blur_first = k_modes[t][1];
-            s.seed = (uint32_t)(t * 4 + k);
-            const size_t bi = (size_t)din / 8, bo = (size_t)dout / 8;
-            const size_t sp = w * bi + 3, dp = w * bo + 1 + (bo == 2); /* odd / unaligned */
-            uint16_t *in = malloc((size_t)w * h * 2), *want = malloc((size_t)w * h * 2);
-            unsigned char *hs = calloc(sp * h + 1, 1), *hd = calloc(dp * h + 2, 1);
-            assert_true(in && want && hs && hd);
-            fill_test_plane(in, w, h, din, 0, (uint64_t)t);
-            for (int y = 0; y < h; y++)
-                for (int x = 0; x < w; x++) {
-                    if (bi == 2)
-                        memcpy(hs + 1 + y * sp + 2 * x, &in[y * w + x], 2);
-                    else
-                        hs[1 + y * sp + x] = (unsigned char)in[y * w + x];
-                }
-            RV_Buffer *bs = NULL, *bd = NULL;
-            assert_int_equal(rv_buffer_create(gpu, sp * h + 1, &bs), 0);
-            assert_int_equal(rv_buffer_create(gpu, dp * h + 2, &bd), 0);
-            assert_int_equal(rv_buffer_upload(bs, 0, hs, sp * h + 1), 0);
-            rv_deband_args a;
-            memset(&a, 0, sizeof(a));
-            a.nplanes = 1;
-            a.src[0] = rv_buffer_address(bs) + (bi == 2 ? 0 : 1);
-            a.dst[0] = rv_buffer_address(bd) + (bo == 2 ? 2 : 1);
-            a.spitch[0] = (int64_t)sp;
-            a.dpitch[0] = (int64_t)dp;
-            if (bi == 2) { /* 16-bit samples must stay 2-byte aligned: even pitch */
-                a.spitch[0] = (int64_t)(w * 2 + 6);
-            }
-            a.w[0] = w;
-            a.h[0] = h;
-            a.thr[0] = s.y * 16;
-            a.grain[0] = s.grainy * 4;
-            a.key_ref[0] = rv_deband_key_ref(s.seed, 0);
-            a.key_grain[0] = rv_deband_key_grain(s.seed, 0, 0);
-            a.range = s.range;
-            a.interlaced = 0;
-            a.vec_ok = 0;
-            if (bi == 2) { /* re-pack with the even pitch */
-                memset(hs, 0, sp * h + 1);
-                for (int y = 0; y < h && (size_t)(y * (w * 2 + 6) + 2 * w) <= sp * h + 1; y++)
-                    for (int x = 0; x < w; x++)
-                        memcpy(hs + y * (w * 2 + 6) + 2 * x, &in[y * w + x], 2);
-                assert_true((size_t)((h - 1) * (w * 2 + 6) + 2 * w) <= sp * h + 1);
-                assert_int_equal(rv_buffer_upload(bs, 0, hs, sp * h + 1), 0);
-            }
-            if (bo == 2)
-                a.dpitch[0] = (int64_t)(w * 2 + 2);
-            RV_LaunchShape sh;
-            memset(&sh, 0, sizeof(sh));
-            sh.block[0] = 32;
-            sh.block[1] = 8;
-            sh.grid[0] = (unsigned)((w + 127) / 128);
-            sh.grid[1] = (unsigned)((h + 7) / 8);
-            sh.grid[2] = 1;
-            assert_int_equal(rv_launch_raw(kern, &sh, &a, sizeof(a)), 0);
-            assert_int_equal(rv_buffer_download(bd, 0, hd, dp * h + 2), 0);
-            ref_deband_plane(in, want, w, h, din, dout, &s, 0, 0);
-            const size_t doff = bo == 2 ? 2 : 1;
-            for (int y = 0; y < h; y++)
-                for (int x = 0; x < w; x++) {
-                    unsigned got;
-                    if (bo == 2) {
-                        uint16_t v;
-                        memcpy(&v, hd + doff + (size_t)y * (size_t)a.dpitch[0] + 2 * x, 2);
-                        got = v;
-                    } else {
-                        got = hd[doff + (size_t)y * (size_t)a.dpitch[0] + x];
+    int n = 0;
+    for (int tiled = 0; tiled < 2; tiled++)
+        for (int t = 0; t < 5; t++)
+            for (int k = 0; k < 4; k++) {
+                const int din = dd[k][0], dout = dd[k][1];
+                const size_t bi = (size_t)din / 8, bo = (size_t)dout / 8;
+                const size_t soff = bi, sp = bi == 2 ? 2 * w + 6 : (size_t)w + 3;
+                const size_t doff = bo, dp = bo == 2 ? 2 * w + 2 : (size_t)w + 1;
+                const size_t ssize = soff + sp * h + 8, dsize = doff + dp * h + 8;
+                char name[64];
+                snprintf(name, sizeof(name), "deband_%s_%dto%d%s", tags[t], din, dout, tiled ? "_s" : "");
+                const RV_Kernel *kern = NULL;
+                assert_int_equal(rv_kernel_get(mod, name, &kern), 0);
+                RV_DebandSettings s;
+                rv_deband_settings_default(&s);
+                s.sample_mode = k_modes[t][0];
+                s.blur_first = k_modes[t][1];
+                s.range = tiled ? 32 : 60;
+                s.seed = (uint32_t)(t * 4 + k);
+                uint16_t *in = malloc((size_t)w * h * 2), *want = malloc((size_t)w * h * 2);
+                unsigned char *hs = calloc(ssize, 1), *hd = calloc(dsize, 1);
+                assert_true(in && want && hs && hd);
+                fill_test_plane(in, w, h, din, 0, (uint64_t)t);
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++) {
+                        if (bi == 2)
+                            memcpy(hs + soff + y * sp + 2 * (size_t)x, &in[y * w + x], 2);
+                        else
+                            hs[soff + y * sp + (size_t)x] = (unsigned char)in[y * w + x];
                     }
-                    if (got != want[y * w + x]) {
-                        fprintf(stderr, "%s unaligned (%d,%d): got %u want %u\n", name, x, y, got,
-                                want[y * w + x]);
-                        fail();
-                    }
+                RV_Buffer *bs = NULL, *bd = NULL;
+                assert_int_equal(rv_buffer_create(gpu, ssize, &bs), 0);
+                assert_int_equal(rv_buffer_create(gpu, dsize, &bd), 0);
+                assert_int_equal(rv_buffer_upload(bs, 0, hs, ssize), 0);
+                assert_int_equal(rv_buffer_upload(bd, 0, hd, dsize), 0);
+                rv_deband_args a;
+                memset(&a, 0, sizeof(a));
+                a.nplanes = 1;
+                a.src[0] = rv_buffer_address(bs) + soff;
+                a.dst[0] = rv_buffer_address(bd) + doff;
+                a.spitch[0] = (int64_t)sp;
+                a.dpitch[0] = (int64_t)dp;
+                a.w[0] = w;
+                a.h[0] = h;
+                a.thr[0] = s.y * 16;
+                a.grain[0] = s.grainy * 4;
+                a.key_ref[0] = rv_deband_key_ref(s.seed, 0);
+                a.key_grain[0] = rv_deband_key_grain(s.seed, 0, 0);
+                a.range = s.range;
+                a.interlaced = 0;
+                a.vec_ok = 0;
+                RV_LaunchShape sh;
+                memset(&sh, 0, sizeof(sh));
+                sh.block[0] = 32;
+                sh.block[1] = 8;
+                sh.grid[0] = (unsigned)((w + 127) / 128);
+                sh.grid[1] = (unsigned)(tiled ? (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H : (h + 7) / 8);
+                sh.grid[2] = 1;
+                if (rv_context_backend(gpu) == RV_BACKEND_CPU) { /* (the test run on a CPU context) */
+                    sh.block[0] = 1024;
+                    sh.block[1] = 1;
+                    sh.grid[0] = 1;
+                    sh.grid[1] = (unsigned)h;
                 }
-            rv_buffer_destroy(&bs);
-            rv_buffer_destroy(&bd);
-            free(in);
-            free(want);
-            free(hs);
-            free(hd);
-        }
+                assert_int_equal(rv_launch_raw(kern, &sh, &a, sizeof(a)), 0);
+                assert_int_equal(rv_buffer_download(bd, 0, hd, dsize), 0);
+                ref_deband_plane(in, want, w, h, din, dout, &s, 0, 0);
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++) {
+                        unsigned got;
+                        if (bo == 2) {
+                            uint16_t v;
+                            memcpy(&v, hd + doff + y * dp + 2 * (size_t)x, 2);
+                            got = v;
+                        } else {
+                            got = hd[doff + y * dp + (size_t)x];
+                        }
+                        if (got != want[y * w + x]) {
+                            fprintf(stderr, "%s unaligned (%d,%d): got %u want %u\n", name, x, y, got,
+                                    want[y * w + x]);
+                            fail();
+                        }
+                    }
+                /* nothing written outside the rows */
+                assert_int_equal(hd[0], 0);
+                for (int y = 0; y < h; y++)
+                    for (size_t i = doff + y * dp + (size_t)w * bo; i < doff + (y + 1) * dp; i++)
+                        assert_int_equal(hd[i], 0);
+                rv_buffer_destroy(&bs);
+                rv_buffer_destroy(&bd);
+                free(in);
+                free(want);
+                free(hs);
+                free(hd);
+                n++;
+            }
+    printf("deband: %d unaligned launches equal the reference\n", n);
     rv_module_unload(&mod);
     rv_context_destroy(&gpu);
 }

@@ -164,7 +164,7 @@ int main(int argc, char **argv)
     printf("rv-bench-deband: %d worker thread(s); ffmpeg %s; %d frames for ffmpeg\n", threads,
            have_ffmpeg ? "found" : "NOT found (peer skipped)", frames);
     printf("%-10s %-10s %9s %9s %9s %9s %9s %9s %8s %8s %8s\n", "size", "format", "rv ms",
-           "rv cpu", "rv+gr ms", "ffm ms", "ffm cpu", "copy ms", "ffm/rv", "cpu f/r", "copy/rv");
+           "rv cpu", "rv+gr cpu", "ffm ms", "ffm cpu", "copy ms", "ffm/rv", "cpu f/r", "copy/rv");
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         const int w = cases[c].w, h = cases[c].h;
         RV_Image *src[NSETS], *dst[NSETS];
@@ -209,10 +209,10 @@ int main(int argc, char **argv)
         char sz[16];
         snprintf(sz, sizeof(sz), "%dx%d", w, h);
         printf("%-10s %-10s %9.2f %9.2f %9.2f %9.2f %9.2f %9.3f %8.2f %8.2f %8.3f\n", sz,
-               rv_format_info(cases[c].f)->name, t_eq * 1e3, u_eq * 1e3, t_def * 1e3, t_ff * 1e3,
+               rv_format_info(cases[c].f)->name, t_eq * 1e3, u_eq * 1e3, u_def * 1e3, t_ff * 1e3,
                u_ff * 1e3, t_copy * 1e3, t_ff > 0 ? t_ff / t_eq : 0.0, u_ff > 0 ? u_ff / u_eq : 0.0,
                t_copy / t_eq);
-        (void)u_def;
+        (void)t_def;
         rv_deband_destroy(&db);
         for (int i = 0; i < NSETS; i++) {
             rv_image_destroy(&src[i]);
@@ -221,7 +221,7 @@ int main(int argc, char **argv)
     }
     printf("per frame. rv: ffmpeg-matched settings (mode 2, blur, range 16, thr 5 codes, no grain),\n"
            "wall ms and user-CPU ms of all threads; rv+gr: f3kdb defaults (range 15, thr 4 codes,\n"
-           "grain +-1 code), wall; ffm: ffmpeg deband minus -vf null, wall and user CPU;\n"
+           "grain +-1 code), user-CPU ms; ffm: ffmpeg deband minus -vf null, wall and user CPU;\n"
            "ffm/rv, cpu f/r > 1: ravioli faster (wall, CPU time); copy/rv: share of the copy floor\n");
     rv_context_destroy(&ctx);
     return 0;

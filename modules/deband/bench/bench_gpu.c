@@ -79,7 +79,8 @@ int main(int argc, char **argv)
         {1920, 1080, RV_FMT_YUV420P8, 16},  {3840, 2160, RV_FMT_YUV420P8, 16},
     };
     static const int modes[5][2] = {{0, 1}, {1, 1}, {1, 0}, {2, 1}, {2, 0}};
-    static const char *const mname[5] = {"m0", "m1 blur", "m1 noblur", "m2 blur", "m2 noblur"};
+    static const char *const mname[5] = {"m0", "m1b", "m1n", "m2b", "m2n"};
+    const int ranges[2] = {15, 40}; /* default (tiled kernels), and > 32 (__ldg kernels) */
     printf("\n%-10s %-22s %-10s %10s %10s %10s %9s %9s %9s\n", "size", "format", "mode", "apply us",
            "launch us", "floor us", "floor/ap", "floor/ln", "Mpx/s");
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
@@ -107,7 +108,11 @@ int main(int argc, char **argv)
         }
         char fname[48];
         snprintf(fname, sizeof(fname), "%s->%s", rv_format_info(bc->fin)->name, rv_format_info(fout)->name);
-        for (int m = 0; m < 5; m++) {
+        for (int mr = 0; mr < 7; mr++) {
+            /* all modes at range 15; m0 and m2b also at range 40 */
+            const int m = mr < 5 ? mr : mr == 5 ? 0 : 3;
+            const int tiled = mr < 5;
+            ds.range = ranges[tiled ? 0 : 1];
             ds.sample_mode = modes[m][0];
             ds.blur_first = modes[m][1];
             rv_deband_configure(db, &ds);
@@ -130,8 +135,8 @@ int main(int argc, char **argv)
             char kname[64];
             static const char *const tags[3][2] = {{"m0", "m0"}, {"m1n", "m1b"}, {"m2n", "m2b"}};
             const int in16 = rv_format_info(bc->fin)->sample_bytes == 2, out16 = bc->out_depth == 16;
-            snprintf(kname, sizeof(kname), "deband_%s_%dto%d", tags[ds.sample_mode][ds.blur_first],
-                     in16 ? 16 : 8, out16 ? 16 : 8);
+            snprintf(kname, sizeof(kname), "deband_%s_%dto%d%s", tags[ds.sample_mode][ds.blur_first],
+                     in16 ? 16 : 8, out16 ? 16 : 8, tiled ? "_s" : "");
             const RV_Kernel *k = NULL;
             if (rv_kernel_get(mod, kname, &k) < 0)
                 return 1;
@@ -142,6 +147,7 @@ int main(int argc, char **argv)
                 a->nplanes = rv_image_planes(src[i]);
                 a->range = ds.range;
                 a->vec_ok = 1;
+                a->src_words = 1;
                 for (int p = 0; p < a->nplanes; p++) {
                     ptrdiff_t sp, dp;
                     rv_image_kernel_address(src[i], p, RV_ACCESS_READ, &a->src[p], &sp);
@@ -162,7 +168,8 @@ int main(int argc, char **argv)
             sh.block[1] = 8;
             sh.block[2] = 1;
             sh.grid[0] = (unsigned)((bc->w + 127) / 128);
-            sh.grid[1] = (unsigned)((bc->h + 7) / 8);
+            sh.grid[1] = (unsigned)(tiled ? (bc->h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H
+                                          : (bc->h + 7) / 8);
             sh.grid[2] = (unsigned)args[0].nplanes;
             for (int r = 0; r < NRUNS; r++) {
                 const double t0 = bench_now();
@@ -175,7 +182,9 @@ int main(int argc, char **argv)
             const double f_us = bytes / bw * 1e6;
             char sz[16];
             snprintf(sz, sizeof(sz), "%dx%d", bc->w, bc->h);
-            printf("%-10s %-22s %-10s %10.1f %10.1f %10.1f %8.0f%% %8.0f%% %9.0f\n", sz, fname, mname[m],
+            char mn[24];
+            snprintf(mn, sizeof(mn), "%s r%d", mname[m], ds.range);
+            printf("%-10s %-22s %-10s %10.1f %10.1f %10.1f %8.0f%% %8.0f%% %9.0f\n", sz, fname, mn,
                    a_us, l_us, f_us, 100.0 * f_us / a_us, 100.0 * f_us / l_us,
                    (double)bc->w * bc->h / (l_us * 1e-6) / 1e6);
         }

@@ -18,7 +18,7 @@ struct RV_Deband {
     RV_Context *ctx;
     RV_Module *mod;
     RV_DebandSettings s;
-    const RV_Kernel *k[2][2]; /* [in16][out16] for the current mode, NULL until used */
+    const RV_Kernel *k[2][2][2]; /* [tiled][in16][out16] for the current mode, NULL until used */
     char err[512];
 };
 
@@ -175,20 +175,20 @@ RV_API RV_Format rv_deband_output_format(const RV_Deband *d, RV_Format in)
     return od == 8 ? f8 : f16;
 }
 
-static const RV_Kernel *kernel_for(RV_Deband *d, int in16, int out16)
+static const RV_Kernel *kernel_for(RV_Deband *d, int tiled, int in16, int out16)
 {
-    if (d->k[in16][out16])
-        return d->k[in16][out16];
+    if (d->k[tiled][in16][out16])
+        return d->k[tiled][in16][out16];
     static const char *const tags[3][2] = {{"m0", "m0"}, {"m1n", "m1b"}, {"m2n", "m2b"}};
     char name[64];
-    snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[d->s.sample_mode][d->s.blur_first ? 1 : 0],
-             in16 ? 16 : 8, out16 ? 16 : 8);
+    snprintf(name, sizeof(name), "deband_%s_%dto%d%s", tags[d->s.sample_mode][d->s.blur_first ? 1 : 0],
+             in16 ? 16 : 8, out16 ? 16 : 8, tiled ? "_s" : "");
     const RV_Kernel *k = NULL;
     if (rv_kernel_get(d->mod, name, &k) < 0) {
         fail(d, RV_ENOENT, "deband: kernel %s: %s", name, rv_context_error(d->ctx));
         return NULL;
     }
-    d->k[in16][out16] = k;
+    d->k[tiled][in16][out16] = k;
     return k;
 }
 
@@ -222,7 +222,10 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
 
     const int in16 = fi->sample_bytes == 2;
     const int out16 = rv_format_info(fout)->sample_bytes == 2;
-    const RV_Kernel *k = kernel_for(d, in16, out16);
+    /* GPU: the shared-memory tiled entries while the tile border fits */
+    const int gpu = rv_context_backend(d->ctx) != RV_BACKEND_CPU;
+    const int tiled = gpu && d->s.range <= RV_DEBAND_TILE_RANGE;
+    const RV_Kernel *k = kernel_for(d, tiled, in16, out16);
     if (!k)
         return RV_ENOENT;
 
@@ -235,6 +238,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     a.range = s->range;
     a.interlaced = s->interlaced;
     a.vec_ok = 1;
+    a.src_words = 1;
     for (int p = 0; p < a.nplanes; p++) {
         ptrdiff_t sp = 0, dp = 0;
         int err = rv_image_kernel_address(src, p, RV_ACCESS_READ, &a.src[p], &sp);
@@ -242,6 +246,8 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
             err = rv_image_kernel_address(dst, p, RV_ACCESS_WRITE, &a.dst[p], &dp);
         if (err < 0)
             return fail(d, err, "rv_deband_apply: %s", rv_context_error(d->ctx));
+        if (sp <= 0 || sp >= (1 << 23) || dp <= 0)
+            return fail(d, RV_EINVAL, "rv_deband_apply: plane %d pitch %td outside 1..2^23", p, sp);
         a.spitch[p] = sp;
         a.dpitch[p] = dp;
         a.w[p] = rv_image_plane_width(src, p);
@@ -252,16 +258,25 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         a.key_grain[p] = rv_deband_key_grain(s->seed, p, fkey);
         if ((a.dst[p] | (uint64_t)dp) & 7u)
             a.vec_ok = 0;
+        const int64_t row_bytes = (int64_t)a.w[p] * (in16 ? 2 : 1);
+        if (((a.src[p] | (uint64_t)sp) & 3u) || sp < ((row_bytes + 3) & ~(int64_t)3))
+            a.src_words = 0;
     }
 
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
-    if (rv_context_backend(d->ctx) == RV_BACKEND_CPU) {
+    if (!gpu) {
         /* tiles of up to 1024 x 1 samples: enough work a task, balanced over rows */
         sh.block[0] = 1024;
         sh.block[1] = 1;
         sh.grid[0] = (unsigned)((w + 1023) / 1024);
         sh.grid[1] = (unsigned)h;
+    } else if (tiled) {
+        /* 32 x 8 threads, a tile of 128 x 32 samples a block */
+        sh.block[0] = 32;
+        sh.block[1] = 8;
+        sh.grid[0] = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
+        sh.grid[1] = (unsigned)((h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H);
     } else {
         /* 32 x 8 threads, 4 samples a thread: 128 x 8 samples a block */
         sh.block[0] = 32;

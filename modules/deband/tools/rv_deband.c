@@ -1,8 +1,9 @@
 /*
- * rv-deband - deband Y4M (YUV4MPEG2) files: still images (one frame) or
- * whole clips, on the CPU or the GPU.
+ * rv-deband - deband Y4M (YUV4MPEG2) files, still images (one frame) or
+ * whole clips, and grey PGM images, on the CPU or the GPU.
  *
  *   rv-deband [key=value ...] in.y4m out.y4m       ("-" = stdin / stdout)
+ *   rv-deband [key=value ...] in.pgm out.pgm       (8 or 16 bit; by content)
  *
  * Keys (as f3kdb's): range y cb cr grainy grainc sample_mode blur_first seed
  * dynamic_grain interlaced output_depth, and backend=auto|cpu|cuda.
@@ -153,10 +154,69 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
     return -1;
 }
 
+/* A grey PGM still image (ravioli/io.h reads and writes it). */
+static int deband_pgm(RV_DebandSettings *s, RV_Backend be, const char *in, const char *out)
+{
+    char err[256];
+    if (rv_deband_settings_check(s, err, sizeof(err)) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", err);
+        return 2;
+    }
+    if (!strcmp(out, "-")) {
+        fprintf(stderr, "rv-deband: a PGM output needs a file name\n");
+        return 2;
+    }
+    RV_Settings cs;
+    rv_settings_default(&cs);
+    cs.backend = be;
+    cs.log_level = RV_LOG_WARN;
+    RV_Context *ctx = NULL;
+    if (rv_context_create(&ctx, &cs) < 0) {
+        fprintf(stderr, "rv-deband: cannot create a %s context\n", rv_backend_name(be));
+        return 1;
+    }
+    int rc = 1;
+    RV_Deband *db = NULL;
+    RV_Image *src = NULL, *dst = NULL;
+    if (rv_image_read_file(ctx, in, &src) < 0 || rv_deband_create(ctx, &db) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", rv_context_error(ctx));
+        goto done;
+    }
+    if (rv_deband_configure(db, s) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", rv_deband_error(db));
+        goto done;
+    }
+    const RV_Format fo = rv_deband_output_format(db, rv_image_format(src));
+    if (!fo) {
+        fprintf(stderr, "rv-deband: %s: only grey PGM images are supported (not colour)\n", in);
+        goto done;
+    }
+    if (rv_image_create(ctx, rv_image_width(src), rv_image_height(src), fo, &dst) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", rv_context_error(ctx));
+        goto done;
+    }
+    if (rv_deband_apply(db, dst, src, 0) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", rv_deband_error(db));
+        goto done;
+    }
+    if (rv_image_write_file(dst, out) < 0) {
+        fprintf(stderr, "rv-deband: %s\n", rv_context_error(ctx));
+        goto done;
+    }
+    rc = 0;
+done:
+    rv_image_destroy(&src);
+    rv_image_destroy(&dst);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+    return rc;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: rv-deband [key=value ...] in.y4m out.y4m   (\"-\": stdin/stdout)\n"
+            "       rv-deband [key=value ...] in.pgm out.pgm   (grey, 8 or 16 bit)\n"
             "keys: range y cb cr grainy grainc sample_mode blur_first seed dynamic_grain\n"
             "      interlaced output_depth (0, 8, 16) backend (auto, cpu, cuda)\n");
 }
@@ -195,6 +255,15 @@ int main(int argc, char **argv)
     if (!in) {
         perror(files[0]);
         return 1;
+    }
+    if (in != stdin) {
+        char magic[2] = {0, 0};
+        const size_t nm = fread(magic, 1, 2, in);
+        if (nm == 2 && magic[0] == 'P' && (magic[1] == '5' || magic[1] == '2')) {
+            fclose(in);
+            return deband_pgm(&s, be, files[0], files[1]);
+        }
+        rewind(in);
     }
     char err[256];
     y4m hdr;

@@ -43,7 +43,15 @@ typedef struct rv_deband_args {
     int32_t interlaced;     /* 1: vertical offsets rounded toward zero to even */
     int32_t nplanes;        /* 1..3 */
     int32_t vec_ok;         /* GPU: dst addresses and pitches allow vector stores */
+    int32_t src_words;      /* GPU: src planes 4-byte aligned, pitch >= row bytes rounded
+                               up to 4: tiles are staged with 4-byte loads */
+    int32_t pad_;
 } rv_deband_args;
+
+/** Tiled GPU entries (*_s): tile of W x H samples, for range <= RANGE. */
+#define RV_DEBAND_TILE_W 128
+#define RV_DEBAND_TILE_H 32
+#define RV_DEBAND_TILE_RANGE 32
 
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
 typedef struct rv_deband_copy_args {

@@ -1,0 +1,41 @@
+/*
+ * cuda_emu.h - just enough of CUDA to run the deband kernels' GPU bodies on
+ * the CPU (compiled as C++ with -DRV_CUDA): every thread of a block is an OS
+ * thread, __syncthreads is a barrier, __shared__ storage is a static shared
+ * by the block's threads (blocks run one after another). Used by
+ * test_deband_gpu_emu to check the CUDA code paths (indexing, tiles,
+ * barriers, vector stores) without a GPU.
+ */
+#ifndef CUDA_EMU_H
+#define CUDA_EMU_H
+#include <pthread.h>
+#include <stdint.h>
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+#define __align__(n) __attribute__((aligned(n)))
+#define __launch_bounds__(...)
+
+struct dim3 { unsigned x, y, z; };
+struct uint2 { unsigned x, y; };
+struct uint4 { unsigned x, y, z, w; };
+static inline uint2 make_uint2(unsigned x, unsigned y) { uint2 r = {x, y}; return r; }
+template <class T> static inline T __ldg(const T *p) { return *p; }
+
+/* Used by other parts of ravioli/kernel.h (procBox reductions), never by the
+ * deband kernels; declared so that the header compiles, aborting if called. */
+#define __grid_constant__
+[[noreturn]] void emu_unsupported(const char *what);
+template <class T> static inline T __ldcg(const T *) { emu_unsupported("__ldcg"); }
+template <class T> static inline T __shfl_down_sync(unsigned, T, int) { emu_unsupported("__shfl_down_sync"); }
+static inline void __threadfence(void) { emu_unsupported("__threadfence"); }
+template <class T> static inline T atomicAdd(T *, T) { emu_unsupported("atomicAdd"); }
+
+extern thread_local dim3 threadIdx, blockIdx;
+extern dim3 blockDim, gridDim;
+extern pthread_barrier_t emu_barrier;
+static inline void __syncthreads(void) { pthread_barrier_wait(&emu_barrier); }
+#endif
