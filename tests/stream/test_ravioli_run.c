@@ -386,6 +386,25 @@ static void test_y4m(void **state)
         assert_memory_equal(g_out[k] + ysz, g_in[k] + ysz, fsz - ysz);
     }
 
+    /* deband (f3kdb family): thresholds 0 leave every plane untouched (no
+     * grain either, by definition); the defaults change the frames. Its exact
+     * output is tested in tests/deband; here the stage's wiring. */
+    expect((const char *[]){"--source", src, "--stage", "deband:y=0,c=0", "--sink", snk, "--no-adapt",
+                            "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    for (int k = 0; k < YN; k++)
+        assert_memory_equal(g_out[k], g_in[k], fsz);
+    expect((const char *[]){"--source", src, "--stage", "deband:range=4,mode=0", "--stage", "invert", "--sink", snk,
+                            "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    int changed = 0;
+    for (int k = 0; k < YN; k++)
+        for (size_t i = 0; i < fsz; i++)
+            changed += g_out[k][i] != 255 - g_in[k][i];
+    assert_true(changed > 0);
+
     /* A stage that cannot take the source's format is a usage error. */
     unlink(out);
 }

@@ -14,6 +14,7 @@
 #include "samples_params.h"
 #include "stages.h"
 
+#include <ravioli/deband.h>
 #include <ravioli/dwt.h>
 
 /* ---------------------------------------------------------------- */
@@ -197,6 +198,65 @@ static void run_denoise(RV_Image *frame, RV_Data *d)
         rv_data_fail(d, err, "denoise: %s", rv_dwt_error(s->obj));
 }
 
+/* ---- deband: banding reduction (modules/deband), f3kdb parameters ---- */
+
+static void free_deband(void **obj)
+{
+    RV_Deband *db = *obj;
+    rv_deband_destroy(&db);
+    *obj = NULL;
+}
+
+static int prep_deband(run_stage *s, run_env *env, RV_Format fmt)
+{
+    if (classify(fmt) != FC_U8 && classify(fmt) != FC_U16)
+        return unsupported(s, env, fmt);
+    RV_Deband *db = NULL;
+    int err = rv_deband_create(env->ctx, &db);
+    if (err < 0) {
+        snprintf(env->err, sizeof(env->err), "deband: %s", rv_context_error(env->ctx));
+        return err;
+    }
+    RV_DebandSettings ds;
+    rv_deband_settings_default(&ds);
+    ds.range = s->val[0];
+    ds.y = s->val[1];
+    ds.cb = ds.cr = s->val[2];
+    ds.grainy = s->val[3];
+    ds.grainc = s->val[4];
+    ds.sample_mode = s->val[5];
+    ds.blur_first = s->val[6];
+    ds.dynamic_grain = s->val[7];
+    ds.output_depth = 0; /* frames keep their format through the chain */
+    if ((err = rv_deband_configure(db, &ds)) < 0) {
+        snprintf(env->err, sizeof(env->err), "deband: %s", rv_deband_error(db));
+        rv_deband_destroy(&db);
+        return err;
+    }
+    s->obj = db;
+    s->obj_free = free_deband;
+    return 0;
+}
+
+/* Deband cannot work in place: it writes a scratch image of the stage vector,
+ * which then becomes the frame for the following stages and the output. */
+static void run_deband(RV_Image *frame, RV_Data *d)
+{
+    run_stage *s = rv_data_user(d);
+    RV_Image *out = NULL;
+    int err = rv_data_image(d, "deband", rv_image_width(frame), rv_image_height(frame),
+                            rv_image_format(frame), &out);
+    if (rv_data_check(d, err) < 0)
+        return;
+    rv_image_set_stride(out, rv_image_stride(frame));
+    err = rv_deband_apply(s->obj, out, frame, rv_data_frame(d)->index);
+    if (err < 0) {
+        rv_data_fail(d, err, "deband: %s", rv_deband_error(s->obj));
+        return;
+    }
+    rv_data_check(d, rv_data_set_frame(d, out));
+}
+
 void run_stage_release(run_stage *s)
 {
     if (s->obj && s->obj_free)
@@ -219,6 +279,16 @@ const run_stage_def run_stage_table[] = {
       {"wavelet", 2, 0, 3, "0 Haar, 1 CDF 5/3, 2 CDF 9/7, 3 Deslauriers-Dubuc (13,7)"},
       {NULL, 0, 0, 0, NULL}},
      prep_denoise, run_denoise},
+    {"deband", "banding reduction, f3kdb family (YUV/grey frames; deband module)",
+     {{"range", 15, 0, 255, "reference offsets within +-range samples"},
+      {"y", 64, 0, 4095, "luma threshold (1/16 of an 8-bit code)"},
+      {"c", 64, 0, 4095, "chroma threshold (1/16 of an 8-bit code)"},
+      {"grainy", 64, 0, 4095, "luma dither (1/64 of an 8-bit code)"},
+      {"grainc", 64, 0, 4095, "chroma dither (1/64 of an 8-bit code)"},
+      {"mode", 2, 0, 2, "sample mode: 0 one, 1 two, 2 four references"},
+      {"blur", 1, 0, 1, "1: compare with the references' average"},
+      {"dynamic", 0, 0, 1, "1: new noise every frame"}},
+     prep_deband, run_deband},
     {NULL, NULL, {{NULL, 0, 0, 0, NULL}}, NULL, NULL},
 };
 

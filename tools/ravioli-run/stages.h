@@ -15,7 +15,7 @@
 #include <ravioli/ravioli.h>
 #include <ravioli/stream.h>
 
-#define RUN_MAX_PARAMS 4
+#define RUN_MAX_PARAMS 8
 #define RUN_MAX_USER_INTS 16
 
 /* What the stages need: the context and lazily loaded modules. */
