@@ -343,7 +343,7 @@ static void test_slow(void **state)
     assert_int_equal(rc, 0);
     summary m = parse_summary(s);
     assert_int_equal(m.cap, 3); /* timeouts are not frames */
-    assert_true(report_get("timeouts") >= 2);
+    assert_true(report_get("timeouts") >= 1); /* the first poll always waits less than 250 ms */
     check_camera(&m);
     free(s);
 
