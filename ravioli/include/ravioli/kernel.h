@@ -122,14 +122,6 @@ typedef struct rv_win {
     int32_t pad_;
 } rv_win;
 
-/* Inputs are never written while a kernel reads them (in-place procNbr
- * writes a scratch image), so GPU reads may use the read-only data path. */
-#if defined(__CUDA_ARCH__)
-#  define RV__LOAD(T, p) __ldg((const T *)(p))
-#else
-#  define RV__LOAD(T, p) (*(const T *)(p))
-#endif
-
 #define RV__DEF_ACCESSORS(tok, T)                                                   \
     RV_INLINE T rv_nbr_##tok(rv_nbr n, int dx, int dy)                              \
     {                                                                               \
@@ -138,15 +130,14 @@ typedef struct rv_win {
             xx = xx < 0 ? 0 : xx >= n.w ? n.w - 1 : xx;                              \
             yy = yy < 0 ? 0 : yy >= n.h ? n.h - 1 : yy;                              \
         }                                                                           \
-        return RV__LOAD(T, (const T *)(n.base + (int64_t)yy * n.pitch) + xx);       \
+        return ((const T *)(n.base + (int64_t)yy * n.pitch))[xx];                   \
     }                                                                               \
     RV_INLINE T rv_win_##tok(rv_win w, int i, int j)                                \
     {                                                                               \
-        return RV__LOAD(T, (const T *)(w.base + (int64_t)(w.y + j * w.s) * w.pitch) + \
-                               (w.x + i * w.s));                                    \
+        return ((const T *)(w.base + (int64_t)(w.y + j * w.s) * w.pitch))[w.x + i * w.s]; \
     }                                                                               \
     RV_INLINE T rv_ref_##tok(rv_win w, int i, int j)                                \
-    {   /* a plain load: on the GPU the reference may sit in shared memory */       \
+    {                                                                               \
         return ((const T *)(w.ref + (int64_t)(j * w.s) * w.ref_pitch))[i * w.s];    \
     }
 
@@ -762,8 +753,7 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
             rv__tr *t = (rv__tr *)(void *)rv__dyn;                                  \
             for (int k = tid; k < a.box_w * a.box_h; k += nt) {                     \
                 const int r = k / a.box_w, c = k - r * a.box_w;                     \
-                t[k] = RV__LOAD(rv__tr, (const rv__tr *)(a.src2.data +              \
-                                        (int64_t)r * a.src2.pitch) + c);            \
+                t[k] = ((const rv__tr *)(a.src2.data + (int64_t)r * a.src2.pitch))[c]; \
             }                                                                       \
             __syncthreads();                                                        \
             win.ref = rv__dyn;                                                      \
@@ -778,7 +768,14 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
         for (long long q = p0; q < npos; q += pn) {                                 \
             win.x = i * s;                                                          \
             win.y = j * s;                                                          \
-            const RV_T_##TSCORE v = FN(win, prm);                                   \
+            RV_T_##TSCORE v;                                                        \
+            if (s == 1) { /* constant stride: unit-stride window loops */           \
+                const rv_win w1 = {win.base, win.pitch, win.ref, win.ref_pitch,     \
+                                   win.x, win.y, win.w, win.h, 1, 0};               \
+                v = FN(w1, prm);                                                    \
+            } else {                                                                \
+                v = FN(win, prm);                                                   \
+            }                                                                       \
             if (red == RV_REDUCE_NONE) {                                            \
                 RV__FILL_BLOCK(float, a.dst, win.x, win.y, s, (float)v);            \
             } else if (red == RV_REDUCE_SUM) {                                      \
