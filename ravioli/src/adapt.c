@@ -49,12 +49,14 @@ struct RV_Adapt {
     /* learnt relative cost of each spatial stride (shp[1] = 1) */
     double shp[RV_ADAPT_MAX_STRIDE + 1];
     unsigned char shp_ok[RV_ADAPT_MAX_STRIDE + 1];
+    unsigned char shp_conf[RV_ADAPT_MAX_STRIDE + 1]; /* measured against stride 1 over >= 2 frames */
 
     /* phi learning across a change of the spatial stride that frames ran with */
     int prev_si;             /* spatial stride of the previous valid frame (0: none) */
     int learned;             /* phi estimates so far */
     /* the current learning episode (a change of S_I and up to 3 frames after it) */
-    int ep_active, ep_sa, ep_sb, ep_n, ep_target, ep_learned0;
+    int ep_active, ep_sa, ep_sb, ep_n, ep_target, ep_learned0, ep_trusted;
+    int last_finer;          /* the latest change of strides was a finer step */
     double ep_t1, ep_t[3], ep_phi0, ep_shp0;
     unsigned char ep_ok0;
 
@@ -69,7 +71,7 @@ RV_API void rv_adapt_settings_default(RV_AdaptSettings *s)
         return;
     memset(s, 0, sizeof(*s));
     s->priority = RV_PRIORITY_TEMPORAL;
-    s->deadline_s = 1.0 / 30.0;
+    s->deadline_s = 0; /* required: the caller (RV_Streaming: the source's frame period) sets it */
     s->headroom = 0.85;
     s->max_spatial = 8;
     s->max_temporal = 8;
@@ -81,6 +83,7 @@ RV_API void rv_adapt_settings_default(RV_AdaptSettings *s)
     s->up_hold_s = 0.2;
     s->up_hold_frames = 3;
     s->probe_s = 1.0;
+    s->explore_s = 1.0;
     s->overhead = 0.0;
     s->learn_overhead = 1;
 }
@@ -146,7 +149,9 @@ static void clear_state(RV_Adapt *a)
     a->prev_si = 0;
     a->learned = 0;
     a->ep_active = 0;
+    a->last_finer = 0;
     memset(a->shp_ok, 0, sizeof(a->shp_ok));
+    memset(a->shp_conf, 0, sizeof(a->shp_conf));
     a->shp[1] = 1.0;
     a->shp_ok[1] = 1;
     memset(&a->last, 0, sizeof(a->last));
@@ -180,7 +185,8 @@ RV_API int rv_adapt_create(RV_Adapt **out, const RV_AdaptSettings *s)
     if (v.priority != RV_PRIORITY_TEMPORAL && v.priority != RV_PRIORITY_SPATIAL &&
         v.priority != RV_PRIORITY_BALANCED)
         return RV_EINVAL;
-    if (!(isfinite(v.up_hold_s) && v.up_hold_s >= 0) || !(isfinite(v.probe_s) && v.probe_s >= 0))
+    if (!(isfinite(v.up_hold_s) && v.up_hold_s >= 0) || !(isfinite(v.probe_s) && v.probe_s >= 0) ||
+        !(isfinite(v.explore_s) && v.explore_s >= 0))
         return RV_EINVAL;
     if (!(v.overhead >= 0 && v.overhead <= PHI_MAX))
         return RV_EINVAL;
@@ -342,36 +348,55 @@ static void learn_phi(RV_Adapt *a, double t1, int s1, double t2, int s2)
     a->learned++;
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double p = *(const double *)x, q = *(const double *)y;
+    return (p > q) - (p < q);
+}
+
 static int consistent(double x, double y)
 {
     double lo = fmin(x, y), hi = fmax(x, y);
     return lo > 0 && hi <= LEARN_SPREAD * lo;
 }
 
-/* Moves learnt shape value si towards v (replaces it the first time). */
-static void learn_shape(RV_Adapt *a, int si, double v)
+/*
+ * Learns v as the relative cost of stride si. A trusted estimate (taken
+ * over two or three frames after a finer step, i.e. at a load that had been
+ * steady for the whole hold time) replaces what was there. Others may only
+ * raise the value (the direction that makes coarser choices safe), by the
+ * geometric mean, never below the current formula/interpolation: after a
+ * coarser step the frames before it are the slow ones that triggered it
+ * (biased), and a single frame may be an outlier.
+ */
+static void learn_shape(RV_Adapt *a, int si, double v, int trusted)
 {
     if (si <= 1 || !isfinite(v))
         return;
     /* plausible: at most 4x better than the ideal 1/S^2, at most 4x slower than S = 1 */
     v = fmin(fmax(v, 0.25 / ((double)si * si)), 4.0);
-    a->shp[si] = a->shp_ok[si] ? sqrt(a->shp[si] * v) : v;
+    if (!trusted) {
+        const double cur = shape_of(a, si);
+        v = a->shp_ok[si] ? fmax(cur, sqrt(cur * v)) : fmax(cur, v);
+    }
+    a->shp[si] = v;
     a->shp_ok[si] = 1;
 }
 
 /* Applies the estimate of the current learning episode from time t2 at
  * the new stride, on top of the state from before the episode. */
-static void episode_apply(RV_Adapt *a, double t2)
+static void episode_apply(RV_Adapt *a, double t2, int n)
 {
+    const int trusted = a->ep_trusted && n >= 2;
     a->phi = a->ep_phi0;
     a->learned = a->ep_learned0;
     a->shp[a->ep_target] = a->ep_shp0;
     a->shp_ok[a->ep_target] = a->ep_ok0;
     const double g = t2 / a->ep_t1;
     if (a->ep_sb == 1)
-        learn_shape(a, a->ep_sa, 1.0 / g);
+        learn_shape(a, a->ep_sa, 1.0 / g, trusted);
     else if (a->ep_sa == 1)
-        learn_shape(a, a->ep_sb, g);
+        learn_shape(a, a->ep_sb, g, trusted);
     learn_phi(a, a->ep_t1, a->ep_sa, t2, a->ep_sb);
 }
 
@@ -383,7 +408,8 @@ static void episode_apply(RV_Adapt *a, double t2)
  * learnt shape of the other (only ratios to stride 1 are learnt: chaining
  * ratios between coarser strides would random-walk). The first frame at the new stride
  * gives an estimate at once (the next decision needs it); the second and
- * third refine it (mean, then median), replacing the earlier estimate.
+ * third refine it (mean, then median), replacing the earlier estimate. A
+ * single frame is never trusted (see learn_shape).
  */
 static void track_phi(RV_Adapt *a)
 {
@@ -395,7 +421,20 @@ static void track_phi(RV_Adapt *a)
     if (a->prev_si && cur->si != a->prev_si && a->nring >= 2) {
         const sample *p1 = ring_at(a, 1);
         double t1 = p1->proc;
-        if (a->nring >= 3) {
+        if (a->last_finer) {
+            /* steady load before a finer step: the median of the old
+             * stride's frames over the hold window */
+            double v[32];
+            int n = 0;
+            for (int i = 1; i < a->nring && n < 32; i++) {
+                const sample *sm = ring_at(a, i);
+                if (sm->si != p1->si || (n >= 2 && sm->t < p1->t - a->s.up_hold_s))
+                    break;
+                v[n++] = sm->proc;
+            }
+            qsort(v, (size_t)n, sizeof(double), cmp_double);
+            t1 = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+        } else if (a->nring >= 3) {
             const sample *p2 = ring_at(a, 2);
             if (p2->si == p1->si && consistent(p1->proc, p2->proc))
                 t1 = 0.5 * (p1->proc + p2->proc);
@@ -407,11 +446,12 @@ static void track_phi(RV_Adapt *a)
         a->ep_n = 1;
         a->ep_t[0] = cur->proc;
         a->ep_target = a->ep_sb == 1 ? a->ep_sa : a->ep_sb;
+        a->ep_trusted = a->last_finer;
         a->ep_phi0 = a->phi;
         a->ep_learned0 = a->learned;
         a->ep_shp0 = a->shp[a->ep_target];
         a->ep_ok0 = a->shp_ok[a->ep_target];
-        episode_apply(a, cur->proc);
+        episode_apply(a, cur->proc, 1);
     } else if (a->ep_active && cur->si == a->ep_sb) {
         a->ep_t[a->ep_n++] = cur->proc;
         double t2;
@@ -422,7 +462,9 @@ static void track_phi(RV_Adapt *a)
             t2 = x + y + z - fmin(x, fmin(y, z)) - fmax(x, fmax(y, z));
             a->ep_active = 0;
         }
-        episode_apply(a, t2);
+        episode_apply(a, t2, a->ep_n);
+        if (a->ep_trusted && (a->ep_sa == 1 || a->ep_sb == 1))
+            a->shp_conf[a->ep_target] = 1;
     }
     a->prev_si = cur->si;
 }
@@ -451,6 +493,24 @@ static void cost_window(const RV_Adapt *a, double t, double hold_s, double *wors
     }
     *worst = n >= 6 ? m2 : m1;
     *mean = n ? sum / n : 0;
+}
+
+/* Median normalised cost over the latest hold_s seconds (at least
+ * up_hold_frames samples): the sustained level, blind to single spikes. */
+static double cost_window_median(const RV_Adapt *a, double t)
+{
+    double v[RING];
+    int n = 0;
+    for (int i = 0; i < a->nring; i++) {
+        const sample *sm = ring_at(a, i);
+        if (i >= a->s.up_hold_frames && sm->t < t - a->s.up_hold_s)
+            break;
+        v[n++] = norm_cost(a, sm);
+    }
+    if (n == 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 /* ------------------------------------------------------------------ */
@@ -515,10 +575,21 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
         } else {
             const double c = cost_fast(a);
             const int j = a->idx;
-            if (!fits(a, j, c, s->miss_level)) {
+            int explored = 0;
+            /* sustained load in the upper third of the hysteresis band: with
+             * frame times that close to the budget, jitter makes frames late */
+            int sustained = 0;
+            double cmed = 0;
+            if (a->since_change >= s->up_hold_frames && t - a->t_change >= s->up_hold_s) {
+                cmed = cost_window_median(a, t);
+                sustained = !fits(a, j, cmed, s->headroom + (s->miss_level - s->headroom) * (2.0 / 3.0));
+            }
+            if (a->nring >= 2 && (sustained || !fits(a, j, c, s->miss_level))) {
+                /* (never on the very first frame: it carries the warm-up) */
                 /* would miss: straight to the first coarser configuration that fits */
+                const double cc = fmax(c, cmed);
                 int k = j + 1;
-                while (k < a->nlad - 1 && !fits(a, k, c, s->headroom))
+                while (k < a->nlad - 1 && !fits(a, k, cc, s->headroom))
                     k++;
                 if (k < a->nlad)
                     a->idx = k;
@@ -535,14 +606,33 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                         k++;
                     a->idx = k;
                 }
+                /* exploration: the cost of the current spatial stride was never
+                 * measured against stride 1, so the model may think it cheaper
+                 * than it is (and full resolution dearer): probe the finest
+                 * configuration once in a while (the back-off spaces failures) */
+                const int sj = a->lad_si[j];
+                if (a->idx == j && s->explore_s > 0 && s->learn_overhead && sj > 1 &&
+                    a->lad_si[0] == 1 && !a->shp_conf[sj] && a->since_change >= s->up_hold_frames &&
+                    t - a->t_change >= s->explore_s * a->hold_mult) {
+                    /* only when the model itself says full resolution fits the
+                     * headroom (it was the stricter finer-step test, mean within
+                     * up_level and worst within headroom, that held it back) */
+                    if (fits(a, 0, cost_window_median(a, t), s->headroom)) {
+                        a->idx = 0;
+                        explored = 1;
+                    }
+                }
             }
             if (a->idx > old) {
                 reason = RV_ADAPT_COARSER;
+                a->last_finer = 0;
                 if (a->probe_pending && t - a->t_up < s->probe_s)
                     a->hold_mult = fmin(HOLD_MULT_MAX, a->hold_mult * 2.0);
                 a->probe_pending = 0;
             } else if (a->idx < old) {
                 reason = RV_ADAPT_FINER;
+                a->last_finer = 1; /* a steady load before it (probes too: time-triggered) */
+                (void)explored;
                 a->probe_pending = 1;
                 a->t_up = t;
             }

@@ -194,6 +194,8 @@ static inline uint32_t rescale(uint32_t v, uint32_t maxval, uint32_t full)
     return (v * full + maxval / 2) / maxval;
 }
 
+static inline uint32_t be16(const unsigned char *b) { return (uint32_t)b[0] << 8 | b[1]; }
+
 static int make_image(rd *r, int w, int h, RV_Format fmt, RV_Image **img, unsigned char **dst,
                       ptrdiff_t *pitch)
 {
@@ -263,11 +265,11 @@ static int read_pnm(rd *r, int ch, int plain, RV_Image **out)
     if ((err = make_image(r, iw, ih, fmt, &img, &dst, &pitch)) < 0)
         return err;
 
-    /* 8-bit lookup: value, or > 255 for a sample beyond maxval. */
-    uint16_t lut[256];
+    /* 8-bit rescaling table (entries above maxval are never used: checked first). */
+    uint8_t lut[256];
     if (bps == 1)
         for (uint32_t v = 0; v < 256; v++)
-            lut[v] = (uint16_t)(v <= mv ? rescale(v, mv, 255) : 0x100);
+            lut[v] = (uint8_t)(v <= mv ? rescale(v, mv, 255) : 255);
 
     for (int y = 0; y < ih; y++) {
         unsigned char *row = dst + (ptrdiff_t)y * pitch;
@@ -302,59 +304,72 @@ static int read_pnm(rd *r, int ch, int plain, RV_Image **out)
             continue;
         }
         const unsigned char *src = r->p + r->pos + (size_t)y * (size_t)iw * (size_t)ch * (size_t)bps;
-        int badx = -1;
-        uint32_t badv = 0;
-        if (bps == 1 && ch == 1) {
-            if (mv == 255) {
-                memcpy(row, src, (size_t)iw);
-            } else {
-                for (int x = 0; x < iw; x++) {
-                    uint16_t s = lut[src[x]];
-                    if (s > 255 && badx < 0) {
-                        badx = x;
-                        badv = src[x];
-                    }
-                    row[x] = (unsigned char)s;
-                }
-            }
-        } else if (bps == 1) {
-            for (int x = 0; x < iw; x++) {
-                for (int c = 0; c < 3; c++) {
-                    uint16_t s = lut[src[3 * x + c]];
-                    if (s > 255 && badx < 0) {
-                        badx = x;
-                        badv = src[3 * x + c];
-                    }
-                    row[4 * x + c] = (unsigned char)s;
-                }
-                row[4 * x + 3] = 255;
-            }
-        } else {
-            uint16_t *d16 = (uint16_t *)(void *)row;
-            const int dstep = ch == 3 ? 4 : 1;
-            for (int x = 0; x < iw; x++) {
-                for (int c = 0; c < ch; c++) {
-                    const unsigned char *b = src + 2 * ((size_t)x * (size_t)ch + (size_t)c);
-                    uint32_t v = (uint32_t)b[0] << 8 | b[1];
-                    if (mv != 65535) {
-                        if (v > mv) {
-                            if (badx < 0) {
-                                badx = x;
-                                badv = v;
-                            }
-                            v = mv;
-                        }
-                        v = rescale(v, mv, 65535);
-                    }
-                    d16[(size_t)x * (size_t)dstep + (size_t)c] = (uint16_t)v;
-                }
-                if (ch == 3)
-                    d16[(size_t)x * 4 + 3] = 65535;
+        const size_t ns = (size_t)iw * (size_t)ch; /* samples in the row */
+        if (mv != full) {
+            /* Range check first (branch-free maximum), then locate the culprit. */
+            uint32_t mx = 0;
+            if (bps == 1)
+                for (size_t i = 0; i < ns; i++)
+                    mx = src[i] > mx ? src[i] : mx;
+            else
+                for (size_t i = 0; i < ns; i++)
+                    mx = be16(src + 2 * i) > mx ? be16(src + 2 * i) : mx;
+            if (mx > mv) {
+                size_t i = 0;
+                while ((bps == 1 ? src[i] : be16(src + 2 * i)) <= mv)
+                    i++;
+                err = bad(r, "sample %u at x=%d y=%d exceeds maxval %u",
+                          bps == 1 ? src[i] : be16(src + 2 * i), (int)(i / (size_t)ch), y, mv);
+                goto fail;
             }
         }
-        if (badx >= 0) {
-            err = bad(r, "sample %u at x=%d y=%d exceeds maxval %u", badv, badx, y, mv);
-            goto fail;
+        if (bps == 1 && ch == 1) {
+            if (mv == 255)
+                memcpy(row, src, (size_t)iw);
+            else
+                for (int x = 0; x < iw; x++)
+                    row[x] = lut[src[x]];
+        } else if (bps == 1) {
+            if (mv == 255) {
+                for (int x = 0; x < iw; x++) {
+                    row[4 * x] = src[3 * x];
+                    row[4 * x + 1] = src[3 * x + 1];
+                    row[4 * x + 2] = src[3 * x + 2];
+                    row[4 * x + 3] = 255;
+                }
+            } else {
+                for (int x = 0; x < iw; x++) {
+                    row[4 * x] = lut[src[3 * x]];
+                    row[4 * x + 1] = lut[src[3 * x + 1]];
+                    row[4 * x + 2] = lut[src[3 * x + 2]];
+                    row[4 * x + 3] = 255;
+                }
+            }
+        } else if (ch == 1) {
+            uint16_t *d16 = (uint16_t *)(void *)row;
+            if (mv == 65535)
+                for (int x = 0; x < iw; x++)
+                    d16[x] = be16(src + 2 * x);
+            else
+                for (int x = 0; x < iw; x++)
+                    d16[x] = (uint16_t)rescale(be16(src + 2 * x), mv, 65535);
+        } else {
+            uint16_t *d16 = (uint16_t *)(void *)row;
+            if (mv == 65535) {
+                for (int x = 0; x < iw; x++) {
+                    d16[4 * x] = be16(src + 6 * x);
+                    d16[4 * x + 1] = be16(src + 6 * x + 2);
+                    d16[4 * x + 2] = be16(src + 6 * x + 4);
+                    d16[4 * x + 3] = 65535;
+                }
+            } else {
+                for (int x = 0; x < iw; x++) {
+                    d16[4 * x] = (uint16_t)rescale(be16(src + 6 * x), mv, 65535);
+                    d16[4 * x + 1] = (uint16_t)rescale(be16(src + 6 * x + 2), mv, 65535);
+                    d16[4 * x + 2] = (uint16_t)rescale(be16(src + 6 * x + 4), mv, 65535);
+                    d16[4 * x + 3] = 65535;
+                }
+            }
         }
     }
     *out = img;
@@ -381,13 +396,16 @@ static int read_pfm(rd *r, RV_Image **out)
     size_t len = r->pos - start;
     if (len > 64)
         return bad(r, "the scale token at byte %zu is longer than 64 characters", start);
+    char tok[65]; /* printable copy for messages */
+    for (size_t i = 0; i < len; i++)
+        tok[i] = r->p[start + i] > 32 && r->p[start + i] < 127 ? (char)r->p[start + i] : '?';
+    tok[len] = 0;
     double scale;
     if (parse_decimal((const char *)r->p + start, len, &scale) < 0)
-        return bad(r, "the scale '%.*s' is not a decimal number", (int)len,
-                   (const char *)r->p + start);
+        return bad(r, "the scale '%s' is not a decimal number", tok);
     if (scale == 0.0 || !isfinite(scale))
-        return bad(r, "the scale '%.*s' must be finite and non-zero (its sign gives the byte order)",
-                   (int)len, (const char *)r->p + start);
+        return bad(r, "the scale '%s' must be finite and non-zero (its sign gives the byte order)",
+                   tok);
     const int little = scale < 0;
     if (r->pos >= r->n)
         return bad(r, "truncated: the header ends at the scale, no raster follows");

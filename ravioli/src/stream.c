@@ -62,6 +62,7 @@ struct RV_Streaming {
     /* accounting (under mu) */
     long long captured, processed, skipped, dropped, dropped_at_stop;
     long long repeated, sink_frames, deadline_missed;
+    long long source_dropped; /* read by the capture thread (the source's thread) */
     double proc_ms_sum, proc_ms_max;
     double t_start, t_end;
     double deadline_s;
@@ -195,8 +196,10 @@ static void *capture_main(void *arg)
 
         long long pts = 0;
         int err = source_read(st, st->slots[idx].img, &pts);
+        long long sdrop = st->src ? rv_source_dropped(st->src) : 0;
 
         pthread_mutex_lock(&st->mu);
+        st->source_dropped = sdrop;
         if (err == RV_EAGAIN) {
             push_free(st, idx);
             continue;
@@ -415,6 +418,7 @@ RV_API int rv_streaming_summary(const RV_Streaming *cst, RV_StreamSummary *o)
     o->dropped = st->dropped;
     o->in_flight = st->captured - st->processed - st->skipped - st->dropped;
     o->dropped_at_stop = st->dropped_at_stop;
+    o->source_dropped = st->source_dropped;
     o->repeated = st->repeated;
     o->sink_frames = st->sink_frames;
     o->deadline_missed = st->deadline_missed;
@@ -578,12 +582,31 @@ static int phase_deliver(rv_runstate *rs, rv_job *job, RV_Image *out, const RV_F
     return stop;
 }
 
-static void log_frame(rv_runstate *rs, const rv_job *job, double proc_ms, int met)
+/* One CSV row per processed frame; the column names are those of the
+ * adaptation log (rv_adapt_csv_header), so rv-plot reads both. */
+static const char log_header[] =
+    "frame,time_s,proc_ms,deadline_ms,budget_ms,met,s_spatial,s_temporal,latency_ms,captured,skipped,dropped";
+
+static void log_frame(rv_runstate *rs, const rv_job *job, const RV_FrameInfo *fi, const long long counts[3])
 {
     if (!rs->log)
         return;
-    fprintf(rs->log, "%lld,%.6f,%.4f,%d,%d,%d\n", job->meta.index, job->t1 - rs->st->t_start, proc_ms, met,
-            job->meta.spatial_stride, job->meta.temporal_stride);
+    const double dl = rs->st->deadline_s * 1e3;
+    fprintf(rs->log, "%lld,%.6f,%.4f,%.4f,%.4f,%d,%d,%d,%.4f,%lld,%lld,%lld\n", job->meta.index,
+            job->t1 - rs->st->t_start, fi->proc_ms, dl, dl * job->meta.temporal_stride, fi->deadline_met,
+            job->meta.spatial_stride, job->meta.temporal_stride, fi->latency_ms, counts[0], counts[1], counts[2]);
+}
+
+/* Capture to now: from the source's timestamp (CLOCK_MONOTONIC, video.h)
+ * when there is one, else from when the frame was queued. */
+static double latency_ms(const RV_Streaming *st, const rv_slot *sl, double now)
+{
+    if (st->src && sl->pts_ns > 0) {
+        double l = now - (double)sl->pts_ns * 1e-9;
+        if (l >= 0 && l < 3600)
+            return l * 1e3;
+    }
+    return (now - sl->t_enq) * 1e3;
 }
 
 /* After a processed frame: feeds the controller and takes its strides. */
@@ -624,7 +647,7 @@ static int handle_skip(rv_runstate *rs, rv_job *job)
         RV_FrameInfo fi;
         memset(&fi, 0, sizeof(fi));
         fi.meta = job->meta;
-        fi.latency_ms = (now_s() - sl->t_enq) * 1e3;
+        fi.latency_ms = latency_ms(st, sl, now_s());
         fi.fps = rs->fps;
         fi.deadline_met = 1;
         fi.repeated = 1;
@@ -660,6 +683,7 @@ static int process_frame(rv_runstate *rs, rv_job *job)
     }
     rs->last_done = done;
 
+    long long counts[3];
     pthread_mutex_lock(&st->mu);
     st->processed++;
     st->proc_ms_sum += proc_ms;
@@ -667,19 +691,22 @@ static int process_frame(rv_runstate *rs, rv_job *job)
         st->proc_ms_max = proc_ms;
     if (!met)
         st->deadline_missed++;
+    counts[0] = st->captured;
+    counts[1] = st->skipped;
+    counts[2] = st->dropped;
     pthread_mutex_unlock(&st->mu);
     rs->have_proc = 1;
     rs->last_proc_seq = job->meta.index;
-    log_frame(rs, job, proc_ms, met);
     adapt_after(rs, job);
 
     RV_FrameInfo fi;
     memset(&fi, 0, sizeof(fi));
     fi.meta = job->meta;
     fi.proc_ms = proc_ms;
-    fi.latency_ms = (now_s() - sl->t_enq) * 1e3;
+    fi.latency_ms = latency_ms(st, sl, now_s());
     fi.fps = rs->fps;
     fi.deadline_met = met;
+    log_frame(rs, job, &fi, counts);
     int r = phase_deliver(rs, job, job->out, &fi);
     if (rs->sv->data.stop_req && r == 0) {
         rs->sv->data.stop_req = 0;
@@ -750,7 +777,7 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
             return rv__error(st->ctx, RV_EIO, "rv_streaming_run: cannot write the frame log '%s'",
                              st->set.log_path);
         }
-        fprintf(rs.log, "frame,time,proc_ms,deadline_met,S_I,S_T\n");
+        fprintf(rs.log, "%s\n", log_header);
     }
 
     pthread_mutex_lock(&st->mu);

@@ -66,9 +66,10 @@ void rv__sleep_until_ns(long long t);
  * (coefficients = round(256 * the BT.601 matrix scaled to 219/224 steps);
  * the shifts are done on non-negative values so they are exact floors.)
  * --------------------------------------------------------------------- */
-static inline unsigned char rv__clamp8(int v)
+/* (v >> 8) clamped to 0..255, shifting only non-negative numbers */
+static inline unsigned char rv__sat8(int v)
 {
-    return (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : v);
+    return (unsigned char)(v < 0 ? 0 : v > 65535 ? 255 : v >> 8);
 }
 static inline int rv__rgb_y(int r, int g, int b)
 {
@@ -77,24 +78,64 @@ static inline int rv__rgb_y(int r, int g, int b)
 /* Cb/Cr times 256 before rounding, without the 128 offset (may be negative). */
 static inline int rv__rgb_cb256(int r, int g, int b) { return -38 * r - 74 * g + 112 * b; }
 static inline int rv__rgb_cr256(int r, int g, int b) { return 112 * r - 94 * g - 18 * b; }
-/* Rounds the sum of n (1..4) cb256/cr256 values to an 8-bit chroma sample. */
+/* Rounds the sum of n (1..4) cb256/cr256 values to an 8-bit chroma sample:
+ * 128 + floor((sum / n + 128) / 256). The added n * (128 * 256 + 128) keeps
+ * the numerator positive (|cb256| <= 28560 < 32768). */
 static inline unsigned char rv__chroma_avg(int sum, int n)
 {
-    /* + n * 128 * 256 keeps the numerator positive: |cb256| <= 28560 < 32768 */
-    return (unsigned char)((sum + n * (128 * 256 + 128)) / (n * 256));
+    return (unsigned char)((unsigned)(sum + n * (128 * 256 + 128)) / (unsigned)(n * 256));
+}
+/* One pixel from Y and the chroma terms of yuv_terms(). */
+static inline void rv__yuv_px(int y, int rv, int gv, int bv, unsigned char *rgb)
+{
+    int c = 298 * (y - 16);
+    rgb[0] = rv__sat8(c + rv);
+    rgb[1] = rv__sat8(c + gv);
+    rgb[2] = rv__sat8(c + bv);
+}
+/* The same as one 32-bit word holding R, G, B, 255 in memory order (so that
+ * a row of pixels is stored with aligned 32-bit writes, which GCC and Clang
+ * vectorise). */
+static inline uint32_t rv__sat8w(int v)
+{
+    v = v < 0 ? 0 : v;
+    v >>= 8;
+    return (uint32_t)(v > 255 ? 255 : v);
+}
+static inline uint32_t rv__yuv_word(int y, int rv, int gv, int bv)
+{
+    int c = 298 * (y - 16);
+    uint32_t r = rv__sat8w(c + rv), g = rv__sat8w(c + gv), b = rv__sat8w(c + bv);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return r << 24 | g << 16 | b << 8 | 0xffu;
+#else
+    return r | g << 8 | b << 16 | 0xff000000u;
+#endif
+}
+static inline void rv__yuv_terms(int cb, int cr, int *rv, int *gv, int *bv)
+{
+    int d = cb - 128, e = cr - 128;
+    *rv = 409 * e + 128;
+    *gv = -100 * d - 208 * e + 128;
+    *bv = 516 * d + 128;
 }
 static inline void rv__yuv_to_rgb(int y, int cb, int cr, unsigned char *rgb)
 {
-    int c = 298 * (y - 16) + 128, d = cb - 128, e = cr - 128;
-    int r = c + 409 * e, g = c - 100 * d - 208 * e, b = c + 516 * d;
-    rgb[0] = rv__clamp8(r < 0 ? 0 : r >> 8);
-    rgb[1] = rv__clamp8(g < 0 ? 0 : g >> 8);
-    rgb[2] = rv__clamp8(b < 0 ? 0 : b >> 8);
+    int rv, gv, bv;
+    rv__yuv_terms(cb, cr, &rv, &gv, &bv);
+    rv__yuv_px(y, rv, gv, bv, rgb);
 }
 
+/* The conversions below split the rows into bands run on the context's
+ * worker pool when given a context, or run on the calling thread when ctx is
+ * NULL. Sources always pass NULL: RV_Streaming reads them on its capture
+ * thread while operations use the pool, and the pool takes one job at a
+ * time. Sinks are written from the thread that runs the operations and may
+ * use it. */
+
 /* Packed YUYV (Y0 Cb Y1 Cr) / UYVY rows -> RGBA8 rows (alpha 255). */
-void rv__yuyv_to_rgba(const unsigned char *src, ptrdiff_t src_pitch, unsigned char *dst,
-                      ptrdiff_t dst_pitch, int w, int h, int uyvy);
+void rv__yuyv_to_rgba(RV_Context *ctx, const unsigned char *src, ptrdiff_t src_pitch,
+                      unsigned char *dst, ptrdiff_t dst_pitch, int w, int h, int uyvy);
 /* RGB24/BGR24/GREY rows -> RGBA8 rows. */
 void rv__rgb24_to_rgba(const unsigned char *src, ptrdiff_t src_pitch, unsigned char *dst,
                        ptrdiff_t dst_pitch, int w, int h, int bgr);
@@ -102,9 +143,9 @@ void rv__grey_to_rgba(const unsigned char *src, ptrdiff_t src_pitch, unsigned ch
                       ptrdiff_t dst_pitch, int w, int h);
 /* RGBA8 image rows -> planar 8-bit Y/Cb/Cr, chroma subsampled by 2^sx x 2^sy
  * (0 or 1) by averaging the chroma of the pixels each sample covers. */
-void rv__rgba_to_yuv(const unsigned char *src, ptrdiff_t src_pitch, int w, int h,
-                     unsigned char *y, ptrdiff_t ypitch, unsigned char *cb, unsigned char *cr,
-                     ptrdiff_t cpitch, int sx, int sy);
+void rv__rgba_to_yuv(RV_Context *ctx, const unsigned char *src, ptrdiff_t src_pitch, int w,
+                     int h, unsigned char *y, ptrdiff_t ypitch, unsigned char *cb,
+                     unsigned char *cr, ptrdiff_t cpitch, int sx, int sy);
 /* Any supported image -> RGBA8 for display; 16-bit samples with `bit_depth`
  * significant bits are scaled to 8 bits. dst is w*4 x h with dst_pitch. */
 int rv__image_to_rgba(RV_Image *img, int bit_depth, unsigned char *dst, ptrdiff_t dst_pitch);

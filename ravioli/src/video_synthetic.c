@@ -39,8 +39,14 @@ static void draw_pattern(unsigned char *dst, ptrdiff_t pitch, int w, int h, long
         {191, 0, 191},   {191, 0, 0},   {0, 0, 191},   {0, 0, 0},
     };
     const int split = h * 2 / 3;
+    /* every row of the bars is the same, and so is every row of the ramp:
+     * draw one of each, copy it down */
     for (int y = 0; y < h; y++) {
         unsigned char *d = dst + y * pitch;
+        if (y != 0 && y != split) {
+            memcpy(d, dst + (y < split ? 0 : split) * pitch, (size_t)w * 4);
+            continue;
+        }
         for (int x = 0; x < w; x++, d += 4) {
             if (y < split) {
                 const unsigned char *c = bars[(long long)x * 8 / w];
@@ -121,7 +127,7 @@ static int synth_render(RV_Source *src, RV_Image *frame, long long k)
     case RV_FMT_YUV444P8:
         if (pitch[1] != pitch[2])
             return rv__error(src->ctx, RV_EINVAL, "synthetic: chroma planes differ in pitch");
-        rv__rgba_to_yuv(rgba, rp, w, h, p[0], pitch[0], p[1], p[2], pitch[1],
+        rv__rgba_to_yuv(NULL, rgba, rp, w, h, p[0], pitch[0], p[1], p[2], pitch[1],
                         frame->fi->chroma_shift_x, frame->fi->chroma_shift_y);
         break;
     case RV_FMT_YUV420P16:
@@ -131,7 +137,7 @@ static int synth_render(RV_Source *src, RV_Image *frame, long long k)
         const int cw = (w + (1 << sx) - 1) >> sx, ch = (h + (1 << sy) - 1) >> sy;
         unsigned char *y8 = rgba + (size_t)rp * h;
         unsigned char *b8 = y8 + (size_t)w * h, *r8 = b8 + (size_t)cw * ch;
-        rv__rgba_to_yuv(rgba, rp, w, h, y8, w, b8, r8, cw, sx, sy);
+        rv__rgba_to_yuv(NULL, rgba, rp, w, h, y8, w, b8, r8, cw, sx, sy);
         for (int pl = 0; pl < 3; pl++) {
             const unsigned char *s = pl == 0 ? y8 : pl == 1 ? b8 : r8;
             int pw = pl ? cw : w, ph = pl ? ch : h;

@@ -521,7 +521,7 @@ static int y4m_write(RV_Sink *sink, RV_Image *frame, const RV_FrameStats *stats)
         int sx = fi->chroma_shift_x, sy = fi->chroma_shift_y;
         size_t cw = (size_t)((w + (1 << sx) - 1) >> sx), ch = (size_t)((h + (1 << sy) - 1) >> sy);
         unsigned char *y = st->conv, *cb = y + (size_t)w * h, *cr = cb + cw * ch;
-        rv__rgba_to_yuv(s, pitch, w, h, y, w, cb, cr, (ptrdiff_t)cw, sx, sy);
+        rv__rgba_to_yuv(sink->ctx, s, pitch, w, h, y, w, cb, cr, (ptrdiff_t)cw, sx, sy);
         if ((err = write_all(sink, st->conv, (size_t)w * h + 2 * cw * ch)) < 0)
             return err;
         return flush(sink);

@@ -366,10 +366,46 @@ static void test_learnt_shape(void **state)
     for (int si = 2; si <= 4; si++) {
         double sh = rv_adapt_shape(s->a, si);
         if (si == 3 || si == 4)
-            assert_true(fabs(sh - k_table[si]) < 0.1 * k_table[si]);
+            if (!(fabs(sh - k_table[si]) < 0.1 * k_table[si]))
+                fail_msg("shape(%d) = %.4f, stage %.4f", si, sh, k_table[si]);
     }
     assert_true(fabs(rv_adapt_shape(s->a, 1) - 1.0) < 1e-12);
     rv_adapt_destroy(&s->a);
+}
+
+/*
+ * Exploration. A stage whose strides 2 and 3 save almost nothing: after a
+ * 5.7x load the controller comes back through stride 2, whose cost it only
+ * knows by interpolation (too low: it makes full resolution look dear), and
+ * without probing it would stay there for good. With the probe it is back
+ * at full resolution within explore_s plus the hold after the load.
+ */
+static const double k_flat[9] = {0, 1.0, 0.95, 0.9, 0.25, 0.2, 0.15, 0.12, 0.1};
+
+static void test_exploration(void **state)
+{
+    (void)state;
+    for (int explore = 1; explore >= 0; explore--) {
+        RV_AdaptSettings set;
+        rv_adapt_settings_default(&set);
+        set.deadline_s = D;
+        if (!explore)
+            set.explore_s = 0;
+        step_load L = {1.0, 3.0, 5.72};
+        sim *s = &g_sim;
+        sim_init(s, &set, 0.6 * D, 0.0, 0.0, load_step, &L);
+        s->table = k_flat;
+        sim_until(s, 8.0);
+        int full_after = 1;
+        for (int i = 0; i < s->n; i++)
+            if (s->f[i].start >= 3.0 + 1.5 && (s->f[i].si != 1 || s->f[i].st != 1 || !s->f[i].met))
+                full_after = 0;
+        if (explore)
+            assert_true(full_after);
+        else
+            assert_false(full_after); /* the trap the probe gets it out of */
+        rv_adapt_destroy(&s->a);
+    }
 }
 
 /* A ramp up to a very high load and back, checking the priority rules at every frame. */
@@ -460,6 +496,32 @@ static void test_no_oscillation(void **state)
     assert_true(cases > 150);
 }
 
+/* Frame times sustained just under the deadline (97 % +- 2 %: no single frame
+ * would miss, but any jitter makes frames late) are not kept: the strides go
+ * coarser within half a second, once, and stay. */
+static void test_sustained_near_deadline(void **state)
+{
+    (void)state;
+    RV_AdaptSettings set;
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    step_load L = {0.0, 1e9, 0.97 / 0.6};
+    sim *s = &g_sim;
+    sim_init(s, &set, 0.6 * D, 0.0, 0.02, load_step, &L);
+    sim_until(s, 5.0);
+    int changes = 0;
+    for (int i = 0; i < s->n; i++) {
+        assert_true(s->f[i].proc <= D); /* never a missed frame by itself */
+        changes += s->f[i].changed;
+        if (s->f[i].start >= 0.5) {
+            assert_int_equal(s->f[i].si, 2);
+            assert_int_equal(s->f[i].st, 1);
+        }
+    }
+    assert_int_equal(changes, 1);
+    rv_adapt_destroy(&s->a);
+}
+
 /* A single slow frame (page faults, a preempted worker) changes nothing. */
 static void test_spike_ignored(void **state)
 {
@@ -535,7 +597,8 @@ static void test_bad_settings(void **state)
     RV_Adapt *a = (RV_Adapt *)&a; /* must be overwritten with NULL */
     RV_AdaptSettings set;
     rv_adapt_settings_default(&set);
-    assert_true(fabs(set.deadline_s - 1.0 / 30) < 1e-12);
+    assert_true(set.deadline_s == 0.0); /* required: the caller sets it */
+    assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     assert_int_equal(rv_adapt_create(NULL, &set), RV_EINVAL);
     assert_int_equal(rv_adapt_create(&a, NULL), RV_EINVAL);
     assert_null(a);
@@ -545,7 +608,19 @@ static void test_bad_settings(void **state)
         set.deadline_s = bad_deadlines[i];
         assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     }
+    /* each case below differs from a valid setting in one field */
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    assert_int_equal(rv_adapt_create(&a, &set), 0);
+    rv_adapt_destroy(&a);
+    set.up_level = 0.9; /* above headroom */
+    assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    set.explore_s = -1;
+    assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.headroom = 0;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     set.headroom = 1.5;
@@ -553,17 +628,21 @@ static void test_bad_settings(void **state)
     set.headroom = NAN;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.miss_level = 0.5;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.max_spatial = 0;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     set.max_spatial = RV_ADAPT_MAX_STRIDE + 1;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.fixed_temporal = 1000;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     rv_adapt_settings_default(&set);
+    set.deadline_s = D;
     set.priority = (RV_Priority)7;
     assert_int_equal(rv_adapt_create(&a, &set), RV_EINVAL);
     assert_null(a);
@@ -769,9 +848,11 @@ int main(void)
         cmocka_unit_test(test_load_steps),
         cmocka_unit_test(test_overhead),
         cmocka_unit_test(test_learnt_shape),
+        cmocka_unit_test(test_exploration),
         cmocka_unit_test(test_priorities),
         cmocka_unit_test(test_no_oscillation),
         cmocka_unit_test(test_spike_ignored),
+        cmocka_unit_test(test_sustained_near_deadline),
         cmocka_unit_test(test_bounds_fixed),
         cmocka_unit_test(test_extreme_inputs),
         cmocka_unit_test(test_backoff),

@@ -43,6 +43,7 @@ static void test_plot(void **state)
 
     RV_AdaptSettings set;
     rv_adapt_settings_default(&set);
+    set.deadline_s = 1.0 / 30;
     RV_Adapt *a = NULL;
     assert_int_equal(rv_adapt_create(&a, &set), 0);
     FILE *f = fopen(csv, "w");
@@ -73,6 +74,21 @@ static void test_plot(void **state)
     assert_int_equal(count(s, "<circle cx"), missed + 1); /* + the legend's dot */
     assert_non_null(strstr(s, ">run</text>"));
     assert_non_null(strstr(s, ">load</text>"));
+    free(s);
+
+    /* RV_Streaming's log format, deadline given with -d */
+    f = fopen(csv, "w");
+    assert_non_null(f);
+    fputs("frame,time,proc_ms,deadline_met,S_I,S_T\n", f);
+    for (int i = 0; i < 40; i++)
+        fprintf(f, "%d,%.4f,%.3f,%d,%d,%d\n", i, i / 30.0, (i == 10 || i == 11) ? 50.0 : 20.0,
+                !(i == 10 || i == 11), i >= 12 ? 2 : 1, 1);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "'%s' -o '%s' -d 33.3 '%s'", RV_PLOT_EXE, svg, csv);
+    assert_int_equal(system(cmd), 0);
+    s = slurp(svg);
+    assert_int_equal(count(s, "<circle cx"), 2 + 1);
+    assert_non_null(strstr(s, "stroke-dasharray='5,3' points='")); /* the deadline line */
     free(s);
 
     f = fopen(bad, "w");

@@ -37,8 +37,9 @@ static inline long long ref_floordiv(long long a, long long b)
 /* One level on a line of n samples: out = [S (ceil) | D (floor)]; n == 1 copies. */
 static inline void ref_line(RV_DwtWavelet wv, int integer, const double *in, double *out, int n)
 {
-    if (n == 1) {
-        out[0] = in[0];
+    if (n < 2) {
+        if (n == 1)
+            out[0] = in[0];
         return;
     }
     const int N = n + 2 * REF_E;
@@ -120,6 +121,8 @@ static inline void ref_line(RV_DwtWavelet wv, int integer, const double *in, dou
 static inline void ref_forward(RV_DwtWavelet wv, int integer, int interleaved, int dims, double *a, int w, int h,
                                int levels)
 {
+    if (w < 1 || h < 1)
+        return;
     const int mx = w > h ? w : h;
     double *li = malloc(sizeof(double) * (size_t)mx), *lo = malloc(sizeof(double) * (size_t)mx);
     int lw = w, lh = h;

@@ -20,6 +20,7 @@
 #include <ravioli/stream.h>
 
 static const char *g_exe;
+static const char *g_plot; /* rv-plot, or NULL */
 static char g_dir[64];
 
 /* Runs ravioli-run with args; stdin from `in` (or /dev/null), stdout and
@@ -178,8 +179,21 @@ static void test_synthetic(void **state)
     for (char *p = s; (p = strchr(p, '\n')); p++)
         rows++;
     assert_int_equal(rows, 31); /* header + 30 */
-    assert_true(strncmp(s, "frame,time,proc_ms,deadline_met,S_I,S_T\n", 40) == 0);
+    static const char hdr[] = "frame,time_s,proc_ms,deadline_ms,budget_ms,met,s_spatial,s_temporal,";
+    assert_true(strncmp(s, hdr, sizeof(hdr) - 1) == 0);
     free(s);
+    if (g_plot) { /* the plot tool of issue 5 reads the log */
+        char cmd[2048], svg[128];
+        snprintf(svg, sizeof(svg), "%s/log.svg", g_dir);
+        snprintf(cmd, sizeof(cmd), "'%s' -o '%s' '%s' && '%s' -c latency_ms -o '%s' '%s'", g_plot, svg, csv, g_plot,
+                 svg, csv);
+        assert_int_equal(system(cmd), 0);
+        size_t n = 0;
+        char *svgt = slurp(svg, &n);
+        assert_non_null(svgt);
+        assert_true(n > 100 && strstr(svgt, "<svg") != NULL);
+        free(svgt);
+    }
 
     /* Fixed temporal stride 3: every third frame processed, the rest skipped. */
     expect((const char *[]){"--source", "synthetic:32x32", "--stage", "invert", "--frames", "30", "--fixed-stride",
@@ -348,17 +362,42 @@ static void test_y4m(void **state)
             assert_int_equal(g_out[k][i], i < ysz ? g_in[2 * k][i] : 128);
     free(s);
 
+    /* denoise (DWT, CDF 9/7 in float): threshold 0 reconstructs the luma exactly
+     * after rounding; a high threshold smooths it (less total variation); chroma
+     * is never touched. */
+    expect((const char *[]){"--source", src, "--stage", "denoise:threshold=0,levels=3", "--sink", snk,
+                            "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    for (int k = 0; k < YN; k++)
+        assert_memory_equal(g_out[k], g_in[k], fsz);
+    expect((const char *[]){"--source", src, "--stage", "denoise:threshold=300,levels=2,wavelet=3", "--sink", snk,
+                            "--no-adapt", "--backend", "cpu", NULL},
+           0, "stderr", "captured 6 = processed 6");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN);
+    for (int k = 0; k < YN; k++) {
+        long tv_in = 0, tv_out = 0;
+        for (int y = 0; y < YH; y++)
+            for (int x = 1; x < YW; x++) {
+                tv_in += abs(g_in[k][y * YW + x] - g_in[k][y * YW + x - 1]);
+                tv_out += abs(g_out[k][y * YW + x] - g_out[k][y * YW + x - 1]);
+            }
+        assert_true(tv_out < tv_in / 2);
+        assert_memory_equal(g_out[k] + ysz, g_in[k] + ysz, fsz - ysz);
+    }
+
     /* A stage that cannot take the source's format is a usage error. */
     unlink(out);
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s RAVIOLI_RUN usage|synthetic|y4m\n", argv[0]);
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s RAVIOLI_RUN usage|synthetic|y4m [RV_PLOT]\n", argv[0]);
         return 1;
     }
     g_exe = argv[1];
+    g_plot = argc == 4 ? argv[3] : NULL;
     snprintf(g_dir, sizeof(g_dir), "/tmp/rv_run_test_XXXXXX");
     if (!mkdtemp(g_dir)) {
         perror("mkdtemp");

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <signal.h>
 #include <time.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "rv_test.h"
@@ -244,6 +245,16 @@ static void test_stage_order_and_data(void **state)
     assert_true(rv_stage_vector_stage_ms(sv, 0) >= 0.0);
     assert_true(rv_stage_vector_stage_ms(sv, 3) < 0.0);
 
+    /* Scratch images: the same object while size and format stay, a new one otherwise. */
+    RV_Image *s1 = NULL, *s2 = NULL, *s3 = NULL;
+    assert_int_equal(rv_data_image(d, "tmp", 8, 4, RV_FMT_GRAY8, &s1), 0);
+    assert_int_equal(rv_data_image(d, "tmp", 8, 4, RV_FMT_GRAY8, &s2), 0);
+    assert_ptr_equal(s1, s2);
+    assert_int_equal(rv_data_image(d, "tmp", 9, 4, RV_FMT_GRAY8, &s3), 0);
+    assert_int_equal(rv_image_width(s3), 9);
+    assert_int_equal(rv_data_image(d, "", 8, 4, RV_FMT_GRAY8, &s1), RV_EINVAL);
+    assert_int_equal(rv_data_image(d, "tmp2", 8, 4, (RV_Format)0, &s1), RV_EINVAL);
+
     /* Box results round-trip. */
     RV_BoxResult br = {123.0, 5, 9, 77}, back;
     assert_int_equal(rv_data_put_box(d, "match", &br), 0);
@@ -451,6 +462,76 @@ static void test_policy_latest(void **state)
     assert_true(sum.processed < 200);
 }
 
+/* LATEST never hands out a stale frame: while frame k is processed the
+ * stage waits until the source has read frame k+4, so k+3 is queued (frames
+ * are queued before the next read starts); the next frame taken must then be
+ * at least k+3 (or the last one when the source ended). With DROP_OLDEST the
+ * same run takes k+1 next (checked to fail when this test was written). */
+typedef struct latest_ctx {
+    test_src *src;
+    long long limit;
+    long long seq[256];
+    int n;
+    int timeouts;
+} latest_ctx;
+
+static void stage_wait_ahead(RV_Image *frame, RV_Data *d)
+{
+    latest_ctx *lc = rv_data_user(d);
+    (void)frame;
+    long long k = rv_data_frame(d)->index;
+    if (lc->n < 256)
+        lc->seq[lc->n++] = k;
+    long long want = k + 5 < lc->limit ? k + 5 : lc->limit;
+    for (int i = 0; atomic_load(&lc->src->next) < want; i++) {
+        if (i > 20000) { /* 2 s */
+            lc->timeouts++;
+            break;
+        }
+        usleep(100);
+    }
+}
+
+static void test_latest_is_fresh(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_StageVector *sv;
+    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
+    test_src src;
+    src_init(&src, 80);
+    src.delay_us = 300;
+    latest_ctx lc;
+    memset(&lc, 0, sizeof(lc));
+    lc.src = &src;
+    lc.limit = 80;
+    assert_int_equal(rv_stage_vector_push(sv, stage_wait_ahead, &lc, "wait"), 0);
+    RV_StreamSettings s;
+    settings(&s);
+    s.policy = RV_RING_LATEST;
+    s.ring_frames = 4;
+    RV_VideoInfo vi = test_info();
+    RV_Streaming *st;
+    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
+    assert_int_equal(rv_streaming_run(st, sv), 0);
+    RV_StreamSummary sum;
+    rv_streaming_summary(st, &sum);
+    assert_identity(&sum);
+    assert_int_equal(sum.captured, 80);
+    assert_int_equal(lc.timeouts, 0);
+    assert_true(lc.n >= 2);
+    assert_int_equal(lc.seq[lc.n - 1], 79);
+    for (int i = 1; i < lc.n; i++) {
+        long long floor = lc.seq[i - 1] + 3 < 79 ? lc.seq[i - 1] + 3 : 79;
+        if (lc.seq[i] < floor)
+            fprintf(stderr, "processed %lld after %lld\n", lc.seq[i], lc.seq[i - 1]);
+        assert_true(lc.seq[i] >= floor);
+    }
+    rv_streaming_destroy(&st);
+    rv_stage_vector_destroy(&sv);
+    rv_context_destroy(&ctx);
+}
+
 /* ------------------------------------------------------------------ */
 /* Strides                                                              */
 /* ------------------------------------------------------------------ */
@@ -499,6 +580,54 @@ static void test_temporal_stride(void **state)
     rv_streaming_destroy(&st);
     rv_stage_vector_destroy(&sv);
     rv_context_destroy(&ctx);
+}
+
+/* Skipped frames reach a sink that wants repeats (the SDL window, headless
+ * with SDL_VIDEODRIVER=dummy) as the last output again, and stay out of one
+ * that does not (the null sink). Skipped when SDL2 is not in the build. */
+static void test_sink_repeats(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    RV_VideoInfo vi = test_info();
+    RV_Sink *sinks[2] = {NULL, NULL};
+    assert_int_equal(rv_sink_open_null(ctx, &sinks[0]), 0);
+    int have_sdl = rv_sink_open_sdl(ctx, "test_stream", &vi, &sinks[1]) == 0;
+    for (int k = 0; k < 2; k++) {
+        if (!sinks[k])
+            continue;
+        RV_StageVector *sv;
+        assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
+        rec r;
+        rec_init(&r);
+        assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
+        test_src src;
+        src_init(&src, 31);
+        RV_StreamSettings s;
+        settings(&s);
+        s.temporal_stride = 3;
+        s.sink = sinks[k];
+        RV_Streaming *st;
+        assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
+        assert_int_equal(rv_streaming_run(st, sv), 0);
+        RV_StreamSummary sum;
+        rv_streaming_summary(st, &sum);
+        assert_identity(&sum);
+        assert_int_equal(sum.processed, 11);
+        assert_int_equal(sum.skipped, 20);
+        const int repeats = rv_sink_repeats_skipped(sinks[k]);
+        assert_int_equal(repeats, k == 1);
+        assert_int_equal(sum.repeated, repeats ? 20 : 0);
+        assert_int_equal(sum.sink_frames, repeats ? 31 : 11);
+        assert_int_equal(rv_sink_frames(sinks[k]), sum.sink_frames);
+        rv_streaming_destroy(&st);
+        rv_stage_vector_destroy(&sv);
+        rv_sink_close(&sinks[k]);
+    }
+    rv_context_destroy(&ctx);
+    if (!have_sdl)
+        skip(); /* the null sink part ran; no window sink in this build */
 }
 
 /* Temporal stride under a slow stage and a fast source: skips and drops
@@ -791,15 +920,21 @@ static void test_source_error_limit_eagain(void **state)
     assert_non_null(f);
     char line[256];
     assert_non_null(fgets(line, sizeof(line), f));
-    assert_string_equal(line, "frame,time,proc_ms,deadline_met,S_I,S_T\n");
+    assert_string_equal(line, "frame,time_s,proc_ms,deadline_ms,budget_ms,met,s_spatial,s_temporal,"
+                              "latency_ms,captured,skipped,dropped\n");
     int rows = 0;
     long long last = -1;
     while (fgets(line, sizeof(line), f)) {
-        long long fr;
-        double t, ms;
+        long long fr, cap, skp, drp;
+        double t, ms, dl, bud, lat;
         int met, si, stt;
-        assert_int_equal(sscanf(line, "%lld,%lf,%lf,%d,%d,%d", &fr, &t, &ms, &met, &si, &stt), 6);
+        assert_int_equal(sscanf(line, "%lld,%lf,%lf,%lf,%lf,%d,%d,%d,%lf,%lld,%lld,%lld", &fr, &t, &ms, &dl, &bud,
+                                &met, &si, &stt, &lat, &cap, &skp, &drp),
+                         12);
         assert_true(fr > last && t >= 0 && ms >= 0 && (met == 0 || met == 1) && si == 1 && stt == 1);
+        assert_true(fabs(dl - 1000.0 / 30.0) < 1e-3 && fabs(bud - dl) < 1e-3); /* 30 fps source, S_T 1 */
+        assert_int_equal(met, ms <= dl);
+        assert_true(lat >= 0 && cap > fr && skp == 0 && drp == 0);
         last = fr;
         rows++;
     }
@@ -846,8 +981,10 @@ int main(void)
         cmocka_unit_test(test_policy_drop_oldest),
         cmocka_unit_test(test_policy_drop_newest),
         cmocka_unit_test(test_policy_latest),
+        cmocka_unit_test(test_latest_is_fresh),
         cmocka_unit_test(test_temporal_stride),
         cmocka_unit_test(test_stride_and_drops),
+        cmocka_unit_test(test_sink_repeats),
         cmocka_unit_test(test_stop_from_thread),
         cmocka_unit_test(test_stop_from_signal),
         cmocka_unit_test(test_stop_before_run_and_destroy_unrun),

@@ -38,7 +38,9 @@ typedef struct fakecam {
     int mode;
     int pattern;          /* PAT_SWEEP: U = x pair, V = y, Y0 = 2k, Y1 = 255 - 2k */
     int only_mjpeg;       /* enumerate MJPG (native) + RGB24 (emulated) only */
+    uint32_t native;      /* if set: MJPG + this native format + emulated RGB24 */
     int eintr_once, eagain_once;
+    int no_fill;          /* frames arrive without rewriting the buffer (benchmarks) */
     unsigned max_w, max_h;
     /* state */
     int fd;
@@ -81,6 +83,12 @@ static inline void fake_rgb(long long k, unsigned x, unsigned y, unsigned char q
     q[2] = (unsigned char)((x + y + k * 3) % 256);
 }
 
+/* The GREY byte of frame k at (x, y). */
+static inline unsigned char fake_grey(long long k, unsigned x, unsigned y)
+{
+    return (unsigned char)((x * 3 + y * 5 + k * 19) % 256);
+}
+
 static void fake_fill(fakecam *c, int i, long long k)
 {
     unsigned char *p = mmap(NULL, c->buflen, PROT_READ | PROT_WRITE, MAP_SHARED, c->fd,
@@ -89,9 +97,22 @@ static void fake_fill(fakecam *c, int i, long long k)
         return;
     for (unsigned y = 0; y < c->h; y++) {
         unsigned char *r = p + (size_t)y * c->bpl;
-        if (c->fmt == V4L2_PIX_FMT_RGB24) {
+        if (c->fmt == V4L2_PIX_FMT_RGB24 || c->fmt == V4L2_PIX_FMT_BGR24) {
+            for (unsigned x = 0; x < c->w; x++) {
+                unsigned char q[3];
+                fake_rgb(k, x, y, q);
+                int bgr = c->fmt == V4L2_PIX_FMT_BGR24;
+                r[3 * x] = q[bgr ? 2 : 0], r[3 * x + 1] = q[1], r[3 * x + 2] = q[bgr ? 0 : 2];
+            }
+        } else if (c->fmt == V4L2_PIX_FMT_GREY) {
             for (unsigned x = 0; x < c->w; x++)
-                fake_rgb(k, x, y, r + 3 * x);
+                r[x] = fake_grey(k, x, y);
+        } else if (c->fmt == V4L2_PIX_FMT_UYVY) {
+            for (unsigned px = 0; px < c->w / 2; px++) {
+                unsigned char q[4];
+                fake_yuyv(k, px, y, q); /* Y0 Cb Y1 Cr -> Cb Y0 Cr Y1 */
+                r[4 * px] = q[1], r[4 * px + 1] = q[0], r[4 * px + 2] = q[3], r[4 * px + 3] = q[2];
+            }
         } else {
             for (unsigned px = 0; px < c->w / 2; px++) {
                 unsigned char *q = r + 4 * px;
@@ -121,7 +142,8 @@ static void fake_produce(fakecam *c, uint32_t flags, int short_frame)
         c->lost++;
         return;
     }
-    fake_fill(c, best, k);
+    if (!c->no_fill)
+        fake_fill(c, best, k);
     c->state[best] = 2;
     c->dseq[best] = ++c->seq;
     c->flags[best] = flags;
@@ -191,10 +213,15 @@ static int fake_ioctl(void *o, int fd, unsigned long req, void *arg)
                                           {V4L2_PIX_FMT_RGB24, V4L2_FMT_FLAG_EMULATED},
                                           {V4L2_PIX_FMT_YUYV, 0},
                                           {V4L2_PIX_FMT_BGR24, V4L2_FMT_FLAG_EMULATED}};
-        unsigned n = c->only_mjpeg ? 2 : 4;
-        if (f->type != V4L2_BUF_TYPE_VIDEO_CAPTURE || f->index >= n) {
+        unsigned n = c->only_mjpeg || c->native ? 2 : 4;
+        if (f->type != V4L2_BUF_TYPE_VIDEO_CAPTURE || f->index >= n + (c->native ? 1 : 0)) {
             errno = EINVAL;
             return -1;
+        }
+        if (c->native && f->index == 2) {
+            f->pixelformat = c->native;
+            f->flags = 0;
+            return 0;
         }
         f->pixelformat = all[f->index][0];
         f->flags = all[f->index][1];
@@ -209,10 +236,14 @@ static int fake_ioctl(void *o, int fd, unsigned long req, void *arg)
         }
         if (req == VIDIOC_S_FMT) {
             uint32_t pf = f->fmt.pix.pixelformat;
-            if (pf != V4L2_PIX_FMT_RGB24 || !c->only_mjpeg)
+            if (c->native)
+                pf = pf == c->native ? pf : V4L2_PIX_FMT_RGB24;
+            else if (pf != V4L2_PIX_FMT_RGB24 || !c->only_mjpeg)
                 pf = c->only_mjpeg ? V4L2_PIX_FMT_RGB24 : V4L2_PIX_FMT_YUYV;
             c->fmt = pf;
-            c->bpp = pf == V4L2_PIX_FMT_RGB24 ? 3 : 2;
+            c->bpp = pf == V4L2_PIX_FMT_RGB24 || pf == V4L2_PIX_FMT_BGR24 ? 3
+                     : pf == V4L2_PIX_FMT_GREY                         ? 1
+                                                                       : 2;
             c->w = (f->fmt.pix.width < c->max_w ? f->fmt.pix.width : c->max_w) & ~7u;
             c->h = f->fmt.pix.height < c->max_h ? f->fmt.pix.height : c->max_h;
             if (c->w < 8)

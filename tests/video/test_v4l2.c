@@ -339,6 +339,32 @@ static void test_reopen(void **state)
     assert_int_equal(cam.opens, cam.closes);
 }
 
+/* The camera comes back with another size: the caller's frames no longer fit. */
+static void test_reopen_different_size(void **state)
+{
+    (void)state;
+    fakecam cam;
+    fake_init(&cam);
+    rv_v4l2_devops ops;
+    RV_V4L2Settings s = settings();
+    s.reopen = 1;
+    RV_Source *src = NULL;
+    open_fake(&cam, &ops, &s, &src);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(ctx, 96, 70, RV_FMT_RGBA8, &img), 0);
+    assert_int_equal(rv_source_read(src, img, NULL, 50), 0);
+    cam.present = 0;
+    assert_int_equal(rv_source_read(src, img, NULL, 50), RV_EAGAIN);
+    cam.present = 1;
+    cam.max_w = 64; /* a different camera on the same node */
+    assert_int_equal(rv_source_read(src, img, NULL, 200), RV_EIO);
+    assert_non_null(strstr(rv_context_error(ctx), "different format"));
+    assert_int_equal(cam.fd, -1);
+    rv_image_destroy(&img);
+    rv_source_close(&src);
+    assert_int_equal(cam.maps, cam.unmaps);
+}
+
 static void test_emulated_rgb24(void **state)
 {
     (void)state;
@@ -366,6 +392,46 @@ static void test_emulated_rgb24(void **state)
     }
     rv_image_destroy(&img);
     rv_source_close(&src);
+}
+
+/* Other native formats: UYVY (BT.601 like YUYV), BGR24 and GREY (expanded). */
+static void test_other_native_formats(void **state)
+{
+    (void)state;
+    static const uint32_t fmts[] = {V4L2_PIX_FMT_UYVY, V4L2_PIX_FMT_BGR24, V4L2_PIX_FMT_GREY};
+    for (int f = 0; f < 3; f++) {
+        fakecam cam;
+        fake_init(&cam);
+        cam.native = fmts[f];
+        rv_v4l2_devops ops;
+        RV_V4L2Settings s = settings();
+        RV_Source *src = NULL;
+        open_fake(&cam, &ops, &s, &src);
+        assert_int_equal(cam.fmt, fmts[f]); /* native, not the emulated RGB24 */
+        RV_Image *img = NULL;
+        assert_int_equal(rv_image_create(ctx, 96, 70, RV_FMT_RGBA8, &img), 0);
+        for (long long k = 0; k < 2; k++) {
+            assert_int_equal(rv_source_read(src, img, NULL, 50), 0);
+            if (fmts[f] == V4L2_PIX_FMT_UYVY) {
+                assert_true(yuyv_frame_error(img, k) <= 1.0);
+                continue;
+            }
+            ptrdiff_t pitch;
+            const unsigned char *p = rv_image_read(img, 0, &pitch);
+            for (unsigned y = 0; y < 70; y++)
+                for (unsigned x = 0; x < 96; x++) {
+                    const unsigned char *d = p + y * pitch + 4 * x;
+                    unsigned char q[3];
+                    if (fmts[f] == V4L2_PIX_FMT_GREY)
+                        q[0] = q[1] = q[2] = fake_grey(k, x, y);
+                    else
+                        fake_rgb(k, x, y, q);
+                    assert_true(d[0] == q[0] && d[1] == q[1] && d[2] == q[2] && d[3] == 255);
+                }
+        }
+        rv_image_destroy(&img);
+        rv_source_close(&src);
+    }
 }
 
 static void test_raw_yuyv(void **state)
@@ -436,6 +502,11 @@ static void test_libv4l2_no_device(void **state)
     assert_int_equal(rv_source_open_v4l2(ctx, &s, &src), RV_ENODEV);
     assert_null(src);
     assert_non_null(strstr(rv_context_error(ctx), "video-ravioli-test-none"));
+    /* a node that is not a V4L2 device, through libv4l2's calls */
+    s.device = "/dev/null";
+    assert_int_equal(rv_source_open_v4l2(ctx, &s, &src), RV_EIO);
+    assert_null(src);
+    assert_non_null(strstr(rv_context_error(ctx), "not a V4L2 device"));
 }
 
 int main(void)
@@ -445,7 +516,9 @@ int main(void)
         cmocka_unit_test(test_eintr_eagain),   cmocka_unit_test(test_slow_camera),
         cmocka_unit_test(test_latest_frame),   cmocka_unit_test(test_error_buffers),
         cmocka_unit_test(test_unplug),         cmocka_unit_test(test_reopen),
-        cmocka_unit_test(test_emulated_rgb24), cmocka_unit_test(test_raw_yuyv),
+        cmocka_unit_test(test_reopen_different_size),
+        cmocka_unit_test(test_emulated_rgb24), cmocka_unit_test(test_other_native_formats),
+        cmocka_unit_test(test_raw_yuyv),
         cmocka_unit_test(test_bad_use),        cmocka_unit_test(test_libv4l2_no_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -98,7 +98,7 @@ static void help(void)
            "  --priority P         temporal (keep the frame rate: raise S_I first, default) |\n"
            "                       spatial (keep the pixels: raise S_T first) | balanced\n"
            "  --deadline-ms MS     time budget per source frame (default: 1000/fps)\n"
-           "  --fixed-stride S[:T] fix S_I = S (and S_T = T, default 1)\n"
+           "  --fixed-stride S[:T] fix S_I = S (and S_T = T); the controller adapts the rest\n"
            "  --no-adapt           never change the strides\n"
            "  --log FILE.csv       per processed frame: frame,time,proc_ms,deadline_met,S_I,S_T\n"
            "\n"
@@ -116,7 +116,8 @@ static void help(void)
            "  0  success (end of the source, --frames reached, Ctrl-C, window closed)\n"
            "  1  runtime error (a stage, the source or the sink failed while running)\n"
            "  2  usage error (bad option, bad stage, stage unsuitable for the source's format)\n"
-           "  3  source, sink or backend unavailable (missing file or camera, no GPU, not built)\n"
+           "  3  source, sink, module or backend unavailable (missing file, camera or\n"
+           "     module, no GPU, not in this build)\n"
            "\n"
            "Examples:\n"
            "  %s --stage gray --stage binarize:threshold=100 --frames 300\n"
@@ -241,13 +242,13 @@ static void parse_args(int argc, char **argv, opts *o)
             break;
         case O_DEADLINE: o->deadline_ms = parse_double_opt("--deadline-ms", optarg, 0.01, 1e6); break;
         case O_FIXED: {
-            int si = 0, st = 1;
+            int si = 0, st = 0;
             char tail;
             int n = sscanf(optarg, "%d:%d%c", &si, &st, &tail);
-            if (!((n == 1 && !strchr(optarg, ':')) || n == 2) || si < 1 || si > 64 || st < 1 || st > 1000)
+            if (!((n == 1 && !strchr(optarg, ':')) || n == 2) || si < 1 || si > 64 || (n == 2 && (st < 1 || st > 1000)))
                 usage_error("--fixed-stride: S (1..64) or S:T (T 1..1000), not '%s'", optarg);
             o->fixed_si = si;
-            o->fixed_st = st;
+            o->fixed_st = n == 2 ? st : 0;
             break;
         }
         case O_NOADAPT: o->no_adapt = 1; break;
@@ -361,9 +362,10 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
     lv->last = t;
     RV_StreamSummary s;
     rv_streaming_summary(g_stream, &s);
-    fprintf(stderr, "\rframe %lld  %.1f fps  proc %.2f ms  S_I %d  S_T %d  drop %lld  skip %lld  \033[K",
-            fi->meta.index, fi->fps, fi->proc_ms, fi->meta.spatial_stride, fi->meta.temporal_stride, s.dropped,
-            s.skipped);
+    fprintf(stderr,
+            "\rframe %lld  %.1f fps  proc %.2f ms  latency %.1f ms  S_I %d  S_T %d  drop %lld  skip %lld\033[K",
+            fi->meta.index, fi->fps, fi->proc_ms, fi->latency_ms, fi->meta.spatial_stride, fi->meta.temporal_stride,
+            s.dropped, s.skipped);
     lv->printed = 1;
     return 0;
 }
@@ -375,6 +377,9 @@ static void print_summary(const RV_StreamSummary *s, const RV_StageVector *sv, c
             "  frames     captured %lld = processed %lld + skipped %lld + dropped %lld (%lld at stop)%s\n",
             s->captured, s->processed, s->skipped, s->dropped, s->dropped_at_stop,
             s->in_flight ? "  ACCOUNTING MISMATCH" : "");
+    if (s->source_dropped)
+        fprintf(stderr, "             (before capture the source skipped %lld frames to stay live)\n",
+                s->source_dropped);
     fprintf(stderr, "  processing mean %.3f ms, max %.3f ms, %.1f frames/s; deadline %.2f ms, missed %lld\n",
             s->proc_ms_mean, s->proc_ms_max, s->fps, s->deadline_ms, s->deadline_missed);
     fprintf(stderr, "  strides    S_I %d, S_T %d; adaptation %s, %d change%s\n", s->spatial_stride,
@@ -479,11 +484,11 @@ int main(int argc, char **argv)
     ss.adapt.priority = o.priority;
     ss.adapt.deadline_s = o.deadline_ms / 1e3;
     ss.adapt.fixed_spatial = o.fixed_si;
-    ss.adapt.fixed_temporal = o.fixed_si ? o.fixed_st : 0;
+    ss.adapt.fixed_temporal = o.fixed_st;
     ss.adapt.enabled = !o.no_adapt;
     if (o.fixed_si) {
         ss.spatial_stride = o.fixed_si;
-        ss.temporal_stride = o.fixed_st;
+        ss.temporal_stride = o.fixed_st ? o.fixed_st : 1;
     }
     if ((err = rv_streaming_create(ctx, src, &ss, &st)) < 0) {
         fprintf(stderr, "%s: %s\n", prog, rv_context_error(ctx));
@@ -520,6 +525,8 @@ int main(int argc, char **argv)
 
 out:
     rv_streaming_destroy(&st);
+    for (int i = 0; i < o.nstages; i++)
+        run_stage_release(&o.stages[i]);
     rv_sink_close(&sink);
     rv_source_close(&src);
     rv_stage_vector_destroy(&sv);

@@ -14,6 +14,8 @@
 #include "samples_params.h"
 #include "stages.h"
 
+#include <ravioli/dwt.h>
+
 /* ---------------------------------------------------------------- */
 /* Helpers                                                            */
 /* ---------------------------------------------------------------- */
@@ -155,6 +157,53 @@ static int prep_invert(run_stage *s, run_env *env, RV_Format fmt)
     }
 }
 
+/* ---- denoise: DWT soft-thresholding of the luma (modules/dwt) ---- */
+
+static void free_dwt(void **obj)
+{
+    RV_Dwt *d = *obj;
+    rv_dwt_destroy(&d);
+    *obj = NULL;
+}
+
+static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
+{
+    static const RV_DwtWavelet wavelets[] = {RV_DWT_HAAR, RV_DWT_CDF53, RV_DWT_CDF97, RV_DWT_DD137};
+    if (classify(fmt) != FC_U8 && classify(fmt) != FC_U16 && fmt != RV_FMT_GRAYF32)
+        return unsupported(s, env, fmt);
+    RV_DwtSettings ds;
+    rv_dwt_settings_default(&ds);
+    ds.wavelet = wavelets[s->val[2]];
+    RV_Dwt *dwt = NULL;
+    int err = rv_dwt_create(env->ctx, &ds, &dwt);
+    if (err < 0) {
+        snprintf(env->err, sizeof(env->err), "denoise: %s", rv_context_error(env->ctx));
+        return err;
+    }
+    s->obj = dwt;
+    s->obj_free = free_dwt;
+    return 0;
+}
+
+static void run_denoise(RV_Image *frame, RV_Data *d)
+{
+    run_stage *s = rv_data_user(d);
+    RV_DwtDenoiseParams p;
+    rv_dwt_denoise_default(&p);
+    p.threshold = (float)s->val[0];
+    p.levels = s->val[1];
+    int err = rv_dwt_denoise(s->obj, frame, &p);
+    if (err < 0)
+        rv_data_fail(d, err, "denoise: %s", rv_dwt_error(s->obj));
+}
+
+void run_stage_release(run_stage *s)
+{
+    if (s->obj && s->obj_free)
+        s->obj_free(&s->obj);
+    s->obj = NULL;
+}
+
 const run_stage_def run_stage_table[] = {
     {"gray", "grey scale: RGB average (RGBA); neutral chroma (YUV)", {{NULL, 0, 0, 0, NULL}}, prep_gray, NULL},
     {"binarize", "white where the grey level >= threshold, else black",
@@ -164,6 +213,12 @@ const run_stage_def run_stage_table[] = {
      prep_edge, NULL},
     {"emboss", "3x3 emboss filter (procNbr)", {{NULL, 0, 0, 0, NULL}}, prep_emboss, NULL},
     {"invert", "negative image", {{NULL, 0, 0, 0, NULL}}, prep_invert, NULL},
+    {"denoise", "wavelet denoising of the luma (YUV/grey frames; DWT module)",
+     {{"threshold", 8, 0, 65535, "soft threshold on detail coefficients, in sample units"},
+      {"levels", 3, 1, 8, "decomposition levels"},
+      {"wavelet", 2, 0, 3, "0 Haar, 1 CDF 5/3, 2 CDF 9/7, 3 Deslauriers-Dubuc (13,7)"},
+      {NULL, 0, 0, 0, NULL}},
+     prep_denoise, run_denoise},
     {NULL, NULL, {{NULL, 0, 0, 0, NULL}}, NULL, NULL},
 };
 

@@ -58,6 +58,9 @@ struct run_stage {
     size_t prm_size;
     const RV_Kernel *fill;    /* set: planes 1.. become neutral chroma (128) afterwards */
     int32_t ints[RUN_MAX_USER_INTS];
+    /* an object a stage owns (e.g. an RV_Dwt), released by run_stage_release */
+    void *obj;
+    void (*obj_free)(void **obj);
     /* user kernels */
     int module;               /* index into env->user */
     char kernel[64];
@@ -76,6 +79,8 @@ extern const run_stage_def run_stage_table[];
 int run_stage_parse(const char *spec, int module, run_stage *s, char *err, size_t errsz);
 /** Resolves kernels for the frame format. */
 int run_stage_prepare(run_stage *s, run_env *env, RV_Format fmt);
+/** Releases what prepare created for s (call after the stream is destroyed). */
+void run_stage_release(run_stage *s);
 /** The stage function to push for s. */
 RV_StageFn run_stage_fn(const run_stage *s);
 /** Prints the built-in stages for --help / --list-stages. */

@@ -4,13 +4,15 @@
  * time against the deadline, and the strides S_I and S_T over time.
  *
  *   rv-plot [-o out.svg] [-t title] [-m T0:T1[:label]]... [-y YMAX_MS]
- *           [-c COLUMN] [label=]log.csv [[label=]log2.csv ...]
+ *           [-c COLUMN] [-d DEADLINE_MS] [label=]log.csv [[label=]log2.csv ...]
  *
  * Every CSV becomes one block (two panels) of the figure, all on the same
  * time axis. Columns are found by name: time_s and proc_ms are required;
  * deadline_ms, budget_ms, met, s_spatial, s_temporal are used when present.
  * -m shades a time interval in every block (e.g. when a load was on).
  * -c plots another column in ms instead of proc_ms (e.g. latency_ms).
+ * RV_Streaming's log (frame,time,proc_ms,deadline_met,S_I,S_T) is read too;
+ * it has no deadline column: give it with -d DEADLINE_MS.
  */
 #include <errno.h>
 #include <math.h>
@@ -70,6 +72,14 @@ static int col(char **hdr, int nh, const char *name)
     return -1;
 }
 
+static int col2(char **hdr, int nh, const char *name, const char *alias)
+{
+    int c = col(hdr, nh, name);
+    return c >= 0 ? c : col(hdr, nh, alias);
+}
+
+static double g_deadline_ms = 0; /* -d: deadline for logs without one */
+
 static int num(const char *s, double *v)
 {
     char *end;
@@ -95,15 +105,16 @@ static int load_csv(series *s)
         return -1;
     }
     int nh = split(hline, hdr, MAX_COLS);
-    int c_t = col(hdr, nh, "time_s"), c_p = col(hdr, nh, g_ycol), c_d = col(hdr, nh, "deadline_ms");
-    int c_b = col(hdr, nh, "budget_ms"), c_m = col(hdr, nh, "met"), c_si = col(hdr, nh, "s_spatial");
-    int c_st = col(hdr, nh, "s_temporal");
+    /* rv_adapt_log_write() names, or RV_Streaming's log_path names */
+    int c_t = col2(hdr, nh, "time_s", "time"), c_p = col(hdr, nh, g_ycol), c_d = col(hdr, nh, "deadline_ms");
+    int c_b = col(hdr, nh, "budget_ms"), c_m = col2(hdr, nh, "met", "deadline_met");
+    int c_si = col2(hdr, nh, "s_spatial", "S_I"), c_st = col2(hdr, nh, "s_temporal", "S_T");
     if (c_t < 0 || c_p < 0) {
         fprintf(stderr, "rv-plot: %s: needs the columns time_s and %s\n", s->path, g_ycol);
         fclose(f);
         return -1;
     }
-    s->has_budget = c_b >= 0 || c_d >= 0;
+    s->has_budget = c_b >= 0 || c_d >= 0 || g_deadline_ms > 0;
     s->has_strides = c_si >= 0 && c_st >= 0;
     long lineno = 1;
     while (fgets(line, sizeof(line), f)) {
@@ -118,8 +129,10 @@ static int load_csv(series *s)
             d = v;
         if (c_b >= 0 && num(fld[c_b], &v))
             b = v;
-        if (!isfinite(b))
-            b = d;
+        if (!isfinite(d) && g_deadline_ms > 0)
+            d = g_deadline_ms;
+        if (!isfinite(b) && isfinite(d))
+            b = d * (c_st >= 0 && atoi(fld[c_st]) > 1 ? atoi(fld[c_st]) : 1);
         if (!isfinite(d))
             d = b;
         if (s->n == s->cap) {
@@ -234,7 +247,7 @@ static void marks(FILE *o, const frame_box *b, const mark *m, int nm)
 static void usage(void)
 {
     fprintf(stderr, "usage: rv-plot [-o out.svg] [-t title] [-m T0:T1[:label]]... [-y YMAX_MS] "
-                    "[-c COLUMN] [label=]log.csv [...]\n");
+                    "[-c COLUMN] [-d DEADLINE_MS] [label=]log.csv [...]\n");
 }
 
 int main(int argc, char **argv)
@@ -247,7 +260,8 @@ int main(int argc, char **argv)
     memset(ser, 0, sizeof(ser));
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if ((!strcmp(a, "-o") || !strcmp(a, "-t") || !strcmp(a, "-m") || !strcmp(a, "-y") || !strcmp(a, "-c")) &&
+        if ((!strcmp(a, "-o") || !strcmp(a, "-t") || !strcmp(a, "-m") || !strcmp(a, "-y") || !strcmp(a, "-c") ||
+             !strcmp(a, "-d")) &&
             i + 1 >= argc) {
             usage();
             return 2;
@@ -256,6 +270,8 @@ int main(int argc, char **argv)
             out = argv[++i];
         } else if (!strcmp(a, "-t")) {
             title = argv[++i];
+        } else if (!strcmp(a, "-d")) {
+            g_deadline_ms = atof(argv[++i]);
         } else if (!strcmp(a, "-c")) {
             g_ycol = argv[++i];
         } else if (!strcmp(a, "-y")) {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """PyTorch peer of rv-bench-gpu-dwt: 2-D lifting DWT by tensor slicing.
 
-usage: torch_dwt.py N   -> prints "ms <wavelet> <levels> <median forward ms>"
-for cdf97 and dd137 at 1 and 5 levels
+usage: torch_dwt.py N   -> prints "copy_gbs <GB/s>" (device copy of the image,
+bytes read + written) and "ms <wavelet> <levels> <median forward ms>" for
+cdf97 and dd137 at 1 and 5 levels
 Symmetric (whole-sample) extension for even lengths, block (Mallat) layout,
 float32 on the GPU, timed with CUDA events (median of 10 after 3 warm-ups).
 """
@@ -58,6 +59,21 @@ def main():
         return 1
     print("torch %s on %s" % (torch.__version__, torch.cuda.get_device_name()))
     x0 = torch.rand(n, n, device="cuda", dtype=torch.float32)
+    # the copy bandwidth (bytes read + written) of the same image: a floor
+    y = torch.empty_like(x0)
+    times = []
+    for i in range(13):
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        y.copy_(x0)
+        b.record()
+        torch.cuda.synchronize()
+        if i >= 3:
+            times.append(a.elapsed_time(b))
+    times.sort()
+    print("copy_gbs %.1f" % (8.0 * n * n / (times[len(times) // 2] * 1e-3) / 1e9))
+    del y
     for wav in ("cdf97", "dd137"):
         for levels in (1, 5):
             times = []

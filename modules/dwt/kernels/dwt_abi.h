@@ -20,7 +20,7 @@
 #define DWT_MAX_STEPS 6
 /* Longest row dwt_rowfused takes, and its threads per block at most. */
 #define DWT_ROW_MAX     16384
-#define DWT_ROW_THREADS 1024
+#define DWT_ROW_THREADS 512
 
 enum { DWT_F32 = 0, DWT_I32 = 1 };
 
@@ -75,6 +75,18 @@ typedef struct dwt_col_args {
     int32_t type, inverse, nsteps, tile_cols;
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_col_args;
+
+/**
+ * dwt_tilefused: a small LL region (w x h) in shared memory, all remaining
+ * 2-D levels in one pass (block layout). One block; 2*w*h words of shared.
+ */
+typedef struct dwt_tile_args {
+    uint64_t base;
+    int64_t pitch;
+    int32_t w, h, levels, type;
+    int32_t inverse, nsteps, pad0, pad1;
+    dwt_step steps[DWT_MAX_STEPS];
+} dwt_tile_args;
 
 /** dwt_split: src -> dst deinterleave (S then D), its inverse, or a plain copy. */
 typedef struct dwt_split_args {

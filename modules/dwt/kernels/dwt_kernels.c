@@ -397,10 +397,22 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
         if (!a->inverse) {
             /* level 0 straight from global memory: pairs (2k, 2k+1) -> S[k], D[k] */
             int m = n, nS = (m + 1) >> 1;
-            for (int k = tid; k < nS; k += T) {
-                sh[k] = src[2 * k];
-                if (2 * k + 1 < m)
-                    sh[nS + k] = src[2 * k + 1];
+            if (((uintptr_t)src & 7) == 0) {
+                /* aligned: one 8-byte load a pair */
+                const uint2 *s2 = (const uint2 *)src;
+                for (int k = tid; k < (m >> 1); k += T) {
+                    const uint2 v = s2[k];
+                    sh[k] = v.x;
+                    sh[nS + k] = v.y;
+                }
+                if ((m & 1) && tid == 0)
+                    sh[nS - 1] = src[m - 1];
+            } else {
+                for (int k = tid; k < nS; k += T) {
+                    sh[k] = src[2 * k];
+                    if (2 * k + 1 < m)
+                        sh[nS + k] = src[2 * k + 1];
+                }
             }
             __syncthreads();
             dwt_sh_lift(a, sh, m);
@@ -440,7 +452,13 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
                     m = (m + 1) >> 1;
                 const int nS = (m + 1) >> 1;
                 dwt_sh_lift(a, sh, m);
-                if (l == 0) {
+                if (l == 0 && ((uintptr_t)dst & 7) == 0) {
+                    uint2 *d2 = (uint2 *)dst;
+                    for (int k = tid; k < (m >> 1); k += T)
+                        d2[k] = make_uint2(sh[k], sh[nS + k]);
+                    if ((m & 1) && tid == 0)
+                        dst[m - 1] = sh[nS - 1];
+                } else if (l == 0) {
                     for (int k = tid; k < nS; k += T) {
                         dst[2 * k] = sh[k];
                         if (2 * k + 1 < m)
@@ -472,15 +490,22 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             continue;
         }
         if (!a->inverse) {
-            memcpy(sh, src, (size_t)n * 4);
-            int m = n;
-            for (int l = 0; l < lev; l++) {
-                const int nS = (m + 1) >> 1;
-                for (int k = 0; k < m; k++)
-                    tmp[(k & 1) ? nS + (k >> 1) : k >> 1] = sh[k];
+            /* level 0 straight from the source row into S | D */
+            int m = n, nS = (n + 1) >> 1;
+            for (int k = 0; k < nS; k++)
+                sh[k] = src[2 * k];
+            for (int k = 0; k < (n >> 1); k++)
+                sh[nS + k] = src[2 * k + 1];
+            dwt_cpu_lift(a, sh, m);
+            for (int l = 1; l < lev; l++) {
+                m = nS;
+                nS = (m + 1) >> 1;
+                for (int k = 0; k < nS; k++)
+                    tmp[k] = sh[2 * k];
+                for (int k = 0; k < (m >> 1); k++)
+                    tmp[nS + k] = sh[2 * k + 1];
                 memcpy(sh, tmp, (size_t)m * 4);
                 dwt_cpu_lift(a, sh, m);
-                m = nS;
             }
             if (a->interleaved) {
                 for (int p = 0; p < n; p++)
@@ -501,11 +526,14 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
                     m = (m + 1) >> 1;
                 const int nS = (m + 1) >> 1;
                 dwt_cpu_lift(a, sh, m);
-                for (int k = 0; k < m; k++)
-                    tmp[k] = sh[(k & 1) ? nS + (k >> 1) : k >> 1];
-                memcpy(sh, tmp, (size_t)m * 4);
+                uint32_t *o = l == 0 ? dst : tmp;
+                for (int k = 0; k < nS; k++)
+                    o[2 * k] = sh[k];
+                for (int k = 0; k < (m >> 1); k++)
+                    o[2 * k + 1] = sh[nS + k];
+                if (l > 0)
+                    memcpy(sh, tmp, (size_t)m * 4);
             }
-            memcpy(dst, sh, (size_t)n * 4);
         }
     }
 #endif
@@ -627,6 +655,101 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 }
 
 /* ---------------------------------------------------------------- */
+/* dwt_tilefused: small LL regions, all remaining 2-D levels at once   */
+/* ---------------------------------------------------------------- */
+
+#if defined(RV_CUDA)
+#  define DWT_TID ((int)(threadIdx.y * blockDim.x + threadIdx.x))
+#  define DWT_NT ((int)(blockDim.x * blockDim.y))
+#  define DWT_SYNC() __syncthreads()
+#else
+#  define DWT_TID 0
+#  define DWT_NT 1
+#  define DWT_SYNC() ((void)0)
+#endif
+
+/*
+ * One axis of one level on the tile sh (row stride w words): split the cw x ch
+ * region into S | D along the axis (forward) and lift, or the reverse.
+ */
+RV_FN void dwt_tile_axis(const dwt_tile_args *a, uint32_t *sh, uint32_t *tmp, int w, int cw, int ch, int axis)
+{
+    const int tid = DWT_TID, T = DWT_NT;
+    const int n = axis == 0 ? cw : ch, nl = axis == 0 ? ch : cw;
+    const int nS = (n + 1) >> 1, nD = n >> 1;
+    const int64_t ustr = axis == 0 ? 4 : (int64_t)w * 4; /* bytes between samples of a line */
+    if (n < 2)
+        return;
+    if (!a->inverse) {
+        for (int i = tid; i < cw * ch; i += T)
+            tmp[(i / cw) * w + i % cw] = sh[(i / cw) * w + i % cw];
+        DWT_SYNC();
+        for (int i = tid; i < cw * ch; i += T) {
+            const int y = i / cw, x = i % cw, q = axis == 0 ? x : y;
+            const int b = (q & 1) ? nS + (q >> 1) : q >> 1;
+            sh[axis == 0 ? y * w + b : b * w + x] = tmp[y * w + x];
+        }
+        DWT_SYNC();
+    }
+    for (int si = 0; si < a->nsteps; si++) {
+        const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
+        const int tgt_d = st->target == 0, nt = tgt_d ? nD : nS;
+        for (int i = tid; i < nt * nl; i += T) {
+            /* neighbouring threads take neighbouring words: along the row for
+             * rows, across columns for columns (no bank conflicts) */
+            const int k = axis == 0 ? i % nt : i / nl, l = axis == 0 ? i / nt : i % nl;
+            unsigned char *line = (unsigned char *)(sh + (axis == 0 ? l * w : l));
+            unsigned char *tb = line + (tgt_d ? nS : 0) * ustr, *sb = line + (tgt_d ? 0 : nS) * ustr;
+            dwt_lift_at(tb, ustr, sb, ustr, n, st, a->type, a->inverse, k);
+        }
+        DWT_SYNC();
+    }
+    if (a->inverse) {
+        for (int i = tid; i < cw * ch; i += T)
+            tmp[(i / cw) * w + i % cw] = sh[(i / cw) * w + i % cw];
+        DWT_SYNC();
+        for (int i = tid; i < cw * ch; i += T) {
+            const int y = i / cw, x = i % cw, q = axis == 0 ? x : y;
+            const int b = (q & 1) ? nS + (q >> 1) : q >> 1;
+            sh[y * w + x] = tmp[axis == 0 ? y * w + b : b * w + x];
+        }
+        DWT_SYNC();
+    }
+}
+
+RV_RAW_KERNEL(dwt_tilefused, dwt_tile_args, a, blk)
+{
+    const int w = a->w, h = a->h, tid = DWT_TID, T = DWT_NT;
+#if defined(RV_CUDA)
+    uint32_t *sh = dwt_sh;
+    (void)blk;
+#else
+    uint32_t *sh = (uint32_t *)blk.shared;
+#endif
+    uint32_t *tmp = sh + w * h;
+    for (int i = tid; i < w * h; i += T)
+        sh[i] = *(const uint32_t *)dwt_addr(a->base, a->pitch, 0, i / w, i % w);
+    DWT_SYNC();
+    for (int li = 0; li < a->levels; li++) {
+        const int l = a->inverse ? a->levels - 1 - li : li;
+        int cw = w, ch = h;
+        for (int i = 0; i < l; i++) {
+            cw = (cw + 1) >> 1;
+            ch = (ch + 1) >> 1;
+        }
+        if (!a->inverse) {
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 0);
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 1);
+        } else {
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 1);
+            dwt_tile_axis(a, sh, tmp, w, cw, ch, 0);
+        }
+    }
+    for (int i = tid; i < w * h; i += T)
+        *(uint32_t *)dwt_addr(a->base, a->pitch, 0, i / w, i % w) = sh[i];
+}
+
+/* ---------------------------------------------------------------- */
 /* dwt_chunkgen: in each run of 2b samples, evens then odds           */
 /* ---------------------------------------------------------------- */
 
@@ -683,6 +806,9 @@ RV_RAW_KERNEL(dwt_chunkgen, dwt_chunk_args, a, blk)
 /* dwt_permute: chunk permutation as a product of cycles              */
 /* ---------------------------------------------------------------- */
 
+/* Lanes a GPU thread of dwt_permute moves at once. */
+#define DWT_LPT 4
+
 /* Chunk that moves into position i (forward: evens first, then odds). */
 RV_FN int dwt_perm_from(int i, int nc, int inverse)
 {
@@ -698,18 +824,39 @@ RV_RAW_KERNEL(dwt_permute, dwt_perm_args, a, blk)
     const int u0 = blk.y * a->tile_lanes, u1 = RV__MIN(u0 + a->tile_lanes, a->lanes);
     unsigned char *base = (unsigned char *)(uintptr_t)a->base;
 #if defined(RV_CUDA)
-    for (int u = u0 + (int)threadIdx.x; u < u1; u += blk.tx) {
-        unsigned char *lane = base + (int64_t)(u % a->lane_b) * 4 + (int64_t)(u / a->lane_b) * a->lane_pitch;
-        const uint32_t w = *(const uint32_t *)(lane + (int64_t)lead * a->cstride);
+    /* each thread moves DWT_LPT lanes together, so their loads overlap */
+    for (int u = u0 + (int)threadIdx.x; u < u1; u += DWT_LPT * blk.tx) {
+        unsigned char *lane[DWT_LPT];
+        uint32_t w[DWT_LPT];
+        int ok[DWT_LPT];
+#pragma unroll
+        for (int t = 0; t < DWT_LPT; t++) {
+            const int v = u + t * blk.tx;
+            ok[t] = v < u1;
+            lane[t] = base + (int64_t)(v % a->lane_b) * 4 + (int64_t)(v / a->lane_b) * a->lane_pitch;
+            if (ok[t])
+                w[t] = *(const uint32_t *)(lane[t] + (int64_t)lead * a->cstride);
+        }
         int i = lead;
         for (;;) {
             const int j = dwt_perm_from(i, a->nchunks, a->inverse);
             if (j == lead)
                 break;
-            *(uint32_t *)(lane + (int64_t)i * a->cstride) = *(const uint32_t *)(lane + (int64_t)j * a->cstride);
+            uint32_t v[DWT_LPT];
+#pragma unroll
+            for (int t = 0; t < DWT_LPT; t++)
+                if (ok[t])
+                    v[t] = *(const uint32_t *)(lane[t] + (int64_t)j * a->cstride);
+#pragma unroll
+            for (int t = 0; t < DWT_LPT; t++)
+                if (ok[t])
+                    *(uint32_t *)(lane[t] + (int64_t)i * a->cstride) = v[t];
             i = j;
         }
-        *(uint32_t *)(lane + (int64_t)i * a->cstride) = w;
+#pragma unroll
+        for (int t = 0; t < DWT_LPT; t++)
+            if (ok[t])
+                *(uint32_t *)(lane[t] + (int64_t)i * a->cstride) = w[t];
     }
 #else
     /* runs of contiguous lanes move with memcpy; blk.shared holds one run */

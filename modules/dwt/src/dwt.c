@@ -32,7 +32,7 @@ struct RV_Dwt {
     RV_DwtSettings s;
     int cpu;
     RV_Module *mod;
-    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col;
+    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -206,6 +206,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_step_k", &d->k_step},   {"dwt_rowfused", &d->k_row}, {"dwt_split", &d->k_split},
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
+        {"dwt_tilefused", &d->k_tile},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -577,7 +578,43 @@ static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
     sh.grid[0] = cdiv(ncols, a.tile_cols);
     sh.grid[1] = cdiv((n + 1) / 2, a.R);
-    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 8.0 * n * ncols);
+    /* bytes: every tile reads its pairs and halo, writes its pairs */
+    double rows_read = 0;
+    const int nS = (n + 1) / 2, nD = n / 2;
+    for (int k0 = 0; k0 < nS; k0 += a.R) {
+        const int lo = k0 - a.H < 0 ? 0 : k0 - a.H;
+        rows_read += (k0 + a.R + a.H < nS ? k0 + a.R + a.H : nS) - lo;
+        rows_read += (k0 + a.R + a.H < nD ? k0 + a.R + a.H : nD) - (lo < nD ? lo : nD);
+    }
+    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + n));
+}
+
+/* Whether the LL region w x h fits the shared memory of dwt_tilefused. */
+static int tile_ok(const RV_Dwt *d, int w, int h)
+{
+    return d->s.fuse_max_shared > 0 && 8LL * w * h <= d->s.fuse_max_shared;
+}
+
+static int run_tilefused(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
+{
+    dwt_tile_args a;
+    memset(&a, 0, sizeof(a));
+    a.base = base;
+    a.pitch = pitch;
+    a.w = w;
+    a.h = h;
+    a.levels = levels;
+    a.type = d->type;
+    a.inverse = inverse;
+    a.nsteps = d->nsteps;
+    memcpy(a.steps, d->steps, sizeof(a.steps));
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.grid[0] = 1;
+    sh.block[0] = d->cpu ? 1 : 512;
+    sh.shared_bytes = (unsigned)(8 * w * h);
+    /* bytes: the region once in, once out (the levels stay on chip) */
+    return launch(d, d->k_tile, &sh, &a, sizeof(a), RV_DWT_KERNEL_TILEFUSED, 8.0 * w * h);
 }
 
 static int run_chunkgen(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int rows, int inverse)
@@ -756,9 +793,20 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
     if (dims == 1 && fused_ok(d, w, levels))
         return run_rowfused(d, base, pitch, base, pitch, w, h, levels, inverse, 0);
 
+    /* 2-D: from the first level whose LL fits in shared memory on, one pass. */
+    int tl = levels;
+    if (dims == 2)
+        for (int l = 0; l < levels; l++)
+            if (tile_ok(d, d->lv[l].w, d->lv[l].h)) {
+                tl = l;
+                break;
+            }
+    if (tl < levels && inverse && (err = run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 1)) < 0)
+        return err;
+
     if (d->s.method == RV_DWT_IN_PLACE) {
-        for (int i = 0; i < levels; i++) {
-            const int l = inverse ? levels - 1 - i : i;
+        for (int i = 0; i < tl; i++) {
+            const int l = inverse ? tl - 1 - i : i;
             plan_level p = d->lv[l];
             if (dims == 1)
                 p.h = h;
@@ -774,15 +822,17 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
                     return err;
             }
         }
+        if (tl < levels && !inverse)
+            return run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 0);
         return 0;
     }
 
     /* Out of place: rows data -> tmp, columns tmp -> data (forward). */
-    if ((err = ensure_tmp(d, (size_t)pitch * (size_t)h)) < 0)
+    if (tl > 0 && (err = ensure_tmp(d, (size_t)pitch * (size_t)h)) < 0)
         return err;
     const uint64_t tb = rv_buffer_address(d->tmp);
-    for (int i = 0; i < levels; i++) {
-        const int l = inverse ? levels - 1 - i : i;
+    for (int i = 0; i < tl; i++) {
+        const int l = inverse ? tl - 1 - i : i;
         const plan_level *p = &d->lv[l];
         const int rows = dims == 2 ? p->h : h, n = p->w, m = p->h;
         if (!inverse) {
@@ -817,6 +867,8 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
                 return err;
         }
     }
+    if (tl < levels && !inverse)
+        return run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 0);
     return 0;
 }
 

@@ -16,9 +16,9 @@
  * load) and phi the fraction that does not shrink with the stride (fill,
  * conversions, per-frame overhead; learnt when the stride changes). As real
  * stages rarely follow 1/S^2 exactly (vectorised full-resolution loops,
- * scalar strided ones), the relative cost of every stride that frames ran at
- * is also learnt, from the ratio of the frame times around each change; the
- * formula only fills in strides not seen yet. With
+ * scalar strided ones), the relative cost of a stride is also learnt from
+ * the ratio of the frame times around each change to or from stride 1; the
+ * formula only fills in strides not learnt yet. With
  * temporal stride S_T only every S_T-th source frame is processed, so the
  * budget of a processed frame is S_T * deadline_s. The strides are chosen
  * along a ladder of configurations ordered by the priority; the controller
@@ -61,7 +61,7 @@ typedef enum RV_Priority {
 
 typedef struct RV_AdaptSettings {
     RV_Priority priority;     /* default RV_PRIORITY_TEMPORAL */
-    double deadline_s;        /* time budget per source frame, e.g. 1/30 s; required */
+    double deadline_s;        /* time budget per source frame, e.g. 1/30 s; required (default 0) */
     double headroom;          /* aim at this fraction of the deadline, default 0.85 */
     int max_spatial;          /* upper bound of S_I, default 8 (at most RV_ADAPT_MAX_STRIDE) */
     int max_temporal;         /* upper bound of S_T, default 8 (at most RV_ADAPT_MAX_STRIDE) */
@@ -78,12 +78,16 @@ typedef struct RV_AdaptSettings {
     int up_hold_frames;       /* ... and at least this many processed frames, default 3 */
     double probe_s;           /* a coarser step within this time after a finer one doubles
                                  the hold (back-off, up to 16x); default 1.0 s */
+    double explore_s;         /* at a spatial stride whose cost was never measured against
+                                 stride 1, probe full resolution after this time (times the
+                                 back-off); default 1.0 s, 0 = never */
     double overhead;          /* initial phi in [0, 0.9), default 0 */
     int learn_overhead;       /* 1: learn phi and the per-stride costs when S_I changes (default);
                                  0: keep the formula with `overhead` */
 } RV_AdaptSettings;
 
-/** Fills `s` with the defaults (deadline_s = 1/30). */
+/** Fills `s` with the defaults. deadline_s is left 0: it must be set before
+ *  rv_adapt_create() (RV_Streaming sets it to the source's frame period). */
 RV_API void rv_adapt_settings_default(RV_AdaptSettings *s);
 
 typedef struct RV_Adapt RV_Adapt;
@@ -116,8 +120,9 @@ RV_API void rv_adapt_strides(const RV_Adapt *a, int *s_spatial, int *s_temporal)
 /** Model inspection: predicted processing time of one frame at spatial stride `s_spatial`
  *  (seconds; 0 before the first measurement). */
 RV_API double rv_adapt_predict(const RV_Adapt *a, int s_spatial);
-/** Relative cost of spatial stride `s_spatial` (1 for stride 1): learnt for the strides
- *  frames ran at, from (1 - phi) / S^2 + phi and the learnt neighbours otherwise. */
+/** Relative cost of spatial stride `s_spatial` (1 for stride 1): learnt when frames
+ *  ran at it next to stride-1 frames, else from (1 - phi) / S^2 + phi scaled to the
+ *  learnt neighbours. */
 RV_API double rv_adapt_shape(const RV_Adapt *a, int s_spatial);
 /** The model's parameters: *cost_s = c (full-resolution cost now), *overhead = phi. */
 RV_API void rv_adapt_model(const RV_Adapt *a, double *cost_s, double *overhead);

@@ -12,8 +12,9 @@
  * (truncated, bad magic or header, a sample above maxval, absurd sizes, PFM
  * scale 0/NaN/inf) fails with RV_EBADMSG and a message naming the file and
  * the problem; colour PFM ("PF"), PBM and PAM fail with RV_ENOSYS; a file that
- * cannot be opened gives RV_ENOENT or RV_EIO. Bytes after the raster are
- * ignored. See docs/imageio.md for the exact rules.
+ * cannot be opened gives RV_ENOENT or RV_EIO (RV_EOVERFLOW for a pipe or
+ * device delivering more than 1 GiB). Bytes after the raster are ignored.
+ * See docs/imageio.md for the exact rules.
  *
  * Writing: GRAY8/GRAY16 -> P5, RGBA8/RGBA16 -> P6 (alpha dropped; maxval
  * 255 or 65535, 16-bit samples big-endian), GRAYF32 -> Pf (scale -1.0,

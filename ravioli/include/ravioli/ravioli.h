@@ -13,5 +13,8 @@
 #include "module.h"
 #include "ops.h"
 #include "pixel.h"
+#include "video.h"
+#include "adapt.h"
+#include "stream.h"
 
 #endif /* RAVIOLI_RAVIOLI_H */

@@ -177,7 +177,7 @@ typedef enum RV_RingPolicy {
 typedef struct RV_FrameInfo {
     RV_FrameMeta meta;
     double proc_ms;           /* upload + stages + completion, wall clock */
-    double latency_ms;        /* capture (enqueue) to delivery */
+    double latency_ms;        /* capture (source timestamp, or enqueue) to delivery */
     double fps;               /* processed frames per second, recent average */
     int deadline_met;         /* proc time <= deadline * S_T */
     int repeated;             /* 1: a skipped frame, `frame` is the last output again */
@@ -207,7 +207,9 @@ typedef struct RV_StreamSettings {
     RV_AdaptSettings adapt;   /* adaptation; adapt.deadline_s 0 = 1/fps of the source (or 1/30) */
     int spatial_stride;       /* initial S_I (default 1) */
     int temporal_stride;      /* initial S_T (default 1) */
-    const char *log_path;     /* per-frame CSV (frame,time,proc_ms,deadline_met,S_I,S_T), or NULL */
+    const char *log_path;     /* per-frame CSV, or NULL: frame,time_s,proc_ms,deadline_ms,
+                               * budget_ms,met,s_spatial,s_temporal,latency_ms,captured,skipped,
+                               * dropped (names as in the adaptation log; rv-plot reads it) */
 } RV_StreamSettings;
 
 RV_API void rv_stream_settings_default(RV_StreamSettings *s);
@@ -230,6 +232,8 @@ typedef enum RV_StreamEnd {
 typedef struct RV_StreamSummary {
     long long captured, processed, skipped, dropped, in_flight;
     long long dropped_at_stop;   /* part of `dropped`: still queued when the run ended */
+    long long source_dropped;    /* not in the identity: frames the source itself skipped to
+                                  * stay live before they were captured (rv_source_dropped()) */
     long long repeated;          /* skipped frames the sink got as a repeat of the last output */
     long long sink_frames;       /* frames written to the sink (repeats included) */
     long long deadline_missed;   /* processed frames over deadline * S_T */

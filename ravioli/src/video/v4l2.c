@@ -29,6 +29,7 @@
 #include <fcntl.h>
 #include <linux/videodev2.h>
 #include <libv4l2.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,7 @@ struct v4l2_src {
     convert_fn convert;
     long long errors;     /* error-flagged / short buffers requeued */
     int ended;            /* stream over (ENODEV without reopen) */
+    int quiet;            /* reopening: no messages */
 };
 
 /* ------------------------------------------------------------------ */
@@ -133,11 +135,11 @@ static const char *fourcc_str(uint32_t f, char out[5])
 
 static void conv_yuyv(const v4l2_src *st, const unsigned char *d, unsigned char *o, ptrdiff_t op)
 {
-    rv__yuyv_to_rgba(d, st->bytesperline, o, op, st->w, st->h, 0);
+    rv__yuyv_to_rgba(NULL, d, st->bytesperline, o, op, st->w, st->h, 0);
 }
 static void conv_uyvy(const v4l2_src *st, const unsigned char *d, unsigned char *o, ptrdiff_t op)
 {
-    rv__yuyv_to_rgba(d, st->bytesperline, o, op, st->w, st->h, 1);
+    rv__yuyv_to_rgba(NULL, d, st->bytesperline, o, op, st->w, st->h, 1);
 }
 static void conv_rgb24(const v4l2_src *st, const unsigned char *d, unsigned char *o, ptrdiff_t op)
 {
@@ -205,6 +207,35 @@ static void close_device(v4l2_src *st)
     st->fd = -1;
 }
 
+/* Messages while opening; "not there" is silent while a lost camera is
+ * being retried (anything else is still reported). */
+static int oerr(RV_Source *src, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int oerr(RV_Source *src, int code, const char *fmt, ...)
+{
+    v4l2_src *st = src->priv;
+    if (st->quiet && code == RV_ENODEV)
+        return code;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    return rv__error(src->ctx, code, "%s", msg);
+}
+
+static void olog(RV_Source *src, RV_LogLevel lvl, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void olog(RV_Source *src, RV_LogLevel lvl, const char *fmt, ...)
+{
+    v4l2_src *st = src->priv;
+    if (st->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    rv__vlog(src->ctx, lvl, fmt, ap);
+    va_end(ap);
+}
+
 /* Error while opening: closes what is open and records the message. */
 static int open_fail(RV_Source *src, int code, const char *what, int e)
 {
@@ -212,7 +243,7 @@ static int open_fail(RV_Source *src, int code, const char *what, int e)
     close_device(st);
     if (gone_errno(e))
         code = RV_ENODEV;
-    return rv__error(src->ctx, code, "v4l2 %s: %s: %s", st->dev, what, strerror(e));
+    return oerr(src, code, "v4l2 %s: %s: %s", st->dev, what, strerror(e));
 }
 
 /* Chooses the capture format: native formats we convert first (in the order
@@ -249,11 +280,11 @@ static int choose_format(RV_Source *src, uint32_t *pixfmt)
         *pixfmt = V4L2_PIX_FMT_RGB24;
     else {
         close_device(st);
-        return rv__error(src->ctx, RV_ENOSYS,
+        return oerr(src, RV_ENOSYS,
                          "v4l2 %s: no usable capture format (device offers: %s)", st->dev,
                          list[0] ? list : "none");
     }
-    rv__log(src->ctx, RV_LOG_DEBUG, "v4l2 %s: formats %s", st->dev, list);
+    olog(src, RV_LOG_DEBUG, "v4l2 %s: formats %s", st->dev, list);
     return 0;
 }
 
@@ -263,8 +294,9 @@ static int open_device(RV_Source *src)
     st->fd = st->ops.open(st->ops.opaque, st->dev, O_RDWR | O_NONBLOCK);
     if (st->fd < 0) {
         int e = errno;
-        return rv__error(src->ctx, gone_errno(e) ? RV_ENODEV : RV_EIO, "v4l2 %s: cannot open: %s",
-                         st->dev, strerror(e));
+        /* libv4l2 asks VIDIOC_QUERYCAP inside v4l2_open */
+        return oerr(src, gone_errno(e) ? RV_ENODEV : RV_EIO, "v4l2 %s: cannot open%s: %s", st->dev,
+                    e == ENOTTY ? " (not a V4L2 device)" : "", strerror(e));
     }
     struct v4l2_capability cap = {0};
     if (xioctl(st, VIDIOC_QUERYCAP, &cap) < 0)
@@ -272,7 +304,7 @@ static int open_device(RV_Source *src)
     uint32_t caps = cap.capabilities & V4L2_CAP_DEVICE_CAPS ? cap.device_caps : cap.capabilities;
     if (!(caps & V4L2_CAP_VIDEO_CAPTURE) || !(caps & V4L2_CAP_STREAMING)) {
         close_device(st);
-        return rv__error(src->ctx, RV_ENOSYS,
+        return oerr(src, RV_ENOSYS,
                          "v4l2 %s: not a streaming video capture device (caps 0x%08x)", st->dev,
                          caps);
     }
@@ -294,13 +326,13 @@ static int open_device(RV_Source *src)
     if (k < 0) {
         char cc[5];
         close_device(st);
-        return rv__error(src->ctx, RV_ENOSYS, "v4l2 %s: driver chose format %s, not supported",
+        return oerr(src, RV_ENOSYS, "v4l2 %s: driver chose format %s, not supported",
                          st->dev, fourcc_str(fmt.fmt.pix.pixelformat, cc));
     }
     int w = (int)fmt.fmt.pix.width, h = (int)fmt.fmt.pix.height;
     if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM) {
         close_device(st);
-        return rv__error(src->ctx, RV_EIO, "v4l2 %s: driver reports size %dx%d", st->dev, w, h);
+        return oerr(src, RV_EIO, "v4l2 %s: driver reports size %dx%d", st->dev, w, h);
     }
     uint32_t bpl = fmt.fmt.pix.bytesperline;
     if (bpl < (uint32_t)w * (uint32_t)known[k].bpp)
@@ -308,13 +340,13 @@ static int open_device(RV_Source *src)
     int raw = st->s.raw_yuyv && fmt.fmt.pix.pixelformat == V4L2_PIX_FMT_YUYV;
     if (raw && (w & 1)) {
         close_device(st);
-        return rv__error(src->ctx, RV_EIO, "v4l2 %s: raw YUYV needs an even width (got %d)",
+        return oerr(src, RV_EIO, "v4l2 %s: raw YUYV needs an even width (got %d)",
                          st->dev, w);
     }
     if (src->info.width) { /* reopening: the caller's frames have the old layout */
         if (w != st->w || h != st->h || fmt.fmt.pix.pixelformat != st->pixfmt) {
             close_device(st);
-            return rv__error(src->ctx, RV_EIO,
+            return oerr(src, RV_EIO,
                              "v4l2 %s: the camera came back with a different format (%dx%d)",
                              st->dev, w, h);
         }
@@ -335,7 +367,7 @@ static int open_device(RV_Source *src)
         parm.parm.capture.timeperframe.numerator = 1;
         parm.parm.capture.timeperframe.denominator = (uint32_t)st->s.fps;
         if (xioctl(st, VIDIOC_S_PARM, &parm) < 0)
-            rv__log(src->ctx, RV_LOG_WARN, "v4l2 %s: cannot set %d fps: %s", st->dev, st->s.fps,
+            olog(src, RV_LOG_WARN, "v4l2 %s: cannot set %d fps: %s", st->dev, st->s.fps,
                     strerror(errno));
     }
     memset(&parm, 0, sizeof(parm));
@@ -356,7 +388,7 @@ static int open_device(RV_Source *src)
     if (rb.count < 2 || rb.count > MAX_BUFFERS) {
         st->nbuf = (int)(rb.count > MAX_BUFFERS ? MAX_BUFFERS : rb.count);
         close_device(st);
-        return rv__error(src->ctx, RV_EIO, "v4l2 %s: driver granted %u buffers (need 2..%d)",
+        return oerr(src, RV_EIO, "v4l2 %s: driver granted %u buffers (need 2..%d)",
                          st->dev, rb.count, MAX_BUFFERS);
     }
     st->nbuf = (int)rb.count;
@@ -369,7 +401,7 @@ static int open_device(RV_Source *src)
             return open_fail(src, RV_EIO, "VIDIOC_QUERYBUF", errno);
         if (b.length < st->needed) {
             close_device(st);
-            return rv__error(src->ctx, RV_EIO, "v4l2 %s: buffer %d holds %u bytes, a frame %zu",
+            return oerr(src, RV_EIO, "v4l2 %s: buffer %d holds %u bytes, a frame %zu",
                              st->dev, i, b.length, st->needed);
         }
         void *p = st->ops.mmap(st->ops.opaque, NULL, b.length, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -397,7 +429,7 @@ static int open_device(RV_Source *src)
     in->bit_depth = 8;
     in->packed_yuyv = raw;
     char cc[5];
-    rv__log(src->ctx, RV_LOG_INFO, "v4l2 %s: %dx%d %s, %d buffers, %d/%d fps", st->dev, w, h,
+    olog(src, RV_LOG_INFO, "v4l2 %s: %dx%d %s, %d buffers, %d/%d fps", st->dev, w, h,
             fourcc_str(st->pixfmt, cc), st->nbuf, fps_den, fps_num);
     return 0;
 }
@@ -433,10 +465,10 @@ static int ms_left(long long deadline)
 static int try_reopen(RV_Source *src, long long deadline)
 {
     for (;;) {
-        RV_LogLevel saved = src->ctx->settings.log_level;
-        src->ctx->settings.log_level = (RV_LogLevel)-1; /* quiet while it is away */
+        v4l2_src *st0 = src->priv;
+        st0->quiet = 1; /* no message for each attempt while it is away */
         int err = open_device(src);
-        src->ctx->settings.log_level = saved;
+        st0->quiet = 0;
         if (err == 0) {
             v4l2_src *st = src->priv;
             rv__log(src->ctx, RV_LOG_INFO, "v4l2 %s: camera is back", st->dev);

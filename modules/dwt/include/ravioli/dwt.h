@@ -43,10 +43,12 @@
  *     kept between calls): rows go image -> buffer (fused in shared memory, or
  *     split then lifted), columns buffer -> image in tiles of 64 pairs with a
  *     halo, all steps fused in shared memory (van der Laan et al. style).
- * Both give the same coefficients.
+ * Both give the same coefficients. Once the 2-D LL region fits in shared memory
+ * (8 w h <= fuse_max_shared), all remaining levels run in one pass.
  *
  * Data: a GRAYF32 image (f32 settings) or an RV_Buffer of w x h 32-bit samples
- * (f32 or i32) with a row pitch in bytes. Results are where the backend runs
+ * (f32 or i32) with a row pitch in bytes. i32 sums are 32-bit: keep samples
+ * within +-2^26 (DD(13,7)) or +-2^28 (Haar, 5/3) over all levels. Results are where the backend runs
  * (device memory on CUDA); read images with rv_image_read as usual.
  */
 #ifndef RAVIOLI_DWT_H
@@ -126,6 +128,7 @@ enum {
     RV_DWT_KERNEL_STEP,         /* one lifting step over a region */
     RV_DWT_KERNEL_OTHER,        /* denoising: conversion, thresholding */
     RV_DWT_KERNEL_COLFUSED,     /* out of place: columns with all steps in shared memory */
+    RV_DWT_KERNEL_TILEFUSED,    /* small LL regions: all remaining 2-D levels in one pass */
     RV_DWT_KERNEL_COUNT
 };
 
