@@ -33,13 +33,13 @@
 #define __forceinline__ inline
 #define __grid_constant__
 #define __launch_bounds__(x)
-#define __shared__
+#define __shared__ thread_local /* static storage, like shared memory */
 #define __align__(n) __attribute__((aligned(n)))
 struct emu3 { unsigned x, y, z; };
 static emu3 threadIdx, blockIdx, blockDim, gridDim;
 static unsigned emu_dsz;
 extern "C" {
-alignas(16) unsigned char rv__dyn[1 << 16]; /* extern __shared__ of the box entries */
+alignas(16) thread_local unsigned char rv__dyn[1 << 16]; /* extern __shared__ of the box entries */
 }
 struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
