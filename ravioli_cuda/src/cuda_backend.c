@@ -588,7 +588,8 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
         break;
     case RV_OP_NBR:
         gx = cdiv(call->cols, bx);
-        gy = cdiv(a->s == 1 ? (call->rows + 1) / 2 : call->rows, by); /* S = 1: two rows a thread */
+        /* S = 1: a strip of RV_GPU_NBR_ROWS rows a thread (kernel.h) */
+        gy = cdiv(a->s == 1 ? (call->rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS : call->rows, by);
         break;
     case RV_OP_BOX: {
         /* 1D blocks over the windows numbered row by row. Windows are

@@ -122,14 +122,6 @@ typedef struct rv_win {
     int32_t pad_;
 } rv_win;
 
-/* Inputs are never written while a kernel reads them (in-place procNbr
- * writes a scratch image), so GPU reads may use the read-only data path. */
-#if defined(__CUDA_ARCH__)
-#  define RV__LOAD(T, p) __ldg((const T *)(p))
-#else
-#  define RV__LOAD(T, p) (*(const T *)(p))
-#endif
-
 #define RV__DEF_ACCESSORS(tok, T)                                                   \
     RV_INLINE T rv_nbr_##tok(rv_nbr n, int dx, int dy)                              \
     {                                                                               \
@@ -138,15 +130,14 @@ typedef struct rv_win {
             xx = xx < 0 ? 0 : xx >= n.w ? n.w - 1 : xx;                              \
             yy = yy < 0 ? 0 : yy >= n.h ? n.h - 1 : yy;                              \
         }                                                                           \
-        return RV__LOAD(T, (const T *)(n.base + (int64_t)yy * n.pitch) + xx);       \
+        return ((const T *)(n.base + (int64_t)yy * n.pitch))[xx];                   \
     }                                                                               \
     RV_INLINE T rv_win_##tok(rv_win w, int i, int j)                                \
     {                                                                               \
-        return RV__LOAD(T, (const T *)(w.base + (int64_t)(w.y + j * w.s) * w.pitch) + \
-                               (w.x + i * w.s));                                    \
+        return ((const T *)(w.base + (int64_t)(w.y + j * w.s) * w.pitch))[w.x + i * w.s]; \
     }                                                                               \
     RV_INLINE T rv_ref_##tok(rv_win w, int i, int j)                                \
-    {   /* a plain load: on the GPU the reference may sit in shared memory */       \
+    {                                                                               \
         return ((const T *)(w.ref + (int64_t)(j * w.s) * w.ref_pitch))[i * w.s];    \
     }
 
@@ -424,8 +415,9 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
 /*    RV__VECN consecutive samples of a row (16-byte loads and stores   */
 /*    when rows are 16-byte aligned, which image rows always are), two  */
 /*    such vectors at once when the grid is narrower than the row;      */
-/*  - procNbr: one thread per sample position (i, j), two rows of them  */
-/*    at S = 1; procBox: positions numbered row by row, 1D blocks;      */
+/*  - procNbr: one thread per sample position (i, j); at S = 1 one     */
+/*    thread per RV_GPU_NBR_ROWS rows of a column (kernel_abi.h);       */
+/*    procBox: positions numbered row by row, 1D blocks;                */
 /*  - procBox with a reduction: each block writes one rv_partial to     */
 /*    scratch + 64 + 32 * block, and the last block to finish (counter  */
 /*    at scratch + 0) combines them into scratch + 16 and resets the    */
@@ -602,12 +594,22 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         }                                                                           \
     }
 
-/* procNbr: one thread per sample (at S = 1: two vertically adjacent samples,
- * so the neighbour rows they share are loaded once); reads go through the
- * read-only cache (rows of a block are reused by the rows below). The
- * element function is instantiated with clamping compiled out for the
- * interior and with S = 1 as a constant, so the common case has plain
- * address math. */
+/* procNbr. At S = 1 each thread computes a vertical strip of RV_GPU_NBR_ROWS
+ * samples of one column (the backend sizes the grid for that; any grid is
+ * still correct, the entry loops):
+ *  - the element function is inlined once per row of the strip, all results
+ *    are computed before the first store, so the compiler sees every
+ *    neighbour load of the strip at once: loads of the same address (the
+ *    rows the strip's samples share) are made once (CSE: 3x3 on 8 rows is
+ *    10 x 3 loads, not 8 x 9), and all of them can be in flight together
+ *    (more bytes in flight per thread: the 3x3 kernels were latency-bound
+ *    with two rows a thread, docs/perf/cuda-tuning.md);
+ *  - strips entirely inside the plane (the common case: every neighbour of
+ *    every sample is inside) run with clamping compiled out and S = 1 as a
+ *    constant; the rest (plane borders, last partial strip) go sample by
+ *    sample with the clamping instantiation where a neighbour may be out.
+ * At S > 1 one thread per sample position (i, j), filling its S x S block.
+ * Neighbour reads are plain loads (see RV__DEF_ACCESSORS). */
 #define RV__NBR_CALL(FN, SS, CL)                                                    \
     do {                                                                            \
         const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, (SS), (CL)};         \
@@ -619,30 +621,32 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
     {                                                                               \
         typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
-        const int w = a.src.w, h = a.src.h, s = a.s, Rs = (RADIUS) * s;             \
-        const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
+        const int w = a.src.w, h = a.src.h, s = a.s;                                \
         RV__GPU_GRID;                                                               \
         if (s == 1) {                                                               \
-            /* two rows a thread: the neighbour rows they share load once */       \
-            for (int jp = rv__ty0; 2 * jp < rows; jp += rv__tyn) {                  \
-                const int y0 = 2 * jp;                                              \
-                const int ny = RV__MIN(2, h - y0);                                  \
-                const bool yin = y0 >= Rs && y0 + 1 + Rs < h;                       \
-                rv__to *o0 = RV__ROW(rv__to, a.dst, y0);                            \
-                for (int x = rv__tx0; x < cols; x += rv__txn) {                     \
-                    if (yin && x >= Rs && x + Rs < w) {                             \
-                        rv__to v, v1;                                               \
-                        int y = y0 + 1;                                             \
-                        RV__NBR_CALL(FN, 1, 0);                                     \
-                        v1 = v;                                                     \
-                        y = y0;                                                     \
-                        RV__NBR_CALL(FN, 1, 0);                                     \
-                        o0[x] = v;                                                  \
-                        RV__ROW(rv__to, a.dst, y0 + 1)[x] = v1;                     \
-                    } else {                                                        \
-                        for (int y = y0; y < y0 + ny; y++) {                        \
+            constexpr int K = RV_GPU_NBR_ROWS, R = (RADIUS);                        \
+            for (int y0 = rv__ty0 * K; y0 < h; y0 += rv__tyn * K) {                 \
+                const bool yin = y0 >= R && y0 + (K - 1) + R < h;                   \
+                for (int x = rv__tx0; x < w; x += rv__txn) {                        \
+                    if (yin && x >= R && x + R < w) {                               \
+                        /* interior strip: all K results, then all stores */       \
+                        rv__to o[K];                                                \
+                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
                             rv__to v;                                               \
-                            if (y >= Rs && y + Rs < h && x >= Rs && x + Rs < w)     \
+                            const int y = y0 + k;                                   \
+                            RV__NBR_CALL(FN, 1, 0);                                 \
+                            o[k] = v;                                               \
+                        }                                                           \
+                        rv__to *op = RV__ROW(rv__to, a.dst, y0) + x;                \
+                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
+                            *op = o[k];                                             \
+                            op = (rv__to *)((unsigned char *)op + a.dst.pitch);     \
+                        }                                                           \
+                    } else {                                                        \
+                        const int y1 = RV__MIN(y0 + K, h);                          \
+                        for (int y = y0; y < y1; y++) {                             \
+                            rv__to v;                                               \
+                            if (y >= R && y + R < h && x >= R && x + R < w)         \
                                 RV__NBR_CALL(FN, 1, 0);                             \
                             else                                                    \
                                 RV__NBR_CALL(FN, 1, 1);                             \
@@ -653,6 +657,8 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
             }                                                                       \
             return;                                                                 \
         }                                                                           \
+        const int Rs = (RADIUS) * s;                                                \
+        const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
         for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
             const int y = j * s;                                                    \
             const bool yin = y >= Rs && y + Rs < h;                                 \
@@ -814,12 +820,12 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
         unsigned rv__dsz;                                                           \
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(rv__dsz));                    \
         const long long rv__tb = (long long)a.box_w * a.box_h * (long long)sizeof(rv__tr); \
-        if (a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz) {            \
+        const bool rv__tsm = a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz; \
+        if (rv__tsm) {                                                              \
             rv__tr *t = (rv__tr *)(void *)rv__dyn;                                  \
             for (int k = tid; k < a.box_w * a.box_h; k += nt) {                     \
                 const int r = k / a.box_w, c = k - r * a.box_w;                     \
-                t[k] = RV__LOAD(rv__tr, (const rv__tr *)(a.src2.data +              \
-                                        (int64_t)r * a.src2.pitch) + c);            \
+                t[k] = ((const rv__tr *)(a.src2.data + (int64_t)r * a.src2.pitch))[c]; \
             }                                                                       \
             __syncthreads();                                                        \
             win.ref = rv__dyn;                                                      \
@@ -834,7 +840,20 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
         for (long long q = p0; q < npos; q += pn) {                                 \
             win.x = i * s;                                                          \
             win.y = j * s;                                                          \
-            const RV_T_##TSCORE v = FN(win, prm);                                   \
+            RV_T_##TSCORE v;                                                        \
+            if (s == 1 && rv__tsm) {                                                \
+                /* constant stride, and the reference read straight from the */    \
+                /* shared array: the compiler sees its address space (LDS)    */    \
+                const rv_win w1 = {win.base, win.pitch, rv__dyn, win.ref_pitch,     \
+                                   win.x, win.y, win.w, win.h, 1, 0};               \
+                v = FN(w1, prm);                                                    \
+            } else if (s == 1) { /* constant stride: unit-stride window loops */    \
+                const rv_win w1 = {win.base, win.pitch, win.ref, win.ref_pitch,     \
+                                   win.x, win.y, win.w, win.h, 1, 0};               \
+                v = FN(w1, prm);                                                    \
+            } else {                                                                \
+                v = FN(win, prm);                                                   \
+            }                                                                       \
             if (red == RV_REDUCE_NONE) {                                            \
                 RV__FILL_BLOCK(float, a.dst, win.x, win.y, s, (float)v);            \
             } else if (red == RV_REDUCE_SUM) {                                      \

@@ -18,6 +18,12 @@
 /** Largest user parameter block an element kernel may take, in bytes. */
 #define RV_MAX_PARAMS 256
 
+/** GPU procNbr at S = 1: rows of one column computed by each thread (the
+ * entry's unrolled strip; the CUDA backend sizes its grid with it). Any
+ * grid is correct, so a module built with another value still runs right,
+ * only with a less suited grid. */
+#define RV_GPU_NBR_ROWS 8
+
 #if defined(__CUDACC__) || defined(__GNUC__)
 #  define RV_ALIGNED(n) __attribute__((aligned(n)))
 #else

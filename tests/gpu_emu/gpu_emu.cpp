@@ -1,0 +1,194 @@
+/*
+ * gpu_emu.cpp - the GPU entries of <ravioli/kernel.h> (procNbr, procBox) run
+ * on the CPU, one CUDA thread after another, and compared with the
+ * definition of the operations. This checks the entries' index, strip,
+ * border-clamp, stride and reduction logic on machines without a GPU (the
+ * kernels' arithmetic is the element functions', shared with the CPU form).
+ *
+ * How: the GPU half of kernel.h is compiled by the host C++ compiler with
+ * the few CUDA built-ins it uses defined here (threadIdx & co. as globals,
+ * barriers and fences as no-ops, shuffles returning an invalid partial,
+ * %dynamic_smem_size from a variable). procNbr threads are independent, so
+ * running them in sequence is exact, for any grid. procBox runs with one
+ * thread a block (its template copy and block reduction need no other
+ * thread then); the grid-wide reduction through scratch and the counter is
+ * exercised with 1 to 1000 blocks. pixel.h's GPU-only code (__vsadu4 and
+ * the lop3 bit-select in rv_abs_diff) is not covered: the host form is used.
+ *
+ * The reference evaluates every sample position from the definition:
+ * procNbr with clamping at every position and the result filling its S x S
+ * block; procBox over x = i*S <= W - box_w, ties of min/max to the
+ * smallest (y, x).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <type_traits>
+#include <vector>
+#define RV_CUDA 1
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __grid_constant__
+#define __launch_bounds__(x)
+#define __shared__ thread_local /* static storage, like shared memory */
+#define __align__(n) __attribute__((aligned(n)))
+struct emu3 { unsigned x, y, z; };
+static emu3 threadIdx, blockIdx, blockDim, gridDim;
+static unsigned emu_dsz;
+extern "C" {
+alignas(16) thread_local unsigned char rv__dyn[1 << 16]; /* extern __shared__ of the box entries */
+}
+struct uint2 { unsigned x, y; };
+struct uint4 { unsigned x, y, z, w; };
+template <class T> static T __ldg(const T *p) { return *p; }
+template <class T> static T __ldcg(const T *p) { return *p; }
+template <class T> static T __shfl_down_sync(unsigned, T, int) { return T(0); }
+static void __syncthreads() {}
+static void __threadfence() {}
+static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }
+#define asm(...) (rv__dsz = emu_dsz)
+#include <ravioli/kernel.h>
+#include "modules/samples/samples.c"
+#undef asm
+
+typedef void (*entry)(const rv_args);
+static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned bx, unsigned by)
+{
+    gridDim = {gx, gy, 1}; blockDim = {bx, by, 1};
+    for (unsigned b = 0; b < gx * gy; b++) {
+        blockIdx = {b % gx, b / gx, 0};
+        for (unsigned t = 0; t < bx * by; t++) { threadIdx = {t % bx, t / bx, 0}; f(a); }
+    }
+}
+static uint32_t rnd(uint64_t &s) { s = s * 6364136223846793005ull + 1442695040888963407ull; return (uint32_t)(s >> 33); }
+
+template <class T, class F>
+static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R, unsigned gx, unsigned gy, unsigned bx, unsigned by, const void *prm, size_t psz)
+{
+    uint64_t seed = (uint64_t)w * 7919 + h * 31 + s;
+    const int64_t pitch = ((int64_t)w * (int64_t)sizeof(T) + 15) / 16 * 16 + 16;
+    std::vector<unsigned char> src(pitch * h), dst(pitch * h, 0xcd), ref(pitch * h, 0xcd);
+    for (auto &c : src) c = (unsigned char)rnd(seed);
+    if (sizeof(T) == 4 && strcmp(name, "laplacef") == 0) /* finite floats */
+        for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) ((float *)(src.data() + y * pitch))[x] = (float)(rnd(seed) % 1000) / 7.0f;
+    rv_args a; memset(&a, 0, sizeof a);
+    a.src = {src.data(), pitch, w, h};
+    a.dst = {dst.data(), pitch, w, h};
+    a.s = s;
+    memcpy(a.params, prm, psz);
+    launch(f, a, gx, gy, bx, by);
+    /* reference from the definition: every sample clamps, fills its S x S block */
+    for (int y = 0; y < h; y += s)
+        for (int x = 0; x < w; x += s) {
+            rv_nbr n = {src.data(), pitch, x, y, w, h, s, 1};
+            T v = fn(n);
+            for (int yy = y; yy < y + s && yy < h; yy++)
+                for (int xx = x; xx < x + s && xx < w; xx++) memcpy(ref.data() + yy * pitch + xx * sizeof(T), &v, sizeof(T));
+        }
+    for (int y = 0; y < h; y++)
+        if (memcmp(dst.data() + y * pitch, ref.data() + y * pitch, w * sizeof(T)) != 0) {
+            printf("FAIL %s %dx%d S=%d R=%d grid %ux%u block %ux%u: row %d\n", name, w, h, s, R, gx, gy, bx, by, y);
+            return 1;
+        }
+    (void)R;
+    return 0;
+}
+
+
+template <class TS, class TI, class TR, class F>
+static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int bh, int s, int red, bool smem, unsigned gx, bool ref_img)
+{
+    uint64_t seed = (uint64_t)W * 131 + H * 7 + bw + s * 1000 + red;
+    const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16;
+    const int64_t tpitch = ((int64_t)bw * (int64_t)sizeof(TR) + 15) / 16 * 16 + 32;
+    std::vector<unsigned char> src(pitch * H), tpl(tpitch * bh);
+    for (auto &c : src) c = (unsigned char)(rnd(seed) % 8); /* small range: many ties */
+    for (auto &c : tpl) c = (unsigned char)(rnd(seed) % 8);
+    if (sizeof(TI) == 4 && strcmp(name, "meanf") == 0)
+        for (int y = 0; y < H; y++) for (int x = 0; x < W; x++) ((float *)(src.data() + y * pitch))[x] = (float)(rnd(seed) % 4);
+    const int64_t dpitch = (int64_t)W * 4 + 16;
+    std::vector<unsigned char> dst(dpitch * H, 0xcd), rdst(dpitch * H, 0xcd);
+    const int cols = (W - bw) / s + 1, rows = (H - bh) / s + 1;
+    std::vector<unsigned char> scratch(64 + 32 * (size_t)gx, 0);
+    rv_args a; memset(&a, 0, sizeof a);
+    a.src = {src.data(), pitch, W, H};
+    a.src2 = {ref_img ? tpl.data() : nullptr, tpitch, bw, bh};
+    a.dst = {dst.data(), dpitch, W, H};
+    a.s = s; a.box_w = bw; a.box_h = bh; a.reduce = red;
+    a.scratch = (uint64_t)(uintptr_t)scratch.data();
+    emu_dsz = smem ? 1u << 16 : 0;
+    launch(f, a, gx, 1, 1, 1);
+    /* reference from the definition */
+    rv_win w0 = {src.data(), pitch, ref_img ? tpl.data() : nullptr, tpitch, 0, 0, (bw + s - 1) / s, (bh + s - 1) / s, s, 0};
+    double best = 0, sum = 0; int64_t isum = 0; int bx = 0, by = 0, found = 0;
+    for (int j = 0; j < rows; j++)
+        for (int i = 0; i < cols; i++) {
+            w0.x = i * s; w0.y = j * s;
+            TS v = fn(w0);
+            if (red == RV_REDUCE_NONE) {
+                for (int yy = w0.y; yy < w0.y + s && yy < H; yy++)
+                    for (int xx = w0.x; xx < w0.x + s && xx < W; xx++) { float fv = (float)v; memcpy(rdst.data() + yy * dpitch + xx * 4, &fv, 4); }
+            } else if (red == RV_REDUCE_SUM) { isum += (int64_t)v; sum += (double)v; found = 1; }
+            else if (!found || (red == RV_REDUCE_MIN ? (double)v < best : (double)v > best)) { best = v; bx = w0.x; by = w0.y; found = 1; }
+        }
+    int bad = 0;
+    if (red == RV_REDUCE_NONE) {
+        for (int y = 0; y < H; y++) if (memcmp(dst.data() + y * dpitch, rdst.data() + y * dpitch, W * 4)) bad = 1;
+    } else {
+        rv_partial r; memcpy(&r, scratch.data() + 16, sizeof r);
+        if (!r.valid) bad = 1;
+        else if (red == RV_REDUCE_SUM) bad = std::is_integral<TS>::value ? r.isum != isum : r.score != sum;
+        else bad = r.score != best || r.x != bx || r.y != by;
+        if (bad) printf("  got %g (%d,%d) isum %lld, want %g (%d,%d) isum %lld\n", r.score, r.x, r.y, (long long)r.isum, red == RV_REDUCE_SUM ? sum : best, bx, by, (long long)isum);
+        if (*(unsigned *)scratch.data() != 0) bad = 1; /* counter reset */
+    }
+    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d grid %u\n", name, W, H, bw, bh, s, red, (int)smem, gx);
+    return bad;
+}
+
+int main()
+{
+    int fails = 0, runs = 0;
+    const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}};
+    rv_threshold_params tp0 = {0}, tp1 = {100};
+    rv_noparam np = {0};
+    for (auto &sz : sizes)
+        for (int s = 1; s <= 3; s++) {
+            const int w = sz[0], h = sz[1];
+            const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;
+            /* the backend's grid, plus odd smaller and larger ones */
+            const unsigned grids[][4] = {
+                {(unsigned)((cols + 31) / 32), (unsigned)(((s == 1 ? (rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS : rows) + 7) / 8), 32, 8},
+                {1, 1, 32, 8}, {2, 3, 8, 2}, {1, 1, 1, 1}, {7, 13, 3, 1}};
+            for (auto &g : grids) {
+#define NB(NAME, FN, T, R, P)                                                                     \
+    fails += check_nbr<T>(#NAME, rvk_##NAME, [&](rv_nbr n) { return FN(n, &(P)); }, w, h, s, R, \
+                          g[0], g[1], g[2], g[3], &(P), sizeof(P)); runs++;
+                NB(emboss, emboss, RV_Pixel, 1, np)
+                NB(edge, sobel, RV_Pixel, 1, tp0)
+                NB(edge, sobel, RV_Pixel, 1, tp1)
+                NB(blur8, blur8, uint8_t, 1, np)
+                NB(blur16, blur16, uint16_t, 2, np)
+                NB(laplacef, laplacef, float, 1, np)
+            }
+        }
+    printf("nbr: %d runs, %d failed\n", runs, fails);
+    int bf = 0, br = 0;
+    const int bsz[][4] = {{9, 7, 3, 2}, {20, 15, 5, 4}, {33, 21, 7, 9}, {12, 12, 12, 12}, {40, 30, 1, 1}};
+    for (auto &b : bsz)
+        for (int s = 1; s <= 3; s++)
+            for (int red = 0; red <= 3; red++)
+                for (int sm = 0; sm <= 1; sm++)
+                    for (unsigned gx : {1u, 3u, 16u, 1000u}) {
+                        bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, [&](rv_win w) { return sad(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
+                        bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
+                        bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false); br++;
+                    }
+    printf("box: %d runs, %d failed\n", br, bf);
+    fails += bf;
+    printf("%d passed, %d failed\n", runs + br - fails, fails);
+    return fails != 0;
+}
