@@ -1,5 +1,7 @@
 /* ncu_driver.c - one emboss at 4K RGBA and one SAD template match (395x372, 70x72) on the
- * GPU, to profile with Nsight Compute (docs/perf/cuda-tuning.md says how it was run). */
+ * GPU, to profile with Nsight Compute (docs/perf/cuda-tuning.md says how it was run).
+ * Build after the project: gcc -O2 -Iravioli/include tools/bench-gpu/ncu_driver.c -o ncu_driver
+ *     -Lbuild/ravioli -lravioli -Wl,-rpath,$PWD/build/ravioli   (RAVIOLI_MODULE_PATH=build/modules) */
 #include <stdio.h>
 #include <ravioli/ravioli.h>
 int main(void)
