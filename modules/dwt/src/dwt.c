@@ -888,7 +888,8 @@ static int image_args(RV_Dwt *d, RV_Image *img, uint64_t *base, int64_t *pitch)
     return 0;
 }
 
-RV_API int rv_dwt_forward(RV_Dwt *d, RV_Image *img, int levels)
+/* Forward or inverse transform of a GRAYF32 image, in its own storage. */
+static int image_transform(RV_Dwt *d, RV_Image *img, int levels, int inverse)
 {
     if (!d)
         return RV_EINVAL;
@@ -897,19 +898,17 @@ RV_API int rv_dwt_forward(RV_Dwt *d, RV_Image *img, int levels)
     int err = image_args(d, img, &base, &pitch);
     if (err < 0)
         return err;
-    return transform(d, base, pitch, rv_image_width(img), rv_image_height(img), levels, 0);
+    return transform(d, base, pitch, rv_image_width(img), rv_image_height(img), levels, inverse);
+}
+
+RV_API int rv_dwt_forward(RV_Dwt *d, RV_Image *img, int levels)
+{
+    return image_transform(d, img, levels, 0);
 }
 
 RV_API int rv_dwt_inverse(RV_Dwt *d, RV_Image *img, int levels)
 {
-    if (!d)
-        return RV_EINVAL;
-    uint64_t base = 0;
-    int64_t pitch = 0;
-    int err = image_args(d, img, &base, &pitch);
-    if (err < 0)
-        return err;
-    return transform(d, base, pitch, rv_image_width(img), rv_image_height(img), levels, 1);
+    return image_transform(d, img, levels, 1);
 }
 
 static int buffer_check(RV_Dwt *d, RV_Buffer *buf, int w, int h, size_t pitch)
