@@ -972,6 +972,26 @@ static void row_shape(const RV_Dwt *d, int w, int h, int32_t *tile_rows, RV_Laun
     sh->grid[1] = cdiv(h, *tile_rows);
 }
 
+/* Integer plane <-> float buffer (inverse: float back to the plane, rounded, clamped). */
+static int convert_plane(RV_Dwt *d, uint64_t plane, int64_t ppitch, uint64_t fb, int64_t fpitch,
+                         int w, int h, int sample_bytes, int inverse)
+{
+    dwt_conv_args c;
+    RV_LaunchShape sh;
+    memset(&c, 0, sizeof(c));
+    c.plane = plane;
+    c.buf = fb;
+    c.plane_pitch = ppitch;
+    c.buf_pitch = fpitch;
+    c.w = w;
+    c.h = h;
+    c.bytes = sample_bytes;
+    c.inverse = inverse;
+    c.maxval = sample_bytes == 1 ? 255.0f : 65535.0f;
+    row_shape(d, w, h, &c.tile_rows, &sh);
+    return launch(d, d->k_conv, &sh, &c, sizeof(c), RV_DWT_KERNEL_OTHER, (4.0 + sample_bytes) * w * h);
+}
+
 RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams *prm)
 {
     if (!d)
@@ -1005,18 +1025,7 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
         }
         fb = rv_buffer_address(d->fbuf);
         fpitch = (int64_t)w * 4;
-        dwt_conv_args c;
-        memset(&c, 0, sizeof(c));
-        c.plane = plane;
-        c.buf = fb;
-        c.plane_pitch = ppitch;
-        c.buf_pitch = fpitch;
-        c.w = w;
-        c.h = h;
-        c.bytes = fi->sample_bytes;
-        c.maxval = fi->sample_bytes == 1 ? 255.0f : 65535.0f;
-        row_shape(d, w, h, &c.tile_rows, &sh);
-        if ((err = launch(d, d->k_conv, &sh, &c, sizeof(c), RV_DWT_KERNEL_OTHER, (4.0 + fi->sample_bytes) * w * h)) < 0)
+        if ((err = convert_plane(d, plane, ppitch, fb, fpitch, w, h, fi->sample_bytes, 0)) < 0)
             return err;
     }
     if ((err = transform(d, fb, fpitch, w, h, prm->levels, 0)) < 0)
@@ -1035,19 +1044,7 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
     if ((err = transform(d, fb, fpitch, w, h, prm->levels, 1)) < 0)
         return err;
     if (fi->elem_type != RV_ET_F32) {
-        dwt_conv_args c;
-        memset(&c, 0, sizeof(c));
-        c.plane = plane;
-        c.buf = fb;
-        c.plane_pitch = ppitch;
-        c.buf_pitch = fpitch;
-        c.w = w;
-        c.h = h;
-        c.bytes = fi->sample_bytes;
-        c.inverse = 1;
-        c.maxval = fi->sample_bytes == 1 ? 255.0f : 65535.0f;
-        row_shape(d, w, h, &c.tile_rows, &sh);
-        if ((err = launch(d, d->k_conv, &sh, &c, sizeof(c), RV_DWT_KERNEL_OTHER, (4.0 + fi->sample_bytes) * w * h)) < 0)
+        if ((err = convert_plane(d, plane, ppitch, fb, fpitch, w, h, fi->sample_bytes, 1)) < 0)
             return err;
     }
     return 0;
