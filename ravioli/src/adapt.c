@@ -20,11 +20,17 @@
 #define LEARN_SPREAD 1.25                   /* max/min of the samples a phi estimate uses */
 #define PHI_MAX 0.9
 #define HOLD_MULT_MAX 16.0
+#define MARGIN_MAX 2.0                      /* largest learnt safety margin */
+#define MARGIN_UP 1.25                      /* margin growth per late-frame trigger */
+#define MARGIN_DECAY 0.9                    /* margin shrink per quiet probe_s */
+#define LATE_TRIGGER 2                      /* late frames at one configuration within probe_s -> coarser */
 
 typedef struct sample {
     double t;      /* finish time */
     double proc;   /* processing time (clamped) */
     int si;        /* spatial stride it ran with */
+    int idx;       /* ladder configuration it ran with (-1: not on the ladder) */
+    int late;      /* finished after its budget (latency, including any wait) */
 } sample;
 
 struct RV_Adapt {
@@ -45,6 +51,9 @@ struct RV_Adapt {
     double hold_mult;        /* back-off of the up-hold */
     int probe_pending;
     double t_up;
+    int up_from;             /* configuration before the latest finer step */
+    double margin;           /* learnt safety factor on the cost (>= 1), grows on late frames */
+    double t_quiet;          /* last time the margin decayed or was raised */
 
     /* learnt relative cost of each spatial stride (shp[1] = 1) */
     double shp[RV_ADAPT_MAX_STRIDE + 1];
@@ -146,6 +155,9 @@ static void clear_state(RV_Adapt *a)
     a->hold_mult = 1.0;
     a->probe_pending = 0;
     a->t_up = 0;
+    a->up_from = 0;
+    a->margin = 1.0;
+    a->t_quiet = 0;
     a->prev_si = 0;
     a->learned = 0;
     a->ep_active = 0;
@@ -522,7 +534,49 @@ static int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* Index of configuration (si, st) on the ladder, -1 when it is not on it. */
+static int ladder_index(const RV_Adapt *a, int si, int st)
+{
+    for (int i = 0; i < a->nlad; i++)
+        if (a->lad_si[i] == si && a->lad_st[i] == st)
+            return i;
+    return -1;
+}
+
+/* Late frames at configuration j since the latest change, within the last
+ * probe_s seconds (the newest included). */
+static int late_count(const RV_Adapt *a, int j, double t)
+{
+    int n = 0;
+    for (int i = 0; i < a->nring; i++) {
+        const sample *sm = ring_at(a, i);
+        if (sm->t < a->t_change || sm->t < t - a->s.probe_s)
+            break;
+        n += sm->idx == j && sm->late;
+    }
+    return n;
+}
+
+/* Any late frame over the latest hold_s seconds? */
+static int late_within(const RV_Adapt *a, double t, double hold_s)
+{
+    for (int i = 0; i < a->nring; i++) {
+        const sample *sm = ring_at(a, i);
+        if (sm->t < t - hold_s)
+            break;
+        if (sm->late)
+            return 1;
+    }
+    return 0;
+}
+
 RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spatial, int s_temporal)
+{
+    return rv_adapt_update_latency(a, now_s, proc_s, proc_s, s_spatial, s_temporal);
+}
+
+RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, double latency_s,
+                                   int s_spatial, int s_temporal)
 {
     if (!a)
         return RV_EINVAL;
@@ -536,15 +590,20 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
         t = a->have_time ? a->last_t + budget : 0.0;
     a->have_time = 1;
     a->last_t = t;
+    /* the latency includes the processing time; a bad value falls back to it */
+    double lat = latency_s;
+    if (!isfinite(lat) || !(lat >= proc_s))
+        lat = proc_s;
 
     RV_AdaptRecord *r = &a->last;
     memset(r, 0, sizeof(*r));
     r->frame = a->frame++;
     r->time_s = t;
     r->proc_s = proc_s;
+    r->latency_s = lat;
     r->deadline_s = s->deadline_s;
     r->budget_s = budget;
-    r->met = isfinite(proc_s) && proc_s >= 0 && proc_s <= budget;
+    r->met = isfinite(proc_s) && proc_s >= 0 && lat <= budget;
     r->s_spatial = si;
     r->s_temporal = st;
     r->pred_s = rv_adapt_predict(a, si);
@@ -564,18 +623,27 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
         sm->t = t;
         sm->proc = fmin(proc_s, PROC_CLAMP * budget);
         sm->si = si;
+        sm->idx = ladder_index(a, si, st);
+        sm->late = !r->met;
         a->head = (a->head + 1) % RING;
         if (a->nring < RING)
             a->nring++;
         a->since_change++;
         track_phi(a);
 
+        /* the learnt safety margin shrinks after each quiet probe_s */
+        if (sm->late)
+            a->t_quiet = t;
+        else if (t - a->t_quiet >= s->probe_s) {
+            a->margin = fmax(1.0, a->margin * MARGIN_DECAY);
+            a->t_quiet = t;
+        }
+
         if (a->nlad == 1) {
             reason = RV_ADAPT_FIXED;
         } else {
             const double c = cost_fast(a);
             const int j = a->idx;
-            int explored = 0;
             /* sustained load in the upper third of the hysteresis band: with
              * frame times that close to the budget, jitter makes frames late */
             int sustained = 0;
@@ -584,23 +652,46 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                 cmed = cost_window_median(a, t);
                 sustained = !fits(a, j, cmed, s->headroom + (s->miss_level - s->headroom) * (2.0 / 3.0));
             }
+            /* a finer step whose first frames are late: the model was too
+             * optimistic (a probe failed) */
+            const int probe_failed = a->probe_pending && a->since_change <= 2 && sm->idx == j &&
+                                     j < a->up_from && sm->late;
+            /* late frames at this configuration although the model says it
+             * fits: jitter (preemption, queueing) the median does not see */
+            const int late_rule = !probe_failed && sm->late && sm->idx == j && j < a->nlad - 1 &&
+                                  late_count(a, j, t) >= LATE_TRIGGER;
             if (a->nring >= 2 && (sustained || !fits(a, j, c, s->miss_level))) {
                 /* (never on the very first frame: it carries the warm-up) */
                 /* would miss: straight to the first coarser configuration that fits */
-                const double cc = fmax(c, cmed);
+                const double cc = fmax(c, cmed) * a->margin;
                 int k = j + 1;
                 while (k < a->nlad - 1 && !fits(a, k, cc, s->headroom))
                     k++;
                 if (k < a->nlad)
                     a->idx = k;
+            } else if (probe_failed || late_rule) {
+                /* react within the frame: back to where the finer step came
+                 * from (a failed probe) or one step coarser at least, and
+                 * remember that the model needs more margin */
+                a->margin = fmin(MARGIN_MAX, a->margin * MARGIN_UP);
+                a->t_quiet = t;
+                const double cc = c * a->margin;
+                int k = probe_failed ? a->up_from : j + 1;
+                while (k < a->nlad - 1 && !fits(a, k, cc, s->headroom))
+                    k++;
+                a->idx = k;
             } else if (j > 0) {
                 const double hold = s->up_hold_s * a->hold_mult;
-                if (a->since_change >= s->up_hold_frames && t - a->t_change >= hold) {
-                    /* sustained headroom: the finest configuration that the worst
-                     * cost of the hold window fits within headroom and its mean
-                     * within up_level */
+                if (a->since_change >= s->up_hold_frames && t - a->t_change >= hold &&
+                    !late_within(a, t, hold)) {
+                    /* sustained headroom (and no late frame in the hold
+                     * window): the finest configuration that the worst cost
+                     * of the hold window fits within headroom and its mean
+                     * within up_level, with the learnt margin */
                     double cmax, cmean;
                     cost_window(a, t, hold, &cmax, &cmean);
+                    cmax *= a->margin;
+                    cmean *= a->margin;
                     int k = 0;
                     while (k < j && !(fits(a, k, cmax, s->headroom) && fits(a, k, cmean, s->up_level)))
                         k++;
@@ -613,14 +704,12 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                 const int sj = a->lad_si[j];
                 if (a->idx == j && s->explore_s > 0 && s->learn_overhead && sj > 1 &&
                     a->lad_si[0] == 1 && !a->shp_conf[sj] && a->since_change >= s->up_hold_frames &&
-                    t - a->t_change >= s->explore_s * a->hold_mult) {
+                    t - a->t_change >= s->explore_s * a->hold_mult && !late_within(a, t, s->up_hold_s)) {
                     /* only when the model itself says full resolution fits the
                      * headroom (it was the stricter finer-step test, mean within
                      * up_level and worst within headroom, that held it back) */
-                    if (fits(a, 0, cost_window_median(a, t), s->headroom)) {
+                    if (fits(a, 0, cost_window_median(a, t) * a->margin, s->headroom))
                         a->idx = 0;
-                        explored = 1;
-                    }
                 }
             }
             if (a->idx > old) {
@@ -632,9 +721,9 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
             } else if (a->idx < old) {
                 reason = RV_ADAPT_FINER;
                 a->last_finer = 1; /* a steady load before it (probes too: time-triggered) */
-                (void)explored;
                 a->probe_pending = 1;
                 a->t_up = t;
+                a->up_from = old;
             }
             if (a->idx != old) {
                 a->t_change = t;
@@ -649,6 +738,7 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
     r->next_temporal = a->lad_st[a->idx];
     r->cost_s = cost_fast(a);
     r->overhead = a->phi;
+    r->margin = a->margin;
     r->reason = reason;
     return a->idx != old;
 }

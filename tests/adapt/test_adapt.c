@@ -104,10 +104,28 @@ static void sim_frame(sim *s)
         s->k = latest;
 }
 
+/* RV_TEST_ADAPT_DUMP=prefix: each simulation's per-frame log to prefixNNN.csv (debugging) */
+static void sim_dump(const sim *s)
+{
+    static int seq;
+    const char *pre = getenv("RV_TEST_ADAPT_DUMP");
+    if (!pre)
+        return;
+    char path[512];
+    snprintf(path, sizeof(path), "%s%03d.csv", pre, seq++);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    for (int i = 0; i < s->n; i++)
+        rv_adapt_log_write(f, &s->f[i].rec, i == 0);
+    fclose(f);
+}
+
 static void sim_until(sim *s, double t)
 {
     while (s->clock < t)
         sim_frame(s);
+    sim_dump(s);
 }
 
 static void sim_frames(sim *s, int n)
@@ -400,10 +418,13 @@ static void test_exploration(void **state)
         for (int i = 0; i < s->n; i++)
             if (s->f[i].start >= 3.0 + 1.5 && (s->f[i].si != 1 || s->f[i].st != 1 || !s->f[i].met))
                 full_after = 0;
+        /* Without the probe the controller used to stay at stride 2 for
+         * good; since a finer step whose first frame is late is undone at
+         * once, the model learns stride 8 against stride 1 on the way and
+         * does not fall into that trap here, so only the probe's side is
+         * asserted. */
         if (explore)
             assert_true(full_after);
-        else
-            assert_false(full_after); /* the trap the probe gets it out of */
         rv_adapt_destroy(&s->a);
     }
 }
