@@ -23,6 +23,7 @@
 #define MARGIN_MAX 2.0                      /* largest learnt safety margin */
 #define MARGIN_UP 1.25                      /* margin growth per late-frame trigger */
 #define MARGIN_DECAY 0.9                    /* margin shrink per quiet probe_s */
+#define JITTER_DECAY 0.25                   /* jitter allowance shrink per quiet probe_s */
 #define LATE_TRIGGER 2                      /* late frames at one configuration within probe_s -> coarser */
 
 typedef struct sample {
@@ -53,6 +54,8 @@ struct RV_Adapt {
     double t_up;
     int up_from;             /* configuration before the latest finer step */
     double margin;           /* learnt safety factor on the cost (>= 1), grows on late frames */
+    double jitter;           /* learnt additive allowance (s): lateness the model does not
+                                explain (preemption by other processes, queueing) */
     double t_quiet;          /* last time the margin decayed or was raised */
 
     /* learnt relative cost of each spatial stride (shp[1] = 1) */
@@ -157,6 +160,7 @@ static void clear_state(RV_Adapt *a)
     a->t_up = 0;
     a->up_from = 0;
     a->margin = 1.0;
+    a->jitter = 0;
     a->t_quiet = 0;
     a->prev_si = 0;
     a->learned = 0;
@@ -338,6 +342,12 @@ RV_API void rv_adapt_model(const RV_Adapt *a, double *cost_s, double *overhead)
 static int fits(const RV_Adapt *a, int j, double c, double level)
 {
     return c * shape_of(a, a->lad_si[j]) <= level * a->lad_st[j] * a->s.deadline_s;
+}
+
+/* fits(), with the learnt jitter allowance added to the predicted time */
+static int fits_j(const RV_Adapt *a, int j, double c, double level)
+{
+    return c * shape_of(a, a->lad_si[j]) + a->jitter <= level * a->lad_st[j] * a->s.deadline_s;
 }
 
 /*
@@ -631,11 +641,19 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
         a->since_change++;
         track_phi(a);
 
-        /* the learnt safety margin shrinks after each quiet probe_s */
-        if (sm->late)
+        /* The learnt safety margin and jitter allowance shrink after each
+         * quiet probe_s. Quiet: no late frame, and no frame whose lateness
+         * beyond the model's prediction comes near the allowance (a frame
+         * that was preempted but still fit a coarse budget shows that the
+         * source of the jitter is still there). */
+        const double excess = lat - cost_fast(a) * shape_of(a, si);
+        if (sm->late || (a->jitter > 0 && excess > 0.5 * a->jitter))
             a->t_quiet = t;
         else if (t - a->t_quiet >= s->probe_s) {
             a->margin = fmax(1.0, a->margin * MARGIN_DECAY);
+            a->jitter *= JITTER_DECAY;
+            if (a->jitter < 0.01 * s->deadline_s)
+                a->jitter = 0;
             a->t_quiet = t;
         }
 
@@ -652,9 +670,9 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
                 cmed = cost_window_median(a, t);
                 sustained = !fits(a, j, cmed, s->headroom + (s->miss_level - s->headroom) * (2.0 / 3.0));
             }
-            /* a finer step whose first frames are late: the model was too
-             * optimistic (a probe failed) */
-            const int probe_failed = a->probe_pending && a->since_change <= 2 && sm->idx == j &&
+            /* a late frame within probe_s after a finer step: the step was
+             * too optimistic (a probe failed) */
+            const int probe_failed = a->probe_pending && t - a->t_up < s->probe_s && sm->idx == j &&
                                      j < a->up_from && sm->late;
             /* late frames at this configuration although the model says it
              * fits: jitter (preemption, queueing) the median does not see */
@@ -665,19 +683,27 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
                 /* would miss: straight to the first coarser configuration that fits */
                 const double cc = fmax(c, cmed) * a->margin;
                 int k = j + 1;
-                while (k < a->nlad - 1 && !fits(a, k, cc, s->headroom))
+                while (k < a->nlad - 1 && !fits_j(a, k, cc, s->headroom))
                     k++;
                 if (k < a->nlad)
                     a->idx = k;
             } else if (probe_failed || late_rule) {
                 /* react within the frame: back to where the finer step came
-                 * from (a failed probe) or one step coarser at least, and
-                 * remember that the model needs more margin */
-                a->margin = fmin(MARGIN_MAX, a->margin * MARGIN_UP);
+                 * from (a failed probe; when its first frames are late the
+                 * model needs more margin) or, for late frames the model
+                 * does not explain (preemption, queueing: additive), to the
+                 * first configuration whose budget also holds the lateness
+                 * seen beyond the prediction */
+                if (probe_failed && a->since_change <= 2) {
+                    /* at once: most likely the model's cost of the new stride */
+                    a->margin = fmin(MARGIN_MAX, a->margin * MARGIN_UP);
+                } else if (excess > a->jitter) {
+                    a->jitter = fmin(excess, 4.0 * budget);
+                }
                 a->t_quiet = t;
                 const double cc = c * a->margin;
                 int k = probe_failed ? a->up_from : j + 1;
-                while (k < a->nlad - 1 && !fits(a, k, cc, s->headroom))
+                while (k < a->nlad - 1 && !fits_j(a, k, cc, s->headroom))
                     k++;
                 a->idx = k;
             } else if (j > 0) {
@@ -693,7 +719,7 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
                     cmax *= a->margin;
                     cmean *= a->margin;
                     int k = 0;
-                    while (k < j && !(fits(a, k, cmax, s->headroom) && fits(a, k, cmean, s->up_level)))
+                    while (k < j && !(fits_j(a, k, cmax, s->headroom) && fits_j(a, k, cmean, s->up_level)))
                         k++;
                     a->idx = k;
                 }
@@ -707,8 +733,9 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
                     t - a->t_change >= s->explore_s * a->hold_mult && !late_within(a, t, s->up_hold_s)) {
                     /* only when the model itself says full resolution fits the
                      * headroom (it was the stricter finer-step test, mean within
-                     * up_level and worst within headroom, that held it back) */
-                    if (fits(a, 0, cost_window_median(a, t) * a->margin, s->headroom))
+                     * up_level and worst within headroom, or the learnt margin
+                     * and jitter allowance, that held it back) */
+                    if (fits(a, 0, cost_window_median(a, t), s->headroom))
                         a->idx = 0;
                 }
             }
@@ -739,6 +766,7 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
     r->cost_s = cost_fast(a);
     r->overhead = a->phi;
     r->margin = a->margin;
+    r->jitter_s = a->jitter;
     r->reason = reason;
     return a->idx != old;
 }

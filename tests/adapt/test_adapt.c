@@ -45,6 +45,11 @@ typedef struct sim {
     const double *table; /* when set: relative cost per spatial stride instead of the formula */
     load_fn load;
     const void *load_arg;
+    /* preemption by other processes: every preempt_n-th frame that starts
+     * in [preempt_t0, preempt_t1) takes preempt_s longer (additive) */
+    int preempt_n;
+    double preempt_s, preempt_t0, preempt_t1;
+    int use_latency; /* report the latency (rv_adapt_update_latency) */
     uint64_t rng;
     double clock;
     long long k;
@@ -66,6 +71,7 @@ static void sim_init(sim *s, const RV_AdaptSettings *set, double base, double ph
     s->load = load;
     s->load_arg = arg;
     s->rng = 0x1234567ULL;
+    s->use_latency = getenv("RV_TEST_ADAPT_LATENCY") != NULL;
 }
 
 static double uniform(uint64_t *st)
@@ -84,8 +90,11 @@ static void sim_frame(sim *s)
     double proc = s->base * s->load(start, s->load_arg) * shape;
     if (s->noise > 0)
         proc *= 1.0 + s->noise * uniform(&s->rng);
+    if (s->preempt_n > 0 && start >= s->preempt_t0 && start < s->preempt_t1 && s->n % s->preempt_n == 0)
+        proc += s->preempt_s;
     double end = start + proc;
-    int ch = rv_adapt_update(s->a, end, proc, si, st);
+    int ch = s->use_latency ? rv_adapt_update_latency(s->a, end, proc, end - arrival, si, st)
+                            : rv_adapt_update(s->a, end, proc, si, st);
     assert_true(ch == 0 || ch == 1);
     frame_rec *f = &s->f[s->n++];
     f->start = start;
@@ -94,7 +103,7 @@ static void sim_frame(sim *s)
     f->budget = st * D;
     f->si = si;
     f->st = st;
-    f->met = proc <= st * D;
+    f->met = (s->use_latency ? end - arrival : proc) <= st * D;
     f->changed = ch;
     rv_adapt_last_record(s->a, &f->rec);
     s->clock = end;
@@ -861,6 +870,139 @@ static void test_backoff(void **state)
     rv_adapt_destroy(&a);
 }
 
+/*
+ * Preemption: other processes take the CPU for a time slice now and then,
+ * so every 10th frame is 0.7 D later (additive, not proportional to the
+ * work: the median cost model does not see it). With the latency reported,
+ * the late-frame rule learns a jitter allowance and settles on strides
+ * whose budget holds it: after a reaction window of 1 s at least 99 % of the
+ * frames are on time; after the preemption ends the strides are back at
+ * (1,1) within 3 s (the allowance halves per quiet second).
+ */
+static void check_preemption(RV_Priority prio, double base, double extra, double *ret_s, double *met_ratio)
+{
+    RV_AdaptSettings set;
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    set.priority = prio;
+    step_load L = {0.0, 0.0, 1.0};
+    sim *s = &g_sim;
+    sim_init(s, &set, base, 0.0, 0.02, load_step, &L);
+    s->use_latency = 1;
+    s->preempt_n = 10;
+    s->preempt_s = extra;
+    s->preempt_t0 = 2.0;
+    s->preempt_t1 = 12.0;
+    sim_until(s, 18.0);
+    int n = 0, met = 0, late_before = 0;
+    double back = -1;
+    for (int i = 0; i < s->n; i++) {
+        const frame_rec *f = &s->f[i];
+        if (f->start < 2.0)
+            late_before += !f->met;
+        if (f->start >= 3.0 && f->start < 12.0) {
+            n++;
+            met += f->met;
+        }
+        if (f->start >= 12.0 && back < 0 && f->si == 1 && f->st == 1) {
+            /* back for good */
+            int stays = 1;
+            for (int j = i; j < s->n; j++)
+                stays &= s->f[j].si == 1 && s->f[j].st == 1 && s->f[j].met;
+            if (stays)
+                back = f->start - 12.0;
+        }
+    }
+    assert_int_equal(late_before, 0);
+    assert_true(n > 100);
+    *met_ratio = (double)met / n;
+    *ret_s = back;
+    rv_adapt_destroy(&s->a);
+}
+
+static void test_preemption(void **state)
+{
+    (void)state;
+    for (int p = 0; p < 3; p++) {
+        const double extra[2] = {0.7 * D, 1.2 * D};
+        for (int e = 0; e < 2; e++) {
+            double ret, ratio;
+            check_preemption(k_prio[p], 0.5 * D, extra[e], &ret, &ratio);
+            if (getenv("RV_TEST_ADAPT_VERBOSE"))
+                print_message("prio %d extra %.1f D: %.2f %% on time, back at (1,1) %.2f s after\n", p,
+                              extra[e] / D, 100 * ratio, ret);
+            if (ratio < 0.99)
+                fail_msg("prio %d extra %.1f D: %.2f %% on time after the reaction window", p, extra[e] / D,
+                         100 * ratio);
+            if (!(ret >= 0 && ret <= 3.0))
+                fail_msg("prio %d extra %.1f D: not back at (1,1) within 3 s (%.2f)", p, extra[e] / D, ret);
+        }
+    }
+}
+
+/* A finer step whose first frame is late is undone in that same update,
+ * the hold doubles (back-off) and the model's margin grows. */
+static void test_failed_probe_undone(void **state)
+{
+    (void)state;
+    RV_AdaptSettings set;
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    RV_Adapt *a = NULL;
+    assert_int_equal(rv_adapt_create(&a, &set), 0);
+    double t = 0;
+    int si = 1, st = 1;
+    /* steady at 0.5 D, then 3x: coarser */
+    for (int i = 0; i < 60; i++) {
+        double proc = (i < 30 ? 0.5 : 1.5) * D * (si == 1 ? 1.0 : 1.0 / (si * si));
+        t += D;
+        rv_adapt_update_latency(a, t, proc, proc, si, st);
+        rv_adapt_strides(a, &si, &st);
+    }
+    assert_int_equal(si, 2);
+    assert_int_equal(st, 1);
+    /* the load ends: the next finer step goes to (1,1) */
+    int guard = 0;
+    while (si != 1 && guard++ < 100) {
+        double proc = 0.5 * D / (si * si);
+        t += D;
+        rv_adapt_update_latency(a, t, proc, proc, si, st);
+        rv_adapt_strides(a, &si, &st);
+    }
+    assert_int_equal(si, 1);
+    /* ... but its first frame is late (the model was too optimistic) */
+    t += D;
+    assert_int_equal(rv_adapt_update_latency(a, t, 0.9 * D, 1.1 * D, 1, 1), 1);
+    RV_AdaptRecord r;
+    rv_adapt_last_record(a, &r);
+    assert_int_equal(r.met, 0);
+    assert_int_equal(r.reason, RV_ADAPT_COARSER);
+    assert_int_equal(r.next_spatial, 2);
+    assert_true(r.margin > 1.0);
+    assert_true(fabs(r.latency_s - 1.1 * D) < 1e-12);
+    /* the hold doubled: no finer step within 2 x up_hold_s */
+    rv_adapt_strides(a, &si, &st);
+    const double t_back = t;
+    while (t < t_back + 2 * set.up_hold_s - 0.5 * D) {
+        t += D;
+        double proc = 0.2 * D / (si * si);
+        rv_adapt_update_latency(a, t, proc, proc, si, st);
+        rv_adapt_strides(a, &si, &st);
+        assert_int_equal(si, 2);
+    }
+    /* a latency below proc_s or not finite is replaced by proc_s */
+    t += D;
+    rv_adapt_update_latency(a, t, 0.1 * D, NAN, si, st);
+    rv_adapt_last_record(a, &r);
+    assert_true(r.latency_s == r.proc_s && r.met);
+    t += D;
+    rv_adapt_update_latency(a, t, 0.1 * D, 0.01 * D, si, st);
+    rv_adapt_last_record(a, &r);
+    assert_true(r.latency_s == r.proc_s);
+    assert_int_equal(rv_adapt_update_latency(NULL, t, 0.1, 0.1, 1, 1), RV_EINVAL);
+    rv_adapt_destroy(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -877,6 +1019,8 @@ int main(void)
         cmocka_unit_test(test_bounds_fixed),
         cmocka_unit_test(test_extreme_inputs),
         cmocka_unit_test(test_backoff),
+        cmocka_unit_test(test_preemption),
+        cmocka_unit_test(test_failed_probe_undone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

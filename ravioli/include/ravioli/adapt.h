@@ -170,6 +170,7 @@ typedef struct RV_AdaptRecord {
     double cost_s;            /* model c after the update */
     double overhead;          /* model phi after the update */
     double margin;            /* learnt safety factor on the cost (>= 1) after the update */
+    double jitter_s;          /* learnt additive allowance for unexplained lateness (s) */
     RV_AdaptReason reason;
 } RV_AdaptRecord;
 
