@@ -57,6 +57,7 @@ struct RV_Adapt {
     double jitter;           /* learnt additive allowance (s): lateness the model does not
                                 explain (preemption by other processes, queueing) */
     double t_quiet;          /* last time the margin decayed or was raised */
+    double late_excess;      /* lateness beyond the model of the previous late frame (s) */
 
     /* learnt relative cost of each spatial stride (shp[1] = 1) */
     double shp[RV_ADAPT_MAX_STRIDE + 1];
@@ -162,6 +163,7 @@ static void clear_state(RV_Adapt *a)
     a->margin = 1.0;
     a->jitter = 0;
     a->t_quiet = 0;
+    a->late_excess = 0;
     a->prev_si = 0;
     a->learned = 0;
     a->ep_active = 0;
@@ -697,8 +699,12 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
                 if (probe_failed && a->since_change <= 2) {
                     /* at once: most likely the model's cost of the new stride */
                     a->margin = fmin(MARGIN_MAX, a->margin * MARGIN_UP);
-                } else if (excess > a->jitter) {
-                    a->jitter = fmin(excess, 4.0 * budget);
+                } else {
+                    /* the smaller of the latest two late frames' excess:
+                     * recurring lateness, not one extreme frame */
+                    const double e2 = fmin(excess, a->late_excess);
+                    if (e2 > a->jitter)
+                        a->jitter = fmin(e2, 4.0 * budget);
                 }
                 a->t_quiet = t;
                 const double cc = c * a->margin;
@@ -757,6 +763,8 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
                 a->since_change = 0;
             }
         }
+        if (sm->late)
+            a->late_excess = fmax(excess, 0.0);
     }
     if (a->nlad == 1 && reason == RV_ADAPT_KEEP)
         reason = RV_ADAPT_FIXED;

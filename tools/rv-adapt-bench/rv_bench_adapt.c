@@ -222,11 +222,15 @@ typedef struct config {
     RV_Priority priority;
     const char *csv_dir;
     int rounds;
+    double react; /* reaction window after the start of each load phase (s) */
 } config;
 
 typedef struct result {
     long long src_frames, processed, met, covered, dropped;
     long long proc_a, met_a, proc_b, met_b; /* during the hog phases */
+    long long proc_rw, met_rw, cov_rw, src_rw; /* in the reaction windows (start of each phase) */
+    double back_sum;                        /* adapt: s from the end of a phase to S = (1,1) */
+    int back_n, back_never;
     double pix_sum, si_sum;
     double lat[200000];
     long long nlat;
@@ -263,7 +267,7 @@ static void run_mode(int mode, int round, stage *st, const config *cf, result *r
     const long long nsrc = (long long)floor(cf->seconds / D);
     r->src_frames += nsrc;
     hogs h = {{0}, 0};
-    int phase_a = 0, phase_b = 0;
+    int phase_a = 0, phase_b = 0, back_a = 0, back_b = 0;
     const double t0 = now_s() + 0.05;
     long long k = 0;
     while (k < nsrc) {
@@ -332,6 +336,30 @@ static void run_mode(int mode, int round, stage *st, const config *cf, result *r
         r->met += met;
         if (met)
             r->covered += stt;
+        {
+            const double ta0 = arr - t0;
+            if ((ta0 >= cf->a0 && ta0 < cf->a0 + cf->react) || (ta0 >= cf->b0 && ta0 < cf->b0 + cf->react)) {
+                r->proc_rw++;
+                r->met_rw += met;
+                if (met)
+                    r->cov_rw += stt;
+            }
+            /* back at full resolution after a phase: the first (1,1) frame that arrived after its end */
+            if (ad && si == 1 && stt == 1) {
+                if (!back_a && ta0 >= cf->a1) {
+                    back_a = 1;
+                    r->back_sum += ta0 - cf->a1;
+                    r->back_n++;
+                    printf("  adapt back at (1,1) %.2f s after load A ended\n", ta0 - cf->a1);
+                }
+                if (!back_b && ta0 >= cf->b1) {
+                    back_b = 1;
+                    r->back_sum += ta0 - cf->b1;
+                    r->back_n++;
+                    printf("  adapt back at (1,1) %.2f s after load B ended\n", ta0 - cf->b1);
+                }
+            }
+        }
         r->si_sum += si;
         r->pix_sum += 1.0 / ((double)si * si);
         if (r->nlat < (long long)(sizeof(r->lat) / sizeof(r->lat[0])))
@@ -349,6 +377,10 @@ static void run_mode(int mode, int round, stage *st, const config *cf, result *r
     }
     hogs_reap(&h, 1);
     fclose(csv);
+    if (ad)
+        r->back_never += !back_a + !back_b;
+    /* source frames that arrived in the reaction windows */
+    r->src_rw += 2 * (long long)floor(cf->react / D);
     if (ad) {
         double c, phi;
         rv_adapt_model(ad, &c, &phi);
@@ -380,11 +412,13 @@ static void usage(void)
             "usage: rv-bench-adapt [--seconds T] [--deadline-ms D | --fps F] [--threads N]\n"
             "                      [--size WxH] [--hogs-a N] [--hogs-b N] [--priority temporal|spatial|balanced]\n"
             "                      [--rounds R] [--csv-dir DIR] [--backend cpu|cuda] [--passes P]\n"
+            "                      [--react-ms W]\n"
             "  T: seconds per policy and round (default 16; R rounds, default 2, policies take turns)\n"
             "  D: default 2x the 75th percentile of the idle time of a full frame\n"
             "  hog phase A (N-a children) over 20..45 %% of T, phase B (N-b) over 60..85 %%\n"
             "  cuda: the stage runs on the GPU and the hogs are processes running kernels on the same GPU\n"
-            "  P: procNbr passes per frame (default 1)\n");
+            "  P: procNbr passes per frame (default 1)\n"
+            "  W: reaction window after the start of each load phase, left out of the 'after' ratios (default 500)\n");
 }
 
 int main(int argc, char **argv)
@@ -403,6 +437,7 @@ int main(int argc, char **argv)
     cf.priority = RV_PRIORITY_TEMPORAL;
     cf.csv_dir = ".";
     cf.rounds = 2;
+    cf.react = 0.5;
     int threads = 0, w = 1920, hgt = 1080, passes = 1;
     RV_Backend backend = RV_BACKEND_CPU;
     for (int i = 1; i < argc; i++) {
@@ -445,6 +480,8 @@ int main(int argc, char **argv)
             cf.hogs_a = atoi(v);
         else if (!strcmp(a, "--hogs-b"))
             cf.hogs_b = atoi(v);
+        else if (!strcmp(a, "--react-ms"))
+            cf.react = atof(v) * 1e-3;
         else if (!strcmp(a, "--rounds"))
             cf.rounds = atoi(v);
         else if (!strcmp(a, "--csv-dir"))
@@ -540,6 +577,14 @@ int main(int argc, char **argv)
     printf("\n%-34s", "source frames served on time");
     for (int m = 0; m < 3; m++)
         printf(" %11.1f%%", 100.0 * (double)g_res[m].covered / (double)g_res[m].src_frames);
+    printf("\n%-34s", "met, after the reaction windows");
+    for (int m = 0; m < 3; m++)
+        printf(" %11.1f%%", 100.0 * (double)(g_res[m].met - g_res[m].met_rw) /
+                                (double)(g_res[m].processed - g_res[m].proc_rw > 0 ? g_res[m].processed - g_res[m].proc_rw : 1));
+    printf("\n%-34s", "served on time, after the windows");
+    for (int m = 0; m < 3; m++)
+        printf(" %11.1f%%", 100.0 * (double)(g_res[m].covered - g_res[m].cov_rw) /
+                                (double)(g_res[m].src_frames - g_res[m].src_rw > 0 ? g_res[m].src_frames - g_res[m].src_rw : 1));
     printf("\n%-34s", "frames dropped (late)");
     for (int m = 0; m < 3; m++)
         printf(" %12lld", g_res[m].dropped);
@@ -558,9 +603,38 @@ int main(int argc, char **argv)
     printf("\n%-34s", "served on time, ratio to qos");
     for (int m = 0; m < 3; m++)
         printf(" %12.2f", (double)g_res[m].covered / (double)(g_res[1].covered ? g_res[1].covered : 1));
-    printf("\nCSV: %s/adapt_{adapt,qos,off}.csv; plot: rv-plot -m %.1f:%.1f:'%d hogs' -m %.1f:%.1f:'%d hogs' "
+    printf("\nadapt back at (1,1) after a load: mean %.2f s over %d loads, %d loads never\n",
+           g_res[0].back_n ? g_res[0].back_sum / g_res[0].back_n : -1.0, g_res[0].back_n, g_res[0].back_never);
+    {
+        char path[1024];
+        snprintf(path, sizeof(path), "%s/summary.csv", cf.csv_dir);
+        FILE *f = fopen(path, "w");
+        if (f) {
+            fprintf(f, "backend,priority,deadline_ms,seconds,rounds,hogs_a,hogs_b,react_s,policy,source_frames,processed,met,"
+                       "met_pct,met_after_react_pct,served_on_time_pct,served_after_react_pct,met_load_a_pct,"
+                       "met_load_b_pct,dropped,mean_si,pixels_pct,lat_p50_ms,lat_p99_ms,back_to_full_mean_s,loads_never_back\n");
+            for (int m = 0; m < 3; m++) {
+                const result *q = &g_res[m];
+                double pr = (double)(q->processed ? q->processed : 1);
+                fprintf(f, "%s,%s,%.4f,%.1f,%d,%d,%d,%.2f,%s,%lld,%lld,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%lld,%.3f,%.2f,%.4f,%.4f,%.3f,%d\n",
+                        g_gpu_hog ? "cuda" : "cpu",
+                        cf.priority == RV_PRIORITY_TEMPORAL ? "temporal" : cf.priority == RV_PRIORITY_SPATIAL ? "spatial" : "balanced",
+                        cf.deadline * 1e3, cf.seconds, cf.rounds, cf.hogs_a, cf.hogs_b, cf.react, mode_name[m], q->src_frames,
+                        q->processed, q->met, 100.0 * (double)q->met / pr,
+                        100.0 * (double)(q->met - q->met_rw) / (double)(q->processed - q->proc_rw > 0 ? q->processed - q->proc_rw : 1),
+                        100.0 * (double)q->covered / (double)q->src_frames,
+                        100.0 * (double)(q->covered - q->cov_rw) / (double)(q->src_frames - q->src_rw > 0 ? q->src_frames - q->src_rw : 1),
+                        100.0 * (double)q->met_a / (double)(q->proc_a ? q->proc_a : 1),
+                        100.0 * (double)q->met_b / (double)(q->proc_b ? q->proc_b : 1), q->dropped, q->si_sum / pr,
+                        100.0 * q->pix_sum / pr, 1e3 * pct(q, 0.5), 1e3 * pct(q, 0.99),
+                        m == 0 && q->back_n ? q->back_sum / q->back_n : -1.0, m == 0 ? q->back_never : 0);
+            }
+            fclose(f);
+        }
+    }
+    printf("CSV: %s/adapt_{adapt,qos,off}.csv, %s/summary.csv; plot: rv-plot -m %.1f:%.1f:'%d hogs' -m %.1f:%.1f:'%d hogs' "
            "adapt=%s/adapt_adapt.csv qos=%s/adapt_qos.csv off=%s/adapt_off.csv\n",
-           cf.csv_dir, cf.a0, cf.a1, cf.hogs_a, cf.b0, cf.b1, cf.hogs_b, cf.csv_dir, cf.csv_dir, cf.csv_dir);
+           cf.csv_dir, cf.csv_dir, cf.a0, cf.a1, cf.hogs_a, cf.b0, cf.b1, cf.hogs_b, cf.csv_dir, cf.csv_dir, cf.csv_dir);
 
     stage_close(&st);
     return 0;
