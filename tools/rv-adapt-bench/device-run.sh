@@ -14,8 +14,8 @@
 #
 # Environment: OUT (results; default /tmp/rv-adapt-out), BUILD (default
 # build-adapt), SECONDS_CPU / ROUNDS_CPU (default 12 / 2), SECONDS_GPU /
-# ROUNDS_GPU (default 12 / 1), GPU_SIZE (default 3840x2160), GPU_PASSES
-# (default 40), CPU_CORES (taskset list, default 2,3).
+# ROUNDS_GPU (default 10 / 2), GPU_SIZE (default 3840x2160), GPU_PASSES
+# (default 100), CPU_CORES (taskset list, default 2,3).
 set -u -o pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -46,14 +46,14 @@ bench=$root/$build/bench/rv-bench-adapt
 cores=${CPU_CORES:-2,3}
 echo "== CPU backend, CPU hog, pinned to cores $cores (pool 2 threads, hogs 2 then 6 on the same cores)"
 uptime | tee -a "$out/machine.txt"
-timeout 120 taskset -c "$cores" "$bench" --threads 2 --seconds "${SECONDS_CPU:-12}" --rounds "${ROUNDS_CPU:-2}" \
+timeout 95 taskset -c "$cores" "$bench" --threads 2 --seconds "${SECONDS_CPU:-12}" --rounds "${ROUNDS_CPU:-2}" \
   --hogs-a 2 --hogs-b 6 --csv-dir "$out/cpu" 2>&1 | tee "$out/cpu/out.txt"
 echo "cpu rc=$?"
 
 echo "== CUDA backend, GPU contention (hog processes with their own CUDA context)"
 uptime | tee -a "$out/machine.txt"
-timeout 90 "$bench" --backend cuda --size "${GPU_SIZE:-3840x2160}" --passes "${GPU_PASSES:-40}" \
-  --seconds "${SECONDS_GPU:-12}" --rounds "${ROUNDS_GPU:-1}" --hogs-a 1 --hogs-b 3 \
+timeout 100 "$bench" --backend cuda --size "${GPU_SIZE:-3840x2160}" --passes "${GPU_PASSES:-100}" \
+  --seconds "${SECONDS_GPU:-10}" --rounds "${ROUNDS_GPU:-2}" --hogs-a 1 --hogs-b 3 \
   --csv-dir "$out/gpu" 2>&1 | tee "$out/gpu/out.txt"
 echo "gpu rc=$?"
 uptime | tee -a "$out/machine.txt"
