@@ -19,9 +19,12 @@
 set -u -o pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
-out=${OUT:-/tmp/rv-adapt-out}
+final=${OUT:-/tmp/rv-adapt-out}
+# the device tool returns at most 8 files: the runs write into a scratch
+# folder, and $OUT gets the summaries, the printouts and one archive
+out=$(mktemp -d /tmp/rv-adapt-run.XXXXXX)
 build=${BUILD:-build-adapt}
-mkdir -p "$out/cpu" "$out/gpu"
+mkdir -p "$final" "$out/cpu" "$out/gpu"
 command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 
 {
@@ -34,10 +37,10 @@ command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
 if ! cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRV_PTX=ON -DRV_BUILD_TESTS=OFF \
      > "$out/configure.log" 2>&1; then
-  tail -30 "$out/configure.log"; echo "device-run: configure FAILED"; exit 1
+  tail -30 "$out/configure.log"; cp "$out/configure.log" "$final/"; echo "device-run: configure FAILED"; exit 1
 fi
 if ! cmake --build "$build" -j "$(nproc)" --target rv-bench-adapt samples > "$out/build.log" 2>&1; then
-  tail -30 "$out/build.log"; echo "device-run: build FAILED"; exit 1
+  tail -30 "$out/build.log"; cp "$out/build.log" "$final/"; echo "device-run: build FAILED"; exit 1
 fi
 echo "build: $(( $(date +%s) - t0 )) s"
 export RAVIOLI_MODULE_PATH=$root/$build/modules
@@ -58,3 +61,10 @@ timeout 100 "$bench" --backend cuda --size "${GPU_SIZE:-3840x2160}" --passes "${
 echo "gpu rc=$?"
 uptime | tee -a "$out/machine.txt"
 echo "total: $(( $(date +%s) - t0 )) s"
+cp "$out/machine.txt" "$final/machine.txt"
+cp "$out/cpu/out.txt" "$final/cpu-out.txt" 2>/dev/null
+cp "$out/gpu/out.txt" "$final/gpu-out.txt" 2>/dev/null
+cp "$out/cpu/summary.csv" "$final/cpu-summary.csv" 2>/dev/null
+cp "$out/gpu/summary.csv" "$final/gpu-summary.csv" 2>/dev/null
+tar -czf "$final/runs.tar.gz" -C "$out" cpu gpu configure.log build.log
+ls -la "$final"
