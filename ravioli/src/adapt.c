@@ -24,6 +24,8 @@
 #define MARGIN_UP 1.25                      /* margin growth per late-frame trigger */
 #define MARGIN_DECAY 0.9                    /* margin shrink per quiet probe_s */
 #define JITTER_DECAY 0.25                   /* jitter allowance shrink per quiet probe_s */
+#define STALE_FACTOR 1.5                    /* a stride's cost learnt at a cost level this much above
+                                               today's is stale (may be re-probed) */
 #define LATE_TRIGGER 2                      /* late frames at one configuration within probe_s -> coarser */
 
 typedef struct sample {
@@ -63,6 +65,7 @@ struct RV_Adapt {
     double shp[RV_ADAPT_MAX_STRIDE + 1];
     unsigned char shp_ok[RV_ADAPT_MAX_STRIDE + 1];
     unsigned char shp_conf[RV_ADAPT_MAX_STRIDE + 1]; /* measured against stride 1 over >= 2 frames */
+    double shp_c[RV_ADAPT_MAX_STRIDE + 1]; /* full-resolution cost when it was learnt */
 
     /* phi learning across a change of the spatial stride that frames ran with */
     int prev_si;             /* spatial stride of the previous valid frame (0: none) */
@@ -71,6 +74,7 @@ struct RV_Adapt {
     int ep_active, ep_sa, ep_sb, ep_n, ep_target, ep_learned0, ep_trusted;
     int last_finer;          /* the latest change of strides was a finer step */
     double ep_t1, ep_t[3], ep_phi0, ep_shp0;
+    double ep_c;             /* median of the latest three frames before the change (old stride) */
     unsigned char ep_ok0;
 
     RV_AdaptRecord last;
@@ -170,6 +174,7 @@ static void clear_state(RV_Adapt *a)
     a->last_finer = 0;
     memset(a->shp_ok, 0, sizeof(a->shp_ok));
     memset(a->shp_conf, 0, sizeof(a->shp_conf));
+    memset(a->shp_c, 0, sizeof(a->shp_c));
     a->shp[1] = 1.0;
     a->shp_ok[1] = 1;
     memset(&a->last, 0, sizeof(a->last));
@@ -417,10 +422,13 @@ static void episode_apply(RV_Adapt *a, double t2, int n)
     a->shp[a->ep_target] = a->ep_shp0;
     a->shp_ok[a->ep_target] = a->ep_ok0;
     const double g = t2 / a->ep_t1;
-    if (a->ep_sb == 1)
+    if (a->ep_sb == 1) {
         learn_shape(a, a->ep_sa, 1.0 / g, trusted);
-    else if (a->ep_sa == 1)
+        a->shp_c[a->ep_sa] = t2;
+    } else if (a->ep_sa == 1) {
         learn_shape(a, a->ep_sb, g, trusted);
+        a->shp_c[a->ep_sb] = a->ep_c;
+    }
     learn_phi(a, a->ep_t1, a->ep_sa, t2, a->ep_sb);
 }
 
@@ -462,6 +470,21 @@ static void track_phi(RV_Adapt *a)
             const sample *p2 = ring_at(a, 2);
             if (p2->si == p1->si && consistent(p1->proc, p2->proc))
                 t1 = 0.5 * (p1->proc + p2->proc);
+        }
+        {
+            /* the load level when leaving the old stride: the median of
+             * its latest three frames (a single preempted frame does not
+             * count as the level) */
+            double v[3];
+            int n = 0;
+            for (int i = 1; i < a->nring && n < 3; i++) {
+                const sample *sm = ring_at(a, i);
+                if (sm->si != p1->si)
+                    break;
+                v[n++] = sm->proc;
+            }
+            qsort(v, (size_t)n, sizeof(double), cmp_double);
+            a->ep_c = v[n / 2];
         }
         a->ep_active = 1;
         a->ep_sa = p1->si;
@@ -734,14 +757,22 @@ RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, dou
                  * than it is (and full resolution dearer): probe the finest
                  * configuration once in a while (the back-off spaces failures) */
                 const int sj = a->lad_si[j];
+                /* a relative cost learnt at a load much heavier than now is
+                 * stale: contention is not separable (short strided frames
+                 * fit in the time slices other processes leave, full
+                 * resolution does not), so it is too low now and makes full
+                 * resolution look dearer than it is */
+                const double cmed_now = cost_window_median(a, t);
+                const int stale = a->shp_ok[sj] && sj > 1 && STALE_FACTOR * cmed_now < a->shp_c[sj];
                 if (a->idx == j && s->explore_s > 0 && s->learn_overhead && sj > 1 &&
-                    a->lad_si[0] == 1 && !a->shp_conf[sj] && a->since_change >= s->up_hold_frames &&
+                    a->lad_si[0] == 1 && (!a->shp_conf[sj] || stale) && a->since_change >= s->up_hold_frames &&
                     t - a->t_change >= s->explore_s * a->hold_mult && !late_within(a, t, s->up_hold_s)) {
                     /* only when the model itself says full resolution fits the
                      * headroom (it was the stricter finer-step test, mean within
                      * up_level and worst within headroom, or the learnt margin
-                     * and jitter allowance, that held it back) */
-                    if (fits(a, 0, cost_window_median(a, t), s->headroom))
+                     * and jitter allowance, that held it back), or, with a
+                     * stale cost, would at least not miss */
+                    if (fits(a, 0, cmed_now, stale ? s->miss_level : s->headroom))
                         a->idx = 0;
                 }
             }
