@@ -6,7 +6,11 @@
  * spatial stride), the overhead fraction phi, the ladder of configurations
  * (S_I, S_T) ordered by the priority from finest to coarsest, and the index
  * of the current configuration on it. Every decision is recomputed from the
- * raw ring, so a change of phi re-normalises the whole history.
+ * raw ring, so a change of phi re-normalises the whole history. With the
+ * latency reported (rv_adapt_update_latency), late frames the median model
+ * does not explain undo a failed finer step at once, move coarser after a
+ * second one, and teach a safety margin and a jitter allowance that decay
+ * when quiet.
  */
 #include <math.h>
 #include <stdlib.h>
