@@ -434,7 +434,7 @@ static void tile_shape(const RV_Dwt *d, int axis, int na, int nb, int32_t *ta, i
         sh->block[0] = 1;
     } else if (axis == 0) {
         *ta = 256;
-        *tb = 2;
+        *tb = 8;
         sh->block[0] = 256;
     } else {
         *ta = 32;
@@ -549,14 +549,23 @@ static int steps_reach(const RV_Dwt *d)
     return h;
 }
 
-static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int ncols, int inverse)
+/*
+ * Column pass of n-sample columns (ncols of them), all steps fused: pairs
+ * [k_first, k_end) of band S (D) are read at src_s (src_d) + g * src_str and
+ * written at dst_s (dst_d) + g * dst_str, with the halo the steps need read
+ * around them (see dwt_col_args).
+ */
+static int run_colfused_win(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t src_str, uint64_t dst_s,
+                            uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end, int inverse)
 {
     dwt_col_args a;
     memset(&a, 0, sizeof(a));
-    a.src = src;
-    a.dst = dst;
-    a.src_pitch = sp;
-    a.dst_pitch = dp;
+    a.src_s = src_s;
+    a.src_d = src_d;
+    a.src_s_str = a.src_d_str = src_str;
+    a.dst_s = dst_s;
+    a.dst_d = dst_d;
+    a.dst_s_str = a.dst_d_str = dst_str;
     a.n = n;
     a.ncols = ncols;
     a.R = 64;
@@ -564,6 +573,8 @@ static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     a.type = d->type;
     a.inverse = inverse;
     a.nsteps = d->nsteps;
+    a.k_first = k_first;
+    a.k_end = k_end;
     memcpy(a.steps, d->steps, sizeof(a.steps));
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
@@ -577,16 +588,28 @@ static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     }
     sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
     sh.grid[0] = cdiv(ncols, a.tile_cols);
-    sh.grid[1] = cdiv((n + 1) / 2, a.R);
+    sh.grid[1] = cdiv(k_end - k_first, a.R);
     /* bytes: every tile reads its pairs and halo, writes its pairs */
-    double rows_read = 0;
+    double rows_read = 0, rows_written = 0;
     const int nS = (n + 1) / 2, nD = n / 2;
-    for (int k0 = 0; k0 < nS; k0 += a.R) {
-        const int lo = k0 - a.H < 0 ? 0 : k0 - a.H;
+    for (int k0 = k_first; k0 < k_end; k0 += a.R) {
+        const int lo = k0 - a.H < 0 ? 0 : k0 - a.H, e = k0 + a.R < k_end ? k0 + a.R : k_end;
         rows_read += (k0 + a.R + a.H < nS ? k0 + a.R + a.H : nS) - lo;
         rows_read += (k0 + a.R + a.H < nD ? k0 + a.R + a.H : nD) - (lo < nD ? lo : nD);
+        rows_written += (e < nS ? e : nS) - k0 + ((e < nD ? e : nD) - (k0 < nD ? k0 : nD));
     }
-    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + n));
+    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + rows_written));
+}
+
+/* Whole columns of an n x ncols region: interleaved rows <-> [S rows | D rows]. */
+static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int ncols, int inverse)
+{
+    const int nS = (n + 1) / 2;
+    if (!inverse)
+        return run_colfused_win(d, src, src + (uint64_t)sp, 2 * sp, dst, dst + (uint64_t)(nS * dp), dp, n, ncols, 0,
+                                nS, 0);
+    return run_colfused_win(d, src, src + (uint64_t)(nS * sp), sp, dst, dst + (uint64_t)dp, 2 * dp, n, ncols, 0, nS,
+                            1);
 }
 
 /* Whether the LL region w x h fits the shared memory of dwt_tilefused. */
