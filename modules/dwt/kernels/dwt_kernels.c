@@ -692,8 +692,9 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
     const int k0 = a->k_first + blk.y * R;
     const int kend = RV__MIN(k0 + R, a->k_end);
     int slo, shi, dlo, dhi;
-    dwt_tile_range(k0, R, H, nS, &slo, &shi);
-    dwt_tile_range(k0, R, H, nD, &dlo, &dhi);
+    /* the halo around the pairs written, [k0, kend): a window holds no more */
+    dwt_tile_range(k0, kend - k0, H, nS, &slo, &shi);
+    dwt_tile_range(k0, kend - k0, H, nD, &dlo, &dhi);
     /* tile rows: S pair g at row g - (k0 - H), D pair g at row TR + g - (k0 - H) */
     const int base = k0 - H;
     const int se = RV__MIN(kend, nS), de = RV__MIN(kend, nD);

@@ -39,6 +39,9 @@ struct RV_Dwt {
     RV_Buffer *tmp;           /* out-of-place scratch */
     RV_Buffer *table;         /* cycle leaders */
     RV_Buffer *fbuf;          /* denoising: the plane as floats */
+    RV_Buffer *sa, *sb;       /* host transforms: stripe in (with halo), stripe out / whole region */
+    unsigned char *stage;     /* host transforms: rows packed for one copy */
+    size_t stage_size;
     /* cached plan */
     int pw, ph, plev, pvalid;
     plan_level *lv;
@@ -227,6 +230,9 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->tmp);
     rv_buffer_destroy(&d->table);
     rv_buffer_destroy(&d->fbuf);
+    rv_buffer_destroy(&d->sa);
+    rv_buffer_destroy(&d->sb);
+    free(d->stage);
     rv_module_unload(&d->mod);
     free(d->lv);
     free(d->tab);
@@ -238,7 +244,23 @@ RV_API size_t rv_dwt_memory(const RV_Dwt *d)
 {
     if (!d)
         return 0;
-    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf);
+    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->sa) +
+           rv_buffer_size(d->sb);
+}
+
+/* (Re)creates *b with at least `bytes` (contents lost) and records the peak. */
+static int buf_ensure(RV_Dwt *d, RV_Buffer **b, size_t bytes, const char *what)
+{
+    if (rv_buffer_size(*b) >= bytes)
+        return 0;
+    rv_buffer_destroy(b);
+    const int err = rv_buffer_create(d->ctx, bytes, b);
+    if (err < 0)
+        return fail(d, err, "dwt: %s (%zu bytes): %s (%s)", what, bytes, rv_context_error(d->ctx), rv_strerror(err));
+    const double m = (double)rv_dwt_memory(d);
+    if (m > d->stats.peak_device_bytes)
+        d->stats.peak_device_bytes = m;
+    return 0;
 }
 
 RV_API void rv_dwt_ll_size(const RV_Dwt *d, int w, int h, int levels, int *llw, int *llh)
@@ -348,14 +370,12 @@ static int make_plan(RV_Dwt *d, int w, int h, int levels)
     d->nlv = levels;
     if (d->ntab) {
         const size_t bytes = d->ntab * sizeof(int32_t);
-        if (rv_buffer_size(d->table) < bytes) {
-            rv_buffer_destroy(&d->table);
-            int err = rv_buffer_create(d->ctx, bytes, &d->table);
-            if (err < 0)
-                return rvfail(d, err, "dwt: leader table");
-        }
         /* the table may still be read by queued kernels of an earlier call */
         int err = rv_context_sync(d->ctx);
+        if (err < 0)
+            return rvfail(d, err, "dwt: sync");
+        if ((err = buf_ensure(d, &d->table, bytes, "leader table")) < 0)
+            return err;
         if (err < 0)
             return rvfail(d, err, "dwt: sync");
         if ((err = rv_buffer_upload(d->table, 0, d->tab, bytes)) < 0)
@@ -419,8 +439,10 @@ RV_API void rv_dwt_stats(const RV_Dwt *d, RV_DwtStats *out)
 
 RV_API void rv_dwt_stats_reset(RV_Dwt *d)
 {
-    if (d)
+    if (d) {
         memset(&d->stats, 0, sizeof(d->stats));
+        d->stats.peak_device_bytes = (double)rv_dwt_memory(d);
+    }
 }
 
 /* Shape of an (a x b) tiled kernel: axis 0 = along rows. */
@@ -594,8 +616,8 @@ static int run_colfused_win(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t s
     const int nS = (n + 1) / 2, nD = n / 2;
     for (int k0 = k_first; k0 < k_end; k0 += a.R) {
         const int lo = k0 - a.H < 0 ? 0 : k0 - a.H, e = k0 + a.R < k_end ? k0 + a.R : k_end;
-        rows_read += (k0 + a.R + a.H < nS ? k0 + a.R + a.H : nS) - lo;
-        rows_read += (k0 + a.R + a.H < nD ? k0 + a.R + a.H : nD) - (lo < nD ? lo : nD);
+        rows_read += (e + a.H < nS ? e + a.H : nS) - lo;
+        rows_read += (e + a.H < nD ? e + a.H : nD) - (lo < nD ? lo : nD);
         rows_written += (e < nS ? e : nS) - k0 + ((e < nD ? e : nD) - (k0 < nD ? k0 : nD));
     }
     return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + rows_written));
@@ -763,11 +785,7 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
 
 static int ensure_tmp(RV_Dwt *d, size_t bytes)
 {
-    if (rv_buffer_size(d->tmp) >= bytes)
-        return 0;
-    rv_buffer_destroy(&d->tmp);
-    int err = rv_buffer_create(d->ctx, bytes, &d->tmp);
-    return err < 0 ? rvfail(d, err, "dwt: out-of-place buffer") : 0;
+    return buf_ensure(d, &d->tmp, bytes, "out-of-place buffer");
 }
 
 static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
@@ -969,6 +987,342 @@ RV_API int rv_dwt_inverse_buffer(RV_Dwt *d, RV_Buffer *buf, int w, int h, size_t
 }
 
 /* ---------------------------------------------------------------- */
+/* Host memory in and out: stripes within a device memory limit       */
+/* ---------------------------------------------------------------- */
+
+/* transform() with the method and dims given (the plan is made again). */
+static int transform_as(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse, int method,
+                        int dims)
+{
+    const RV_DwtSettings keep = d->s;
+    const int changed = method != (int)d->s.method || dims != d->s.dims;
+    if (changed) {
+        d->s.method = (RV_DwtMethod)method;
+        d->s.dims = dims;
+        d->pvalid = 0;
+    }
+    const int err = transform(d, base, pitch, w, h, levels, inverse);
+    if (changed) {
+        d->s = keep;
+        d->pvalid = 0;
+    }
+    return err;
+}
+
+/* Copies rows of rb bytes between host arrays (regions may be the same). */
+static void copy_rows(unsigned char *dst, size_t dp, const unsigned char *src, size_t sp, size_t rb, int rows)
+{
+    if (dst == src && dp == sp)
+        return;
+    for (int r = 0; r < rows; r++)
+        memmove(dst + (size_t)r * dp, src + (size_t)r * sp, rb);
+}
+
+static int stage_ensure(RV_Dwt *d, size_t bytes)
+{
+    if (d->stage_size >= bytes)
+        return 0;
+    free(d->stage);
+    d->stage = malloc(bytes);
+    d->stage_size = d->stage ? bytes : 0;
+    return d->stage ? 0 : fail(d, RV_ENOMEM, "dwt: out of host memory (%zu bytes of staging)", bytes);
+}
+
+/* rows rows of rb bytes, host pitch hp -> buffer at byte offset off (packed). */
+static int put_rows(RV_Dwt *d, RV_Buffer *b, size_t off, const unsigned char *src, size_t hp, size_t rb, int rows)
+{
+    if (rows <= 0)
+        return 0;
+    const size_t bytes = rb * (size_t)rows;
+    const unsigned char *p = src;
+    int err;
+    if (hp != rb) {
+        if ((err = stage_ensure(d, bytes)) < 0)
+            return err;
+        copy_rows(d->stage, rb, src, hp, rb, rows);
+        p = d->stage;
+    }
+    if ((err = rv_buffer_upload(b, off, p, bytes)) < 0)
+        return rvfail(d, err, "dwt: upload");
+    d->stats.upload_bytes += (double)bytes;
+    return 0;
+}
+
+static int get_rows(RV_Dwt *d, RV_Buffer *b, size_t off, unsigned char *dst, size_t hp, size_t rb, int rows)
+{
+    if (rows <= 0)
+        return 0;
+    const size_t bytes = rb * (size_t)rows;
+    int err;
+    unsigned char *p = hp == rb ? dst : NULL;
+    if (!p) {
+        if ((err = stage_ensure(d, bytes)) < 0)
+            return err;
+        p = d->stage;
+    }
+    if ((err = rv_buffer_download(b, off, p, bytes)) < 0)
+        return rvfail(d, err, "dwt: download");
+    if (p != dst)
+        copy_rows(dst, hp, p, rb, rb, rows);
+    d->stats.download_bytes += (double)bytes;
+    return 0;
+}
+
+/* Method for a region of `bytes` when `usable` device bytes are left: out of place needs twice. */
+static int method_for(const RV_Dwt *d, size_t bytes, size_t usable)
+{
+    return d->s.method == RV_DWT_OUT_OF_PLACE && bytes <= usable / 2 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+}
+
+/* The whole w x h region (host src -> host dst) on the device: `levels` levels. */
+static int host_whole(RV_Dwt *d, const unsigned char *src, unsigned char *dst, size_t hp, int w, int h, int levels,
+                      int inverse, int dims, size_t usable)
+{
+    const size_t rb = (size_t)w * 4, bytes = rb * (size_t)h;
+    int err;
+    rv_buffer_destroy(&d->sa);
+    if ((err = buf_ensure(d, &d->sb, bytes, "host transform buffer")) < 0 ||
+        (err = put_rows(d, d->sb, 0, src, hp, rb, h)) < 0)
+        return err;
+    d->stats.stripes++;
+    if ((err = transform_as(d, rv_buffer_address(d->sb), (int64_t)rb, w, h, levels, inverse,
+                            method_for(d, bytes, usable), dims)) < 0)
+        return err;
+    return get_rows(d, d->sb, 0, dst, hp, rb, h);
+}
+
+/* Pairs a stripe may hold: (4P + 4H) rows of rb bytes within usable. */
+static int stripe_pairs(RV_Dwt *d, size_t rb, int H, size_t usable, int nS)
+{
+    const long long rows = (long long)(usable / rb);
+    long long P = (rows - 4LL * H) / 4;
+    if (P > nS)
+        P = nS;
+    if (P < 1)
+        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for stripes of %zu-byte rows",
+                    d->s.device_memory_limit, rb);
+    return (int)P;
+}
+
+/* 1-D rows (or regions of one row): groups of rows, all levels each. */
+static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
+                     int levels, int inverse, size_t usable)
+{
+    const size_t rb = (size_t)w * 4;
+    long long g = (long long)(usable / rb);
+    if (g > h)
+        g = h;
+    if (g < 1)
+        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for a row of %zu bytes",
+                    d->s.device_memory_limit, rb);
+    int err;
+    rv_buffer_destroy(&d->sa);
+    if ((err = buf_ensure(d, &d->sb, rb * (size_t)g, "host transform buffer")) < 0)
+        return err;
+    for (int r0 = 0; r0 < h; r0 += (int)g) {
+        const int n = h - r0 < g ? h - r0 : (int)g;
+        if ((err = put_rows(d, d->sb, 0, src + (size_t)r0 * sp, sp, rb, n)) < 0)
+            return err;
+        d->stats.stripes++;
+        if ((err = transform_as(d, rv_buffer_address(d->sb), (int64_t)rb, w, n, levels, inverse, RV_DWT_IN_PLACE,
+                                1)) < 0 ||
+            (err = get_rows(d, d->sb, 0, dst + (size_t)r0 * dp, dp, rb, n)) < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* One forward 2-D level of the w x h region, host src (pitch sp) -> host dst (pitch dp), in stripes. */
+static int host_level_fwd(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
+                          size_t usable)
+{
+    if (h < 2) /* one row: no columns to transform */
+        return host_rows(d, src, sp, dst, dp, w, h, 1, 0, usable);
+    rv_buffer_destroy(&d->sa); /* sized per level, so that the sum stays within the limit */
+    rv_buffer_destroy(&d->sb);
+    const size_t rb = (size_t)w * 4;
+    const int H = steps_reach(d), nS = (h + 1) / 2, nD = h / 2;
+    int err;
+    const int P = stripe_pairs(d, rb, H, usable, nS);
+    if (P < 0)
+        return P;
+    if ((err = buf_ensure(d, &d->sa, rb * (size_t)(2 * P + 4 * H), "stripe buffer")) < 0 ||
+        (err = buf_ensure(d, &d->sb, rb * (size_t)(2 * P), "stripe buffer")) < 0)
+        return err;
+    const uint64_t A = rv_buffer_address(d->sa), B = rv_buffer_address(d->sb);
+    for (int k0 = 0; k0 < nS; k0 += P) {
+        const int k1 = k0 + P < nS ? k0 + P : nS;
+        const int r0 = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H), r1 = 2 * (k1 + H) < h ? 2 * (k1 + H) : h;
+        if ((err = put_rows(d, d->sa, 0, src + (size_t)r0 * sp, sp, rb, r1 - r0)) < 0)
+            return err;
+        d->stats.stripes++;
+        if (w >= 2 && (err = transform_as(d, A, (int64_t)rb, w, r1 - r0, 1, 0, RV_DWT_IN_PLACE, 1)) < 0)
+            return err;
+        const uint64_t rbu = (uint64_t)rb;
+        if ((err = run_colfused_win(d, A - (uint64_t)r0 * rbu, A - (uint64_t)r0 * rbu + rbu, 2 * (int64_t)rb,
+                                    B - (uint64_t)k0 * rbu, B + (uint64_t)(P - k0) * rbu, (int64_t)rb, h, w, k0, k1,
+                                    0)) < 0)
+            return err;
+        const int de = k1 < nD ? k1 : nD;
+        if ((err = get_rows(d, d->sb, 0, dst + (size_t)k0 * dp, dp, rb, k1 - k0)) < 0 ||
+            (err = get_rows(d, d->sb, (size_t)P * rb, dst + (size_t)(nS + k0) * dp, dp, rb, de - k0)) < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* One inverse 2-D level: host src coefficients ([S rows | D rows]) -> host dst rows, in stripes. */
+static int host_level_inv(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
+                          size_t usable)
+{
+    if (h < 2) /* one row: no columns to transform */
+        return host_rows(d, src, sp, dst, dp, w, h, 1, 1, usable);
+    rv_buffer_destroy(&d->sa); /* sized per level, so that the sum stays within the limit */
+    rv_buffer_destroy(&d->sb);
+    const size_t rb = (size_t)w * 4;
+    const int H = steps_reach(d), nS = (h + 1) / 2, nD = h / 2;
+    int err;
+    const int P = stripe_pairs(d, rb, H, usable, nS);
+    if (P < 0)
+        return P;
+    if ((err = buf_ensure(d, &d->sa, rb * (size_t)(2 * P + 4 * H), "stripe buffer")) < 0 ||
+        (err = buf_ensure(d, &d->sb, rb * (size_t)(2 * P), "stripe buffer")) < 0)
+        return err;
+    const uint64_t A = rv_buffer_address(d->sa), B = rv_buffer_address(d->sb), rbu = (uint64_t)rb;
+    for (int k0 = 0; k0 < nS; k0 += P) {
+        const int k1 = k0 + P < nS ? k0 + P : nS;
+        const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < nS ? k1 + H : nS;
+        const int dlo = slo < nD ? slo : nD, dhi = k1 + H < nD ? k1 + H : nD;
+        if ((err = put_rows(d, d->sa, 0, src + (size_t)slo * sp, sp, rb, shi - slo)) < 0 ||
+            (err = put_rows(d, d->sa, (size_t)(shi - slo) * rb, src + (size_t)(nS + dlo) * sp, sp, rb, dhi - dlo)) < 0)
+            return err;
+        d->stats.stripes++;
+        if ((err = run_colfused_win(d, A - (uint64_t)slo * rbu, A + (uint64_t)(shi - slo) * rbu - (uint64_t)dlo * rbu,
+                                    (int64_t)rb, B - 2 * (uint64_t)k0 * rbu, B - 2 * (uint64_t)k0 * rbu + rbu,
+                                    2 * (int64_t)rb, h, w, k0, k1, 1)) < 0)
+            return err;
+        const int rows = (2 * k1 < h ? 2 * k1 : h) - 2 * k0;
+        if (w >= 2 && (err = transform_as(d, B, (int64_t)rb, w, rows, 1, 1, RV_DWT_IN_PLACE, 1)) < 0)
+            return err;
+        if ((err = get_rows(d, d->sb, 0, dst + (size_t)(2 * k0) * dp, dp, rb, rows)) < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* Host scratch copy of a w x h region (packed rows), for levels that cannot be striped in place. */
+static unsigned char *region_copy(RV_Dwt *d, const unsigned char *src, size_t sp, int w, int h)
+{
+    unsigned char *c = malloc((size_t)w * 4 * (size_t)h);
+    if (!c) {
+        fail(d, RV_ENOMEM, "dwt: out of host memory (%dx%d region copy)", w, h);
+        return NULL;
+    }
+    copy_rows(c, (size_t)w * 4, src, sp, (size_t)w * 4, h);
+    return c;
+}
+
+static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, size_t pitch, int levels, int inverse)
+{
+    if (!d)
+        return RV_EINVAL;
+    if (!vin || !vout)
+        return fail(d, RV_EINVAL, "dwt: host in and out are required");
+    if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM)
+        return fail(d, RV_EINVAL, "dwt: size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
+    if (pitch < (size_t)w * 4 || pitch % 4)
+        return fail(d, RV_EINVAL, "dwt: bad pitch %zu for %d samples", pitch, w);
+    if (levels < 0 || levels > 32)
+        return fail(d, RV_EINVAL, "dwt: levels %d outside 0..32", levels);
+    const unsigned char *in = vin;
+    unsigned char *out = vout;
+    const size_t rb = (size_t)w * 4, reserve = 65536;
+    const size_t lim = d->s.device_memory_limit;
+    if (lim && lim <= reserve)
+        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu below the %zu bytes kept for tables", lim, reserve);
+    const size_t usable = lim ? lim - reserve : (size_t)-1;
+    int err;
+    if (lim) {
+        /* scratch of earlier calls would count against the limit */
+        rv_buffer_destroy(&d->tmp);
+        rv_buffer_destroy(&d->sa);
+        rv_buffer_destroy(&d->sb);
+    }
+    if (levels == 0) {
+        copy_rows(out, pitch, in, pitch, rb, h);
+        return 0;
+    }
+    if (d->s.dims == 1 || h == 1)
+        return host_rows(d, in, pitch, out, pitch, w, h, levels, inverse, usable);
+    /* regions of the levels */
+    int lw[34], lh[34];
+    lw[0] = w;
+    lh[0] = h;
+    for (int l = 0; l < levels; l++) {
+        lw[l + 1] = (lw[l] + 1) / 2;
+        lh[l + 1] = (lh[l] + 1) / 2;
+    }
+#define FITS(l) ((size_t)lw[l] * 4 * (size_t)lh[l] <= usable)
+    int lf = 0; /* first level whose region goes to the device whole */
+    while (lf < levels && !FITS(lf))
+        lf++;
+    if (lf > 0 && d->s.layout != RV_DWT_LAYOUT_BLOCK)
+        return fail(d, RV_EINVAL, "dwt: %dx%d does not fit the device memory limit %zu; splitting needs the block layout",
+                    w, h, lim);
+#undef FITS
+    if (!inverse) {
+        for (int l = 0; l < lf; l++) {
+            const unsigned char *src = in;
+            size_t sp = pitch;
+            unsigned char *copy = NULL;
+            if (l > 0 || in == out) {
+                /* the level's input is overwritten while it is read: work from a copy */
+                if (!(copy = region_copy(d, l > 0 ? out : in, pitch, lw[l], lh[l])))
+                    return RV_ENOMEM;
+                src = copy;
+                sp = (size_t)lw[l] * 4;
+            }
+            err = host_level_fwd(d, src, sp, out, pitch, lw[l], lh[l], usable);
+            free(copy);
+            if (err < 0)
+                return err;
+        }
+        if (lf < levels)
+            return host_whole(d, lf > 0 ? out : in, out, pitch, lw[lf], lh[lf], levels - lf, 0, 2, usable);
+        return 0;
+    }
+    /* inverse: the deepest levels whole, then the others from the largest region down */
+    if (lf < levels) {
+        if ((err = host_whole(d, in, out, pitch, lw[lf], lh[lf], levels - lf, 1, 2, usable)) < 0)
+            return err;
+    } else {
+        copy_rows(out, pitch, in, pitch, (size_t)lw[lf] * 4, lh[lf]);
+    }
+    for (int l = lf - 1; l >= 0; l--) {
+        /* level l's coefficients: the detail bands from in, its LL (done) from out */
+        unsigned char *copy = region_copy(d, in, pitch, lw[l], lh[l]);
+        if (!copy)
+            return RV_ENOMEM;
+        copy_rows(copy, (size_t)lw[l] * 4, out, pitch, (size_t)lw[l + 1] * 4, lh[l + 1]);
+        err = host_level_inv(d, copy, (size_t)lw[l] * 4, out, pitch, lw[l], lh[l], usable);
+        free(copy);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+RV_API int rv_dwt_forward_host(RV_Dwt *d, const void *in, void *out, int w, int h, size_t pitch, int levels)
+{
+    return host_transform(d, in, out, w, h, pitch, levels, 0);
+}
+
+RV_API int rv_dwt_inverse_host(RV_Dwt *d, const void *in, void *out, int w, int h, size_t pitch, int levels)
+{
+    return host_transform(d, in, out, w, h, pitch, levels, 1);
+}
+
+/* ---------------------------------------------------------------- */
 /* Denoising                                                          */
 /* ---------------------------------------------------------------- */
 
@@ -1041,11 +1395,8 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
     RV_LaunchShape sh;
     if (fi->elem_type != RV_ET_F32) {
         const size_t bytes = (size_t)w * 4 * (size_t)h;
-        if (rv_buffer_size(d->fbuf) < bytes) {
-            rv_buffer_destroy(&d->fbuf);
-            if ((err = rv_buffer_create(d->ctx, bytes, &d->fbuf)) < 0)
-                return rvfail(d, err, "rv_dwt_denoise: float buffer");
-        }
+        if ((err = buf_ensure(d, &d->fbuf, bytes, "rv_dwt_denoise: float buffer")) < 0)
+            return err;
         fb = rv_buffer_address(d->fbuf);
         fpitch = (int64_t)w * 4;
         if ((err = convert_plane(d, plane, ppitch, fb, fpitch, w, h, fi->sample_bytes, 0)) < 0)
