@@ -311,6 +311,8 @@ static void test_denoise(void **state)
  * for bit, the inverse gives the input back, the held memory stays within
  * the limit, and `out` may be `in`.
  */
+static RV_Context *g_xfer; /* a second context: copies overlap kernels (two buffer sets) */
+
 static void check_host(const cfg *c, int dims, int w, int h, int levels, int pairs, int same)
 {
     RV_DwtSettings s;
@@ -321,6 +323,10 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
     s.method = pairs & 1 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
     /* stripes of `pairs` pairs at level 0 (halo H <= 8 pairs on each side) */
     s.device_memory_limit = pairs ? 65536 + (size_t)(4 * pairs + 4 * 8) * (size_t)w * 4 : 0;
+    if (pairs == 8) {
+        s.transfer_ctx = g_xfer; /* two sets of half the size */
+        s.device_memory_limit += (size_t)(4 * pairs + 4 * 8) * (size_t)w * 4;
+    }
     const size_t n = (size_t)w * h, pitch = (size_t)w * 4 + 8;
     uint64_t st = (uint64_t)(w * 131 + h * 7 + levels) | 1;
     double *ref = malloc(n * sizeof(double));
@@ -439,12 +445,14 @@ static int setup(void **state)
 {
     (void)state;
     g_ctx = rv_test_cpu_context(2);
+    g_xfer = rv_test_cpu_context(1);
     return 0;
 }
 static int teardown(void **state)
 {
     (void)state;
     printf("configurations checked: %d\n", g_checked);
+    rv_context_destroy(&g_xfer);
     rv_context_destroy(&g_ctx);
     return 0;
 }

@@ -39,7 +39,8 @@ struct RV_Dwt {
     RV_Buffer *tmp;           /* out-of-place scratch */
     RV_Buffer *table;         /* cycle leaders */
     RV_Buffer *fbuf;          /* denoising: the plane as floats */
-    RV_Buffer *sa, *sb;       /* host transforms: stripe in (with halo), stripe out / whole region */
+    RV_Buffer *sa[2], *sb[2]; /* host transforms: stripe in (with halo), stripe out / whole region;
+                                 two sets when copies overlap kernels */
     unsigned char *stage;     /* host transforms: rows packed for one copy */
     size_t stage_size;
     /* cached plan */
@@ -222,6 +223,15 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
     return 0;
 }
 
+/* Frees the stripe buffers of the host transforms. */
+static void drop_sets(RV_Dwt *d)
+{
+    for (int i = 0; i < 2; i++) {
+        rv_buffer_destroy(&d->sa[i]);
+        rv_buffer_destroy(&d->sb[i]);
+    }
+}
+
 RV_API void rv_dwt_destroy(RV_Dwt **pd)
 {
     if (!pd || !*pd)
@@ -230,8 +240,7 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->tmp);
     rv_buffer_destroy(&d->table);
     rv_buffer_destroy(&d->fbuf);
-    rv_buffer_destroy(&d->sa);
-    rv_buffer_destroy(&d->sb);
+    drop_sets(d);
     free(d->stage);
     rv_module_unload(&d->mod);
     free(d->lv);
@@ -244,23 +253,28 @@ RV_API size_t rv_dwt_memory(const RV_Dwt *d)
 {
     if (!d)
         return 0;
-    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->sa) +
-           rv_buffer_size(d->sb);
+    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->sa[0]) +
+           rv_buffer_size(d->sb[0]) + rv_buffer_size(d->sa[1]) + rv_buffer_size(d->sb[1]);
 }
 
 /* (Re)creates *b with at least `bytes` (contents lost) and records the peak. */
-static int buf_ensure(RV_Dwt *d, RV_Buffer **b, size_t bytes, const char *what)
+static int buf_ensure_in(RV_Dwt *d, RV_Context *ctx, RV_Buffer **b, size_t bytes, const char *what)
 {
     if (rv_buffer_size(*b) >= bytes)
         return 0;
     rv_buffer_destroy(b);
-    const int err = rv_buffer_create(d->ctx, bytes, b);
+    const int err = rv_buffer_create(ctx, bytes, b);
     if (err < 0)
         return fail(d, err, "dwt: %s (%zu bytes): %s (%s)", what, bytes, rv_context_error(d->ctx), rv_strerror(err));
     const double m = (double)rv_dwt_memory(d);
     if (m > d->stats.peak_device_bytes)
         d->stats.peak_device_bytes = m;
     return 0;
+}
+
+static int buf_ensure(RV_Dwt *d, RV_Buffer **b, size_t bytes, const char *what)
+{
+    return buf_ensure_in(d, d->ctx, b, bytes, what);
 }
 
 RV_API void rv_dwt_ll_size(const RV_Dwt *d, int w, int h, int levels, int *llw, int *llh)
@@ -1074,140 +1088,205 @@ static int method_for(const RV_Dwt *d, size_t bytes, size_t usable)
     return d->s.method == RV_DWT_OUT_OF_PLACE && bytes <= usable / 2 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
 }
 
+/* Context the copies of the host transforms go to (its own stream when a transfer context is set). */
+static RV_Context *xfer_ctx(const RV_Dwt *d)
+{
+    return d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx;
+}
+
 /* The whole w x h region (host src -> host dst) on the device: `levels` levels. */
 static int host_whole(RV_Dwt *d, const unsigned char *src, unsigned char *dst, size_t hp, int w, int h, int levels,
                       int inverse, int dims, size_t usable)
 {
     const size_t rb = (size_t)w * 4, bytes = rb * (size_t)h;
     int err;
-    rv_buffer_destroy(&d->sa);
-    if ((err = buf_ensure(d, &d->sb, bytes, "host transform buffer")) < 0 ||
-        (err = put_rows(d, d->sb, 0, src, hp, rb, h)) < 0)
+    drop_sets(d);
+    if ((err = buf_ensure_in(d, xfer_ctx(d), &d->sb[0], bytes, "host transform buffer")) < 0 ||
+        (err = put_rows(d, d->sb[0], 0, src, hp, rb, h)) < 0)
         return err;
     d->stats.stripes++;
-    if ((err = transform_as(d, rv_buffer_address(d->sb), (int64_t)rb, w, h, levels, inverse,
+    if ((err = transform_as(d, rv_buffer_address(d->sb[0]), (int64_t)rb, w, h, levels, inverse,
                             method_for(d, bytes, usable), dims)) < 0)
         return err;
-    return get_rows(d, d->sb, 0, dst, hp, rb, h);
+    if ((err = rv_context_sync(d->ctx)) < 0)
+        return rvfail(d, err, "dwt: sync");
+    return get_rows(d, d->sb[0], 0, dst, hp, rb, h);
 }
 
-/* Pairs a stripe may hold: (4P + 4H) rows of rb bytes within usable. */
-static int stripe_pairs(RV_Dwt *d, size_t rb, int H, size_t usable, int nS)
+/*
+ * A striped pass: stripe i is uploaded into set i % nsets (up), transformed
+ * (run: kernels, queued) and downloaded (down). With two sets (copies on a
+ * transfer context's own stream) the upload of stripe i+1 and the download
+ * of stripe i run while the kernels of the other stripe do (seed 000, 5.4):
+ *   up(0) run(0) | up(1) sync run(1) down(0) | up(2) sync run(2) down(1) | ...
+ */
+typedef struct stripe_job {
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t sp, dp, rb;
+    int w, h, nS, nD, H, P, levels, inverse, nsets;
+} stripe_job;
+
+static int stripe_up(RV_Dwt *d, const stripe_job *j, int i, int set)
 {
-    const long long rows = (long long)(usable / rb);
-    long long P = (rows - 4LL * H) / 4;
-    if (P > nS)
-        P = nS;
-    if (P < 1)
-        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for stripes of %zu-byte rows",
-                    d->s.device_memory_limit, rb);
-    return (int)P;
+    const int k0 = i * j->P, k1 = k0 + j->P < j->nS ? k0 + j->P : j->nS, H = j->H;
+    if (j->levels) /* groups of rows (1-D, or one-row regions) */
+        return put_rows(d, d->sb[set], 0, j->src + (size_t)k0 * j->sp, j->sp, j->rb, k1 - k0);
+    if (!j->inverse) {
+        const int r0 = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H), r1 = 2 * (k1 + H) < j->h ? 2 * (k1 + H) : j->h;
+        return put_rows(d, d->sa[set], 0, j->src + (size_t)r0 * j->sp, j->sp, j->rb, r1 - r0);
+    }
+    const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
+    const int dlo = slo < j->nD ? slo : j->nD, dhi = k1 + H < j->nD ? k1 + H : j->nD;
+    int err = put_rows(d, d->sa[set], 0, j->src + (size_t)slo * j->sp, j->sp, j->rb, shi - slo);
+    if (err >= 0)
+        err = put_rows(d, d->sa[set], (size_t)(shi - slo) * j->rb, j->src + (size_t)(j->nS + dlo) * j->sp, j->sp,
+                       j->rb, dhi - dlo);
+    return err;
+}
+
+static int stripe_run(RV_Dwt *d, const stripe_job *j, int i, int set)
+{
+    const int k0 = i * j->P, k1 = k0 + j->P < j->nS ? k0 + j->P : j->nS, H = j->H, w = j->w, h = j->h;
+    const uint64_t rbu = (uint64_t)j->rb, B = rv_buffer_address(d->sb[set]);
+    int err;
+    d->stats.stripes++;
+    if (j->levels)
+        return transform_as(d, B, (int64_t)j->rb, w, k1 - k0, j->levels, j->inverse, RV_DWT_IN_PLACE, 1);
+    const uint64_t A = rv_buffer_address(d->sa[set]);
+    if (!j->inverse) {
+        const int r0 = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H), r1 = 2 * (k1 + H) < h ? 2 * (k1 + H) : h;
+        if (w >= 2 && (err = transform_as(d, A, (int64_t)j->rb, w, r1 - r0, 1, 0, RV_DWT_IN_PLACE, 1)) < 0)
+            return err;
+        return run_colfused_win(d, A - (uint64_t)r0 * rbu, A - (uint64_t)r0 * rbu + rbu, 2 * (int64_t)j->rb,
+                                B - (uint64_t)k0 * rbu, B + (uint64_t)(j->P - k0) * rbu, (int64_t)j->rb, h, w, k0, k1, 0);
+    }
+    const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
+    const int dlo = slo < j->nD ? slo : j->nD;
+    if ((err = run_colfused_win(d, A - (uint64_t)slo * rbu, A + (uint64_t)(shi - slo) * rbu - (uint64_t)dlo * rbu,
+                                (int64_t)j->rb, B - 2 * (uint64_t)k0 * rbu, B - 2 * (uint64_t)k0 * rbu + rbu,
+                                2 * (int64_t)j->rb, h, w, k0, k1, 1)) < 0)
+        return err;
+    const int rows = (2 * k1 < h ? 2 * k1 : h) - 2 * k0;
+    return w >= 2 ? transform_as(d, B, (int64_t)j->rb, w, rows, 1, 1, RV_DWT_IN_PLACE, 1) : 0;
+}
+
+static int stripe_down(RV_Dwt *d, const stripe_job *j, int i, int set)
+{
+    const int k0 = i * j->P, k1 = k0 + j->P < j->nS ? k0 + j->P : j->nS;
+    if (j->levels)
+        return get_rows(d, d->sb[set], 0, j->dst + (size_t)k0 * j->dp, j->dp, j->rb, k1 - k0);
+    if (!j->inverse) {
+        const int de = k1 < j->nD ? k1 : j->nD;
+        int err = get_rows(d, d->sb[set], 0, j->dst + (size_t)k0 * j->dp, j->dp, j->rb, k1 - k0);
+        if (err >= 0)
+            err = get_rows(d, d->sb[set], (size_t)j->P * j->rb, j->dst + (size_t)(j->nS + k0) * j->dp, j->dp, j->rb,
+                           de - k0);
+        return err;
+    }
+    const int rows = (2 * k1 < j->h ? 2 * k1 : j->h) - 2 * k0;
+    return get_rows(d, d->sb[set], 0, j->dst + (size_t)(2 * k0) * j->dp, j->dp, j->rb, rows);
+}
+
+static int stripe_pipeline(RV_Dwt *d, stripe_job *j)
+{
+    const int n = (j->nS + j->P - 1) / j->P, two = j->nsets == 2;
+    int err;
+    if ((err = stripe_up(d, j, 0, 0)) < 0 || (err = stripe_run(d, j, 0, 0)) < 0)
+        return err;
+    for (int i = 0; i < n; i++) {
+        const int cur = two ? i & 1 : 0, nxt = two ? (i + 1) & 1 : 0;
+        if (two && i + 1 < n && (err = stripe_up(d, j, i + 1, nxt)) < 0)
+            return err;
+        if ((err = rv_context_sync(d->ctx)) < 0)
+            return rvfail(d, err, "dwt: sync");
+        if (two && i + 1 < n && (err = stripe_run(d, j, i + 1, nxt)) < 0)
+            return err;
+        if ((err = stripe_down(d, j, i, cur)) < 0)
+            return err;
+        if (!two && i + 1 < n && ((err = stripe_up(d, j, i + 1, 0)) < 0 || (err = stripe_run(d, j, i + 1, 0)) < 0))
+            return err;
+    }
+    return 0;
+}
+
+/* Two buffer sets when the copies have their own stream (and one stripe is not all). */
+static int stripe_sets(const RV_Dwt *d)
+{
+    return d->s.transfer_ctx && d->s.transfer_ctx != d->ctx ? 2 : 1;
 }
 
 /* 1-D rows (or regions of one row): groups of rows, all levels each. */
 static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
                      int levels, int inverse, size_t usable)
 {
-    const size_t rb = (size_t)w * 4;
-    long long g = (long long)(usable / rb);
-    if (g > h)
+    stripe_job j;
+    memset(&j, 0, sizeof(j));
+    j.src = src;
+    j.dst = dst;
+    j.sp = sp;
+    j.dp = dp;
+    j.rb = (size_t)w * 4;
+    j.w = w;
+    j.h = h;
+    j.nS = h; /* "pairs" are rows here */
+    j.levels = levels;
+    j.inverse = inverse;
+    j.nsets = stripe_sets(d);
+    long long g = (long long)(usable / j.nsets / j.rb);
+    if (g >= h) {
         g = h;
+        j.nsets = 1;
+    }
     if (g < 1)
         return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for a row of %zu bytes",
-                    d->s.device_memory_limit, rb);
+                    d->s.device_memory_limit, j.rb);
+    j.P = (int)g;
     int err;
-    rv_buffer_destroy(&d->sa);
-    if ((err = buf_ensure(d, &d->sb, rb * (size_t)g, "host transform buffer")) < 0)
-        return err;
-    for (int r0 = 0; r0 < h; r0 += (int)g) {
-        const int n = h - r0 < g ? h - r0 : (int)g;
-        if ((err = put_rows(d, d->sb, 0, src + (size_t)r0 * sp, sp, rb, n)) < 0)
+    drop_sets(d);
+    for (int i = 0; i < j.nsets; i++)
+        if ((err = buf_ensure_in(d, xfer_ctx(d), &d->sb[i], j.rb * (size_t)g, "host transform buffer")) < 0)
             return err;
-        d->stats.stripes++;
-        if ((err = transform_as(d, rv_buffer_address(d->sb), (int64_t)rb, w, n, levels, inverse, RV_DWT_IN_PLACE,
-                                1)) < 0 ||
-            (err = get_rows(d, d->sb, 0, dst + (size_t)r0 * dp, dp, rb, n)) < 0)
-            return err;
-    }
-    return 0;
+    return stripe_pipeline(d, &j);
 }
 
-/* One forward 2-D level of the w x h region, host src (pitch sp) -> host dst (pitch dp), in stripes. */
-static int host_level_fwd(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
-                          size_t usable)
+/* One 2-D level of the w x h region in stripes: host src (pitch sp) -> host dst (pitch dp). */
+static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
+                      int inverse, size_t usable)
 {
     if (h < 2) /* one row: no columns to transform */
-        return host_rows(d, src, sp, dst, dp, w, h, 1, 0, usable);
-    rv_buffer_destroy(&d->sa); /* sized per level, so that the sum stays within the limit */
-    rv_buffer_destroy(&d->sb);
-    const size_t rb = (size_t)w * 4;
-    const int H = steps_reach(d), nS = (h + 1) / 2, nD = h / 2;
-    int err;
-    const int P = stripe_pairs(d, rb, H, usable, nS);
-    if (P < 0)
-        return P;
-    if ((err = buf_ensure(d, &d->sa, rb * (size_t)(2 * P + 4 * H), "stripe buffer")) < 0 ||
-        (err = buf_ensure(d, &d->sb, rb * (size_t)(2 * P), "stripe buffer")) < 0)
-        return err;
-    const uint64_t A = rv_buffer_address(d->sa), B = rv_buffer_address(d->sb);
-    for (int k0 = 0; k0 < nS; k0 += P) {
-        const int k1 = k0 + P < nS ? k0 + P : nS;
-        const int r0 = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H), r1 = 2 * (k1 + H) < h ? 2 * (k1 + H) : h;
-        if ((err = put_rows(d, d->sa, 0, src + (size_t)r0 * sp, sp, rb, r1 - r0)) < 0)
-            return err;
-        d->stats.stripes++;
-        if (w >= 2 && (err = transform_as(d, A, (int64_t)rb, w, r1 - r0, 1, 0, RV_DWT_IN_PLACE, 1)) < 0)
-            return err;
-        const uint64_t rbu = (uint64_t)rb;
-        if ((err = run_colfused_win(d, A - (uint64_t)r0 * rbu, A - (uint64_t)r0 * rbu + rbu, 2 * (int64_t)rb,
-                                    B - (uint64_t)k0 * rbu, B + (uint64_t)(P - k0) * rbu, (int64_t)rb, h, w, k0, k1,
-                                    0)) < 0)
-            return err;
-        const int de = k1 < nD ? k1 : nD;
-        if ((err = get_rows(d, d->sb, 0, dst + (size_t)k0 * dp, dp, rb, k1 - k0)) < 0 ||
-            (err = get_rows(d, d->sb, (size_t)P * rb, dst + (size_t)(nS + k0) * dp, dp, rb, de - k0)) < 0)
-            return err;
+        return host_rows(d, src, sp, dst, dp, w, h, 1, inverse, usable);
+    stripe_job j;
+    memset(&j, 0, sizeof(j));
+    j.src = src;
+    j.dst = dst;
+    j.sp = sp;
+    j.dp = dp;
+    j.rb = (size_t)w * 4;
+    j.w = w;
+    j.h = h;
+    j.nS = (h + 1) / 2;
+    j.nD = h / 2;
+    j.H = steps_reach(d);
+    j.inverse = inverse;
+    j.nsets = stripe_sets(d);
+    /* a set holds (2P + 4H) rows in, 2P rows out */
+    long long P = ((long long)(usable / j.nsets / j.rb) - 4LL * j.H) / 4;
+    if (P >= j.nS) {
+        P = j.nS;
+        j.nsets = 1;
     }
-    return 0;
-}
-
-/* One inverse 2-D level: host src coefficients ([S rows | D rows]) -> host dst rows, in stripes. */
-static int host_level_inv(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
-                          size_t usable)
-{
-    if (h < 2) /* one row: no columns to transform */
-        return host_rows(d, src, sp, dst, dp, w, h, 1, 1, usable);
-    rv_buffer_destroy(&d->sa); /* sized per level, so that the sum stays within the limit */
-    rv_buffer_destroy(&d->sb);
-    const size_t rb = (size_t)w * 4;
-    const int H = steps_reach(d), nS = (h + 1) / 2, nD = h / 2;
+    if (P < 1)
+        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for stripes of %zu-byte rows",
+                    d->s.device_memory_limit, j.rb);
+    j.P = (int)P;
     int err;
-    const int P = stripe_pairs(d, rb, H, usable, nS);
-    if (P < 0)
-        return P;
-    if ((err = buf_ensure(d, &d->sa, rb * (size_t)(2 * P + 4 * H), "stripe buffer")) < 0 ||
-        (err = buf_ensure(d, &d->sb, rb * (size_t)(2 * P), "stripe buffer")) < 0)
-        return err;
-    const uint64_t A = rv_buffer_address(d->sa), B = rv_buffer_address(d->sb), rbu = (uint64_t)rb;
-    for (int k0 = 0; k0 < nS; k0 += P) {
-        const int k1 = k0 + P < nS ? k0 + P : nS;
-        const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < nS ? k1 + H : nS;
-        const int dlo = slo < nD ? slo : nD, dhi = k1 + H < nD ? k1 + H : nD;
-        if ((err = put_rows(d, d->sa, 0, src + (size_t)slo * sp, sp, rb, shi - slo)) < 0 ||
-            (err = put_rows(d, d->sa, (size_t)(shi - slo) * rb, src + (size_t)(nS + dlo) * sp, sp, rb, dhi - dlo)) < 0)
+    drop_sets(d); /* sized per level, so that the sum stays within the limit */
+    for (int i = 0; i < j.nsets; i++)
+        if ((err = buf_ensure_in(d, xfer_ctx(d), &d->sa[i], j.rb * (size_t)(2 * P + 4 * j.H), "stripe buffer")) < 0 ||
+            (err = buf_ensure_in(d, xfer_ctx(d), &d->sb[i], j.rb * (size_t)(2 * P), "stripe buffer")) < 0)
             return err;
-        d->stats.stripes++;
-        if ((err = run_colfused_win(d, A - (uint64_t)slo * rbu, A + (uint64_t)(shi - slo) * rbu - (uint64_t)dlo * rbu,
-                                    (int64_t)rb, B - 2 * (uint64_t)k0 * rbu, B - 2 * (uint64_t)k0 * rbu + rbu,
-                                    2 * (int64_t)rb, h, w, k0, k1, 1)) < 0)
-            return err;
-        const int rows = (2 * k1 < h ? 2 * k1 : h) - 2 * k0;
-        if (w >= 2 && (err = transform_as(d, B, (int64_t)rb, w, rows, 1, 1, RV_DWT_IN_PLACE, 1)) < 0)
-            return err;
-        if ((err = get_rows(d, d->sb, 0, dst + (size_t)(2 * k0) * dp, dp, rb, rows)) < 0)
-            return err;
-    }
-    return 0;
+    return stripe_pipeline(d, &j);
 }
 
 /* Host scratch copy of a w x h region (packed rows), for levels that cannot be striped in place. */
@@ -1245,8 +1324,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
     if (lim) {
         /* scratch of earlier calls would count against the limit */
         rv_buffer_destroy(&d->tmp);
-        rv_buffer_destroy(&d->sa);
-        rv_buffer_destroy(&d->sb);
+        drop_sets(d);
     }
     if (levels == 0) {
         copy_rows(out, pitch, in, pitch, rb, h);
@@ -1282,7 +1360,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
                 src = copy;
                 sp = (size_t)lw[l] * 4;
             }
-            err = host_level_fwd(d, src, sp, out, pitch, lw[l], lh[l], usable);
+            err = host_level(d, src, sp, out, pitch, lw[l], lh[l], 0, usable);
             free(copy);
             if (err < 0)
                 return err;
@@ -1304,7 +1382,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
         if (!copy)
             return RV_ENOMEM;
         copy_rows(copy, (size_t)lw[l] * 4, out, pitch, (size_t)lw[l + 1] * 4, lh[l + 1]);
-        err = host_level_inv(d, copy, (size_t)lw[l] * 4, out, pitch, lw[l], lh[l], usable);
+        err = host_level(d, copy, (size_t)lw[l] * 4, out, pitch, lw[l], lh[l], 1, usable);
         free(copy);
         if (err < 0)
             return err;

@@ -101,6 +101,15 @@ typedef struct RV_DwtSettings {
                                 parts, scratch, tables); images that do not fit
                                 are split into stripes with the halo the wavelet
                                 needs. 0 (default): no limit (whole image at once) */
+    RV_Context *transfer_ctx; /* host transforms: optional second context on the same
+                                device and backend (rv_context_create with the same
+                                settings; CUDA contexts of one device share the
+                                device's primary context). Copies go through it, on
+                                its own stream, so that the upload of the next
+                                stripe and the download of the last one overlap the
+                                kernels of the current one (two buffer sets within
+                                the limit). NULL (default): copies on the transform's
+                                context, one stripe after the other. Not owned. */
 } RV_DwtSettings;
 
 typedef struct RV_Dwt RV_Dwt;
