@@ -171,6 +171,118 @@ RV_FN void dwt_lift_w(uint32_t *tw, const uint32_t *sw, int str, int n, const dw
     tw[k * str] = dwt_lift_val(tw[k * str], v0, v1, v2, v3, st, type, inverse);
 }
 
+/*
+ * Interior run on word arrays: targets g = g0, g0 + gs, ... < g1 whose taps
+ * g + off0 + i all lie inside the source band (no reflection), target g at
+ * tw[g * str], source j at sw[j * str]. Tap count, type and direction are
+ * tested once, outside the loop; the operations are those of dwt_lift_val
+ * in the same order. Returns the first g of the sequence not done (>= g1).
+ */
+#define DWT_RUN_F(ACC, UPD)                                                                  \
+    for (; g < g1; g += gs) {                                                                \
+        const float *p = s + (g + o) * str;                                                  \
+        float *q = t + g * str;                                                              \
+        const float acc = ACC;                                                               \
+        *q = UPD;                                                                            \
+    }
+#define DWT_RUN_I(ACC, OP)                                                                   \
+    for (; g < g1; g += gs) {                                                                \
+        const int32_t *p = si + (g + o) * str;                                               \
+        int32_t *q = ti + g * str;                                                           \
+        const int32_t acc = ACC;                                                             \
+        *q = *q OP((acc >> sh) * sg);                                                        \
+    }
+#define DWT_RUN_NT(RUN, A1, A2, A3, A4, X)                                                    \
+    do {                                                                                     \
+        if (nt == 1)                                                                         \
+            RUN(A1, X)                                                                       \
+        else if (nt == 2)                                                                    \
+            RUN(A2, X)                                                                       \
+        else if (nt == 3)                                                                    \
+            RUN(A3, X)                                                                       \
+        else                                                                                 \
+            RUN(A4, X)                                                                       \
+    } while (0)
+RV_FN int dwt_run_w(uint32_t *tw, const uint32_t *sw, int str, int g, int g1, int gs, const dwt_step *st, int type,
+                    int inverse)
+{
+    const int nt = st->ntaps, o = st->off0;
+    if (type == DWT_F32) {
+        float *t = (float *)tw;
+        const float *s = (const float *)sw;
+        const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2], w3 = st->fw[3];
+        const float post = st->post, pinv = st->post_inv;
+#define F1 DWT_MUL(w0, p[0])
+#define F2 F1 + DWT_MUL(w1, p[str])
+#define F3 F2 + DWT_MUL(w2, p[2 * str])
+#define F4 F3 + DWT_MUL(w3, p[3 * str])
+        if (!inverse)
+            DWT_RUN_NT(DWT_RUN_F, F1, F2, F3, F4, DWT_MUL(*q + acc, post));
+        else
+            DWT_RUN_NT(DWT_RUN_F, F1, F2, F3, F4, DWT_MUL(*q, pinv) - acc);
+#undef F1
+#undef F2
+#undef F3
+#undef F4
+    } else {
+        int32_t *ti = (int32_t *)tw;
+        const int32_t *si = (const int32_t *)sw;
+        const int32_t w0 = st->iw[0], w1 = st->iw[1], w2 = st->iw[2], w3 = st->iw[3], r = st->round;
+        const int sh = st->shift, sg = st->sign;
+#define I1 r + w0 * p[0]
+#define I2 I1 + w1 * p[str]
+#define I3 I2 + w2 * p[2 * str]
+#define I4 I3 + w3 * p[3 * str]
+        if (!inverse)
+            DWT_RUN_NT(DWT_RUN_I, I1, I2, I3, I4, +);
+        else
+            DWT_RUN_NT(DWT_RUN_I, I1, I2, I3, I4, -);
+#undef I1
+#undef I2
+#undef I3
+#undef I4
+    }
+    return g;
+}
+#undef DWT_RUN_F
+#undef DWT_RUN_I
+#undef DWT_RUN_NT
+
+/*
+ * All targets g = g0, g0 + gs, ... < g1 of one step on a line of n samples
+ * held in word arrays (target g at tw[g * str], source j at sw[j * str]),
+ * where only sources in [slo, shi) are present (a tile of a longer line;
+ * [0, nsrc) for a whole line): the interior through dwt_run_w, the few
+ * targets at the ends sample by sample (reflected taps; skipped when a tap
+ * is not present).
+ */
+RV_FN void dwt_step_w(uint32_t *tw, const uint32_t *sw, int str, int n, int g, int g1, int gs, int slo, int shi,
+                      const dwt_step *st, int type, int inverse)
+{
+    const int flo = slo - st->off0, fhi = shi - st->off0 - st->ntaps + 1; /* all taps in [slo, shi) */
+    for (; g < g1 && g < flo; g += gs) {
+        int j[DWT_MAX_TAPS];
+        dwt_taps(st, g, n, j);
+        int ok = 1;
+        for (int i = 0; i < DWT_MAX_TAPS; i++)
+            if (i < st->ntaps && (j[i] < slo || j[i] >= shi))
+                ok = 0;
+        if (ok)
+            dwt_lift_w(tw, sw, str, n, st, type, inverse, g);
+    }
+    g = dwt_run_w(tw, sw, str, g, g1 < fhi ? g1 : fhi, gs, st, type, inverse);
+    for (; g < g1; g += gs) {
+        int j[DWT_MAX_TAPS];
+        dwt_taps(st, g, n, j);
+        int ok = 1;
+        for (int i = 0; i < DWT_MAX_TAPS; i++)
+            if (i < st->ntaps && (j[i] < slo || j[i] >= shi))
+                ok = 0;
+        if (ok)
+            dwt_lift_w(tw, sw, str, n, st, type, inverse, g);
+    }
+}
+
 /* Address of sample q of line l (axis 0: row l, axis 1: column l). */
 RV_FN unsigned char *dwt_addr(uint64_t base, int64_t pitch, int axis, int l, int q)
 {
@@ -334,8 +446,34 @@ RV_RAW_KERNEL(dwt_step_k, dwt_step_args, a, blk)
     /* DWT_SB targets a thread at once: all their loads, then the lifts (target
      * and source bands are disjoint, so the loads may run ahead of the stores) */
     const int TY = blk.ty;
+    /* block-layout columns: a batch of interior targets with pointer arithmetic only */
+    const int colfast = a->axis == 1 && a->s_str == 1 && a->d_str == 1 && a->line_str == 1;
+    const int tgt_d = a->st.target == 0, o = a->st.off0, ntp = a->st.ntaps;
+    const int nsrc = tgt_d ? (a->n + 1) >> 1 : a->n >> 1;
+    const int toff = tgt_d ? a->d_off : a->s_off, soff = tgt_d ? a->s_off : a->d_off;
+    const int fend = RV__MIN(b1, nsrc - o - ntp + 1); /* interior targets: [-o, fend) */
+    const int64_t P = a->pitch;
     for (int ia = a0 + (int)threadIdx.x; ia < a1; ia += blk.tx)
         for (int ib0 = b0 + (int)threadIdx.y; ib0 < b1; ib0 += DWT_SB * TY) {
+            if (colfast && ib0 + o >= 0 && ib0 + (DWT_SB - 1) * TY < fend) {
+                const unsigned char *col = (const unsigned char *)(uintptr_t)a->base + (int64_t)ia * 4;
+                uint32_t *tp[DWT_SB], t[DWT_SB], v[DWT_SB][DWT_MAX_TAPS];
+#pragma unroll
+                for (int u = 0; u < DWT_SB; u++) {
+                    const int k = ib0 + u * TY;
+                    const unsigned char *ps = col + (int64_t)(soff + k + o) * P;
+                    tp[u] = (uint32_t *)(col + (int64_t)(toff + k) * P);
+                    v[u][0] = *(const uint32_t *)ps;
+                    v[u][1] = ntp > 1 ? *(const uint32_t *)(ps + P) : 0u;
+                    v[u][2] = ntp > 2 ? *(const uint32_t *)(ps + 2 * P) : 0u;
+                    v[u][3] = ntp > 3 ? *(const uint32_t *)(ps + 3 * P) : 0u;
+                    t[u] = *tp[u];
+                }
+#pragma unroll
+                for (int u = 0; u < DWT_SB; u++)
+                    *tp[u] = dwt_lift_val(t[u], v[u][0], v[u][1], v[u][2], v[u][3], &a->st, a->type, a->inverse);
+                continue;
+            }
             uint32_t *tp[DWT_SB], t[DWT_SB], v[DWT_SB][DWT_MAX_TAPS];
 #pragma unroll
             for (int u = 0; u < DWT_SB; u++)
@@ -450,8 +588,8 @@ static __device__ void dwt_sh_lift(const dwt_row_args *a, uint32_t *sh, int m)
         const int nt = st->target == 0 ? nD : nS;
         uint32_t *tw = st->target == 0 ? sh + nS : sh;
         const uint32_t *sw = st->target == 0 ? sh : sh + nS;
-        for (int k = (int)threadIdx.x; k < nt; k += (int)blockDim.x)
-            dwt_lift_w(tw, sw, 1, m, st, a->type, a->inverse, k);
+        dwt_step_w(tw, sw, 1, m, (int)threadIdx.x, nt, (int)blockDim.x, 0, st->target == 0 ? nS : nD, st, a->type,
+                   a->inverse);
         __syncthreads();
     }
 }
@@ -724,28 +862,13 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
     __syncthreads();
     for (int si = 0; si < a->nsteps; si++) {
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
-        const int tgt_d = st->target == 0, nt = st->ntaps;
+        const int tgt_d = st->target == 0;
         const int tlo = tgt_d ? dlo : slo, thi = tgt_d ? dhi : shi;
         const int srlo = tgt_d ? slo : dlo, srhi = tgt_d ? shi : dhi;
         uint32_t *tw = sh + ((tgt_d ? TR : 0) - base) * tc + tx;
         const uint32_t *sw = sh + ((tgt_d ? 0 : TR) - base) * tc + tx;
-        for (int g = tlo + ty; g < thi; g += TY) {
-            if (!ok)
-                continue;
-            int j[DWT_MAX_TAPS];
-            const int j0 = g + st->off0;
-            if (j0 >= srlo && j0 + nt <= srhi) {
-                j[0] = j0;
-                j[1] = j0 + 1;
-                j[2] = j0 + 2;
-                j[3] = j0 + 3;
-            } else if (dwt_tile_srcs(st, g, n, srlo, srhi, j) < 0) {
-                continue;
-            }
-            const uint32_t v0 = sw[j[0] * tc], v1 = nt > 1 ? sw[j[1] * tc] : 0u,
-                           v2 = nt > 2 ? sw[j[2] * tc] : 0u, v3 = nt > 3 ? sw[j[3] * tc] : 0u;
-            tw[g * tc] = dwt_lift_val(tw[g * tc], v0, v1, v2, v3, st, a->type, a->inverse);
-        }
+        if (ok)
+            dwt_step_w(tw, sw, tc, n, tlo + ty, thi, TY, srlo, srhi, st, a->type, a->inverse);
         __syncthreads();
     }
     /* store the middle pairs [k0, kend) */
