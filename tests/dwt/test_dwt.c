@@ -167,6 +167,9 @@ static void test_long_rows(void **state)
         check_config(&CFGS[4], RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 0, 1, ws[i], 2, 4);
         check_config(&CFGS[5], RV_DWT_LAYOUT_BLOCK, RV_DWT_OUT_OF_PLACE, 1, 2, 3, ws[i], 2);
     }
+    /* in-place fused columns: many tiles of saved halos, several column groups */
+    check_config(&CFGS[6], RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 2, 1500, 1101, 2);
+    check_config(&CFGS[4], RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 2, 1300, 999, 1);
 }
 
 /* Length 1 along both axes: identity; 0 levels: identity. */

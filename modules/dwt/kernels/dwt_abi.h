@@ -78,8 +78,26 @@ typedef struct dwt_col_args {
     int32_t n, ncols, R, H;
     int32_t type, inverse, nsteps, tile_cols;
     int32_t k_first, k_end, pad0, pad1;
+    /* In place (dst = src): when halo != 0, the pairs a tile reads but does not
+     * write come from the saved copy of dwt_halo (tile t, row r of 4H at
+     * halo + ((t * 4H + r) * ncols + c) * 4), so tiles never read what another
+     * has already written. */
+    uint64_t halo;
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_col_args;
+
+/*
+ * dwt_halo: saves, for every tile t of dwt_colfused (pairs [t R, min(t R + R,
+ * nS)) of both bands), the pairs around it that it reads but does not write:
+ * row r of 4H (band r / 2H; i = r % 2H: pair t R - H + i for i < H, else
+ * kend + i - H) at halo + ((t * 4H + r) * ncols + c) * 4.
+ */
+typedef struct dwt_halo_args {
+    uint64_t src_s, src_d, halo;
+    int64_t str;
+    int32_t n, ncols, R, H;
+    int32_t tile_cols, pad0;
+} dwt_halo_args;
 
 /**
  * dwt_tilefused: a small LL region (w x h) in shared memory, all remaining

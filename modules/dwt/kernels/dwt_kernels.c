@@ -822,6 +822,39 @@ RV_FN unsigned char *dwt_pair(uint64_t base, int64_t str, int g, int64_t col_byt
     return (unsigned char *)(uintptr_t)(base + (uint64_t)((int64_t)g * str + col_bytes));
 }
 
+/* Row of the saved halo copy holding pair g of band `bd` (0 S, 1 D) for the tile [k0, kend). */
+RV_FN int dwt_halo_row(int t, int H, int bd, int g, int k0, int kend)
+{
+    return t * 4 * H + bd * 2 * H + (g < k0 ? g - (k0 - H) : H + g - kend);
+}
+
+RV_RAW_KERNEL(dwt_halo, dwt_halo_args, a, blk)
+{
+    const int nS = (a->n + 1) >> 1, nD = a->n >> 1, H = a->H, t = blk.y;
+    const int k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
+    const int c0 = blk.x * a->tile_cols, c1 = RV__MIN(c0 + a->tile_cols, a->ncols);
+#if defined(RV_CUDA)
+    const int c = c0 + (int)threadIdx.x;
+    if (c >= c1)
+        return;
+    for (int r = (int)threadIdx.y; r < 4 * H; r += blk.ty) {
+#else
+    for (int r = 0; r < 4 * H; r++) {
+#endif
+        const int bd = r / (2 * H), i = r % (2 * H), cnt = bd ? nD : nS;
+        const int g = i < H ? k0 - H + i : kend + i - H;
+        if (g < 0 || g >= cnt)
+            continue;
+        const uint64_t src = bd ? a->src_d : a->src_s;
+        uint32_t *dst = (uint32_t *)(uintptr_t)(a->halo + (uint64_t)(((int64_t)(t * 4 * H + r) * a->ncols) * 4));
+#if defined(RV_CUDA)
+        dst[c] = *(const uint32_t *)dwt_pair(src, a->str, g, (int64_t)c * 4);
+#else
+        memcpy(dst + c0, dwt_pair(src, a->str, g, (int64_t)c0 * 4), (size_t)(c1 - c0) * 4);
+#endif
+    }
+}
+
 RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 {
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
@@ -848,9 +881,16 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 #pragma unroll
         for (int u = 0; u < DWT_UNROLL; u++) {
             const int r = r0 + u * TY;
-            if (ok && r < nall)
-                v[u] = r < ns ? *(const uint32_t *)dwt_pair(a->src_s, a->src_s_str, slo + r, cb)
-                              : *(const uint32_t *)dwt_pair(a->src_d, a->src_d_str, dlo + r - ns, cb);
+            if (ok && r < nall) {
+                const int bd = r < ns ? 0 : 1, g = bd ? dlo + r - ns : slo + r;
+                if (a->halo && (g < k0 || g >= kend))
+                    v[u] = *(const uint32_t *)(uintptr_t)(a->halo +
+                                                          (uint64_t)((((int64_t)dwt_halo_row(blk.y, H, bd, g, k0, kend)) *
+                                                                          a->ncols + c0 + tx) * 4));
+                else
+                    v[u] = bd ? *(const uint32_t *)dwt_pair(a->src_d, a->src_d_str, g, cb)
+                              : *(const uint32_t *)dwt_pair(a->src_s, a->src_s_str, g, cb);
+            }
         }
 #pragma unroll
         for (int u = 0; u < DWT_UNROLL; u++) {
@@ -882,10 +922,16 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
     uint32_t *sh = (uint32_t *)blk.shared;
     const size_t rowb = (size_t)nc * 4;
     const int64_t cb = (int64_t)c0 * 4;
-    for (int g = slo; g < shi; g++)
-        memcpy(sh + (size_t)(g - base) * tc, dwt_pair(a->src_s, a->src_s_str, g, cb), rowb);
-    for (int g = dlo; g < dhi; g++)
-        memcpy(sh + (size_t)(TR + g - base) * tc, dwt_pair(a->src_d, a->src_d_str, g, cb), rowb);
+    for (int bd = 0; bd < 2; bd++)
+        for (int g = bd ? dlo : slo; g < (bd ? dhi : shi); g++) {
+            const void *from = a->halo && (g < k0 || g >= kend)
+                                   ? (const void *)(uintptr_t)(a->halo + (uint64_t)((((int64_t)dwt_halo_row(
+                                                                                         blk.y, H, bd, g, k0, kend)) *
+                                                                                        a->ncols + c0) * 4))
+                                   : (const void *)dwt_pair(bd ? a->src_d : a->src_s, bd ? a->src_d_str : a->src_s_str,
+                                                            g, cb);
+            memcpy(sh + (size_t)((bd ? TR : 0) + g - base) * tc, from, rowb);
+        }
     for (int si = 0; si < a->nsteps; si++) {
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
         const int tgt_d = st->target == 0;

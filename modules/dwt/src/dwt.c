@@ -32,13 +32,14 @@ struct RV_Dwt {
     RV_DwtSettings s;
     int cpu;
     RV_Module *mod;
-    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile;
+    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
     RV_Buffer *tmp;           /* out-of-place scratch */
     RV_Buffer *table;         /* cycle leaders */
     RV_Buffer *fbuf;          /* denoising: the plane as floats */
+    RV_Buffer *halo;          /* in-place fused columns: saved tile halos of one column group */
     RV_Buffer *sa[2], *sb[2]; /* host transforms: stripe in (with halo), stripe out / whole region;
                                  two sets when copies overlap kernels */
     unsigned char *stage;     /* host transforms: rows packed for one copy */
@@ -210,7 +211,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_step_k", &d->k_step},   {"dwt_rowfused", &d->k_row}, {"dwt_split", &d->k_split},
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
-        {"dwt_tilefused", &d->k_tile},
+        {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -240,6 +241,7 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->tmp);
     rv_buffer_destroy(&d->table);
     rv_buffer_destroy(&d->fbuf);
+    rv_buffer_destroy(&d->halo);
     drop_sets(d);
     free(d->stage);
     rv_module_unload(&d->mod);
@@ -253,7 +255,8 @@ RV_API size_t rv_dwt_memory(const RV_Dwt *d)
 {
     if (!d)
         return 0;
-    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->sa[0]) +
+    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->halo) +
+           rv_buffer_size(d->sa[0]) +
            rv_buffer_size(d->sb[0]) + rv_buffer_size(d->sa[1]) + rv_buffer_size(d->sb[1]);
 }
 
@@ -591,8 +594,20 @@ static int steps_reach(const RV_Dwt *d)
  * written at dst_s (dst_d) + g * dst_str, with the halo the steps need read
  * around them (see dwt_col_args).
  */
+static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t src_str, uint64_t dst_s,
+                              uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end, int inverse,
+                              int R, uint64_t halo);
+
 static int run_colfused_win(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t src_str, uint64_t dst_s,
                             uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end, int inverse)
+{
+    return run_colfused_tiles(d, src_s, src_d, src_str, dst_s, dst_d, dst_str, n, ncols, k_first, k_end, inverse, 64,
+                              0);
+}
+
+static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t src_str, uint64_t dst_s,
+                              uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end, int inverse,
+                              int R, uint64_t halo)
 {
     dwt_col_args a;
     memset(&a, 0, sizeof(a));
@@ -604,13 +619,14 @@ static int run_colfused_win(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t s
     a.dst_s_str = a.dst_d_str = dst_str;
     a.n = n;
     a.ncols = ncols;
-    a.R = 64;
+    a.R = R;
     a.H = steps_reach(d);
     a.type = d->type;
     a.inverse = inverse;
     a.nsteps = d->nsteps;
     a.k_first = k_first;
     a.k_end = k_end;
+    a.halo = halo;
     memcpy(a.steps, d->steps, sizeof(a.steps));
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
@@ -781,12 +797,78 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
 }
 
 /* In-place column pass of level p (block layout). */
+/* Pairs a tile of the in-place fused column pass holds. */
+#define COL_R_INPLACE 128
+
+/*
+ * In-place column steps, all fused, on the [S rows | D rows] region (n rows,
+ * cols columns): in groups of columns whose saved halos fit a small buffer
+ * (about n/64 bytes), dwt_halo saves the pairs each tile reads but does not
+ * write, then dwt_colfused lifts every tile in shared memory and writes its
+ * pairs back in place.
+ */
+static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
+{
+    const int R = COL_R_INPLACE, H = steps_reach(d), nS = (n + 1) / 2;
+    const int ntiles = (nS + R - 1) / R;
+    const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
+    size_t budget = (size_t)n * (size_t)cols * 4 / 64;
+    if (budget < 262144)
+        budget = 262144;
+    int G = (int)(budget / per_col) / 32 * 32;
+    if (G < 32)
+        G = 32;
+    if (G > cols)
+        G = cols;
+    int err;
+    if ((err = buf_ensure(d, &d->halo, per_col * (size_t)G, "column halo buffer")) < 0)
+        return err;
+    const uint64_t hb = rv_buffer_address(d->halo), sd = base + (uint64_t)((int64_t)nS * pitch);
+    for (int c0 = 0; c0 < cols; c0 += G) {
+        const int gc = cols - c0 < G ? cols - c0 : G;
+        const uint64_t cs = base + (uint64_t)c0 * 4, cd = sd + (uint64_t)c0 * 4;
+        dwt_halo_args h;
+        memset(&h, 0, sizeof(h));
+        h.src_s = cs;
+        h.src_d = cd;
+        h.halo = hb;
+        h.str = pitch;
+        h.n = n;
+        h.ncols = gc;
+        h.R = R;
+        h.H = H;
+        RV_LaunchShape sh;
+        memset(&sh, 0, sizeof(sh));
+        h.tile_cols = d->cpu ? gc : 32;
+        sh.block[0] = d->cpu ? 1 : 32;
+        sh.block[1] = d->cpu ? 1 : 8;
+        sh.grid[0] = cdiv(gc, h.tile_cols);
+        sh.grid[1] = (unsigned)ntiles;
+        if ((err = launch(d, d->k_halo, &sh, &h, sizeof(h), RV_DWT_KERNEL_COLFUSED, 8.0 * 4 * H * ntiles * gc)) < 0)
+            return err;
+        if ((err = run_colfused_tiles(d, cs, cd, pitch, cs, cd, pitch, n, gc, 0, nS, inverse, R, hb)) < 0)
+            return err;
+    }
+    return 0;
+}
+
 static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
 {
     const int n = p->h, cols = p->w;
     int err;
     if (n < 2)
         return 0;
+    if (d->s.fuse_max_shared > 0) {
+        /* rows permuted evens first, then all steps in one pass */
+        if (!inverse) {
+            if ((err = run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 0)) < 0)
+                return err;
+            return cols_fused_inplace(d, base, pitch, n, cols, 0);
+        }
+        if ((err = cols_fused_inplace(d, base, pitch, n, cols, 1)) < 0)
+            return err;
+        return run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 1);
+    }
     if (!inverse) {
         if ((err = run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 0)) < 0)
             return err;
