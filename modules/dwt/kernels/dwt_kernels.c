@@ -156,6 +156,7 @@ RV_FN void dwt_lift_at(unsigned char *tb, int64_t ts, const unsigned char *sb, i
     *t = dwt_lift_val(*t, v[0], v[1], v[2], v[3], st, type, inverse);
 }
 
+#if defined(RV_CUDA) /* the CPU bodies use the vectorised runs below instead */
 /*
  * The same on word arrays with 32-bit indices (shared-memory tiles, CPU
  * lines): target k at tw[k * str], source j at sw[j * str].
@@ -282,6 +283,8 @@ RV_FN void dwt_step_w(uint32_t *tw, const uint32_t *sw, int str, int n, int g, i
             dwt_lift_w(tw, sw, str, n, st, type, inverse, g);
     }
 }
+
+#endif
 
 /* Address of sample q of line l (axis 0: row l, axis 1: column l). */
 RV_FN unsigned char *dwt_addr(uint64_t base, int64_t pitch, int axis, int l, int q)
