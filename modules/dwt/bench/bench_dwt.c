@@ -204,7 +204,7 @@ static double plain_ms(const float *img, int N, int levels, RV_DwtWavelet wv)
  * the time of one upload plus one download of the image through the same
  * copy calls (rv_buffer_upload / rv_buffer_download), measured here; the
  * fraction is bound / time. Cases: the whole image at once, split by a
- * device memory limit of n/4, and the same with a transfer context (copies
+ * device memory limit of n/2, and the same with a transfer context (copies
  * on their own stream, overlapping the kernels).
  */
 static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int cpu)
@@ -244,7 +244,7 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
                 continue;
             RV_DwtSettings s;
             rv_dwt_settings_default(&s);
-            s.device_memory_limit = c ? bytes / 4 + 65536 : 0;
+            s.device_memory_limit = c ? bytes / 2 + 65536 : 0;
             s.transfer_ctx = c == 2 ? xfer : NULL;
             RV_Dwt *d = NULL;
             if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
@@ -261,7 +261,7 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
                     best = t;
                 rv_dwt_stats(d, &st);
             }
-            static const char *names[3] = {"whole", "limit n/4", "limit n/4 + transfer ctx"};
+            static const char *names[3] = {"whole", "limit n/2", "limit n/2 + transfer ctx"};
             printf("| %d | %d | %s | %.2f | %.1f%% | %lld | %.3f | %.3f |\n", N, levs[li], names[c], best * 1e3,
                    100 * bound / best, st.stripes, (st.upload_bytes + st.download_bytes) / (2.0 * bytes),
                    st.peak_device_bytes / bytes);

@@ -1170,10 +1170,32 @@ static int method_for(const RV_Dwt *d, size_t bytes, size_t usable)
     return d->s.method == RV_DWT_OUT_OF_PLACE && bytes <= usable / 2 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
 }
 
-/* Context the copies of the host transforms go to (its own stream when a transfer context is set). */
-static RV_Context *xfer_ctx(const RV_Dwt *d)
+/*
+ * Makes the stripe buffers sa[i] (sizes a[i], 0: none) and sb[i] (b[i]) exist:
+ * buffers of an earlier call are kept when they all fit these needs, else all
+ * are freed first and made again, so that together they never exceed what one
+ * call asked for (the device memory limit).
+ */
+static int ensure_sets(RV_Dwt *d, const size_t a[2], const size_t b[2])
 {
-    return d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx;
+    int keep = 1;
+    for (int i = 0; i < 2; i++) {
+        if ((a[i] == 0) != (d->sa[i] == NULL) || (b[i] == 0) != (d->sb[i] == NULL) ||
+            rv_buffer_size(d->sa[i]) < a[i] || rv_buffer_size(d->sb[i]) < b[i])
+            keep = 0;
+    }
+    if (keep)
+        return 0;
+    drop_sets(d);
+    RV_Context *c = d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx;
+    int err = 0;
+    for (int i = 0; i < 2 && err >= 0; i++) {
+        if (a[i] && (err = buf_ensure_in(d, c, &d->sa[i], a[i], "stripe buffer")) < 0)
+            break;
+        if (b[i])
+            err = buf_ensure_in(d, c, &d->sb[i], b[i], "stripe buffer");
+    }
+    return err;
 }
 
 /* The whole w x h region (host src -> host dst) on the device: `levels` levels. */
@@ -1182,9 +1204,8 @@ static int host_whole(RV_Dwt *d, const unsigned char *src, unsigned char *dst, s
 {
     const size_t rb = (size_t)w * 4, bytes = rb * (size_t)h;
     int err;
-    drop_sets(d);
-    if ((err = buf_ensure_in(d, xfer_ctx(d), &d->sb[0], bytes, "host transform buffer")) < 0 ||
-        (err = put_rows(d, d->sb[0], 0, src, hp, rb, h)) < 0)
+    const size_t na[2] = {0, 0}, nb[2] = {bytes, 0};
+    if ((err = ensure_sets(d, na, nb)) < 0 || (err = put_rows(d, d->sb[0], 0, src, hp, rb, h)) < 0)
         return err;
     d->stats.stripes++;
     if ((err = transform_as(d, rv_buffer_address(d->sb[0]), (int64_t)rb, w, h, levels, inverse,
@@ -1324,12 +1345,9 @@ static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned ch
         return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for a row of %zu bytes",
                     d->s.device_memory_limit, j.rb);
     j.P = (int)g;
-    int err;
-    drop_sets(d);
-    for (int i = 0; i < j.nsets; i++)
-        if ((err = buf_ensure_in(d, xfer_ctx(d), &d->sb[i], j.rb * (size_t)g, "host transform buffer")) < 0)
-            return err;
-    return stripe_pipeline(d, &j);
+    const size_t na[2] = {0, 0}, nb[2] = {j.rb * (size_t)g, j.nsets > 1 ? j.rb * (size_t)g : 0};
+    const int err = ensure_sets(d, na, nb);
+    return err < 0 ? err : stripe_pipeline(d, &j);
 }
 
 /* One 2-D level of the w x h region in stripes: host src (pitch sp) -> host dst (pitch dp). */
@@ -1362,13 +1380,10 @@ static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned c
         return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for stripes of %zu-byte rows",
                     d->s.device_memory_limit, j.rb);
     j.P = (int)P;
-    int err;
-    drop_sets(d); /* sized per level, so that the sum stays within the limit */
-    for (int i = 0; i < j.nsets; i++)
-        if ((err = buf_ensure_in(d, xfer_ctx(d), &d->sa[i], j.rb * (size_t)(2 * P + 4 * j.H), "stripe buffer")) < 0 ||
-            (err = buf_ensure_in(d, xfer_ctx(d), &d->sb[i], j.rb * (size_t)(2 * P), "stripe buffer")) < 0)
-            return err;
-    return stripe_pipeline(d, &j);
+    const size_t sa = j.rb * (size_t)(2 * P + 4 * j.H), sb = j.rb * (size_t)(2 * P);
+    const size_t na[2] = {sa, j.nsets > 1 ? sa : 0}, nb[2] = {sb, j.nsets > 1 ? sb : 0};
+    const int err = ensure_sets(d, na, nb);
+    return err < 0 ? err : stripe_pipeline(d, &j);
 }
 
 /* Host scratch copy of a w x h region (packed rows), for levels that cannot be striped in place. */
@@ -1406,7 +1421,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
     if (lim) {
         /* scratch of earlier calls would count against the limit */
         rv_buffer_destroy(&d->tmp);
-        drop_sets(d);
+        rv_buffer_destroy(&d->halo);
     }
     if (levels == 0) {
         copy_rows(out, pitch, in, pitch, rb, h);
@@ -1422,7 +1437,8 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
         lw[l + 1] = (lw[l] + 1) / 2;
         lh[l + 1] = (lh[l] + 1) / 2;
     }
-#define FITS(l) ((size_t)lw[l] * 4 * (size_t)lh[l] <= usable)
+    /* a whole region also needs the halo buffer of the in-place columns (<= 1/64 of it, or 256 KiB) */
+#define FITS(l) ((size_t)lw[l] * 4 * (size_t)lh[l] / 32 * 33 + 262144 <= usable)
     int lf = 0; /* first level whose region goes to the device whole */
     while (lf < levels && !FITS(lf))
         lf++;
