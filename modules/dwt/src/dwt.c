@@ -803,8 +803,8 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
 /*
  * In-place column steps, all fused, on the [S rows | D rows] region (n rows,
  * cols columns): in groups of columns whose saved halos fit a small buffer
- * (about n/64 bytes), dwt_halo saves the pairs each tile reads but does not
- * write, then dwt_colfused lifts every tile in shared memory and writes its
+ * (about n/32 bytes: few groups, each launch several waves of blocks),
+ * dwt_halo saves the pairs each tile reads but does not write, then dwt_colfused lifts every tile in shared memory and writes its
  * pairs back in place.
  */
 static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
@@ -812,7 +812,7 @@ static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, in
     const int R = COL_R_INPLACE, H = steps_reach(d), nS = (n + 1) / 2;
     const int ntiles = (nS + R - 1) / R;
     const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
-    size_t budget = (size_t)n * (size_t)cols * 4 / 64;
+    size_t budget = (size_t)n * (size_t)cols * 4 / 32;
     if (budget < 262144)
         budget = 262144;
     int G = (int)(budget / per_col) / 32 * 32;
@@ -1437,8 +1437,8 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
         lw[l + 1] = (lw[l] + 1) / 2;
         lh[l + 1] = (lh[l] + 1) / 2;
     }
-    /* a whole region also needs the halo buffer of the in-place columns (<= 1/64 of it, or 256 KiB) */
-#define FITS(l) ((size_t)lw[l] * 4 * (size_t)lh[l] / 32 * 33 + 262144 <= usable)
+    /* a whole region also needs the halo buffer of the in-place columns (<= 1/32 of it, or 256 KiB) */
+#define FITS(l) ((size_t)lw[l] * 4 * (size_t)lh[l] / 16 * 17 + 262144 <= usable)
     int lf = 0; /* first level whose region goes to the device whole */
     while (lf < levels && !FITS(lf))
         lf++;
