@@ -804,8 +804,9 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
  * In-place column steps, all fused, on the [S rows | D rows] region (n rows,
  * cols columns): in groups of columns whose saved halos fit a small buffer
  * (about n/32 bytes: few groups, each launch several waves of blocks),
- * dwt_halo saves the pairs each tile reads but does not write, then dwt_colfused lifts every tile in shared memory and writes its
- * pairs back in place.
+ * dwt_halo saves the pairs each tile reads but does not write, then
+ * dwt_colfused lifts every tile in shared memory and writes its pairs back
+ * in place.
  */
 static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
 {
