@@ -34,11 +34,13 @@
  *     (level l low-pass at multiples of 2^l), the classic in-place lifting layout.
  *
  * Methods (block layout; the interleaved layout is always in place):
- *   RV_DWT_IN_PLACE: device memory n + a small table. Rows that fit in shared
- *     memory are transformed in one pass; longer rows and all columns use the
- *     chunk rearrangement of Ikuzawa et al. (chunk generation, then a chunk
- *     permutation as a product of cycles whose leaders are computed on the host)
- *     followed by one pass per lifting step with contiguous accesses only.
+ *   RV_DWT_IN_PLACE: device memory n + a small table (+ about n/32 for the
+ *     halos of the fused column pass). Rows that fit in shared memory are
+ *     transformed in one pass; longer rows and all columns use the chunk
+ *     rearrangement of Ikuzawa et al. (chunk generation, then a chunk
+ *     permutation as a product of cycles whose leaders are computed on the host);
+ *     long rows then take one pass per lifting step, columns one pass for all
+ *     steps (tiles in shared memory, the pairs around each tile saved first).
  *   RV_DWT_OUT_OF_PLACE: a second buffer of n samples (owned by the RV_Dwt and
  *     kept between calls): rows go image -> buffer (fused in shared memory, or
  *     split then lifted), columns buffer -> image in tiles of 64 pairs with a
