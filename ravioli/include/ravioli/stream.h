@@ -197,6 +197,24 @@ typedef struct RV_FrameInfo {
 typedef int (*RV_FrameCallback)(void *user, RV_Image *frame, const RV_FrameInfo *info,
                                 const RV_Data *data);
 
+/**
+ * CUDA pipeline: where the frames' transfers go.
+ *
+ * SPLIT: the uploads of all frames go in order on one CUDA stream and the
+ * downloads on another; each frame's kernels run on its own stream, ordered
+ * after its upload and before its download by CUDA events. One stream per
+ * direction keeps one copy engine busy in each direction, so uploads and
+ * downloads run at the same time (the PCIe duplex bound).
+ * PER_FRAME: upload, kernels and download of a frame all on the frame's
+ * stream (the driver then picks the copy engine per stream; measured
+ * slower on an H200, see docs/perf/gpu-stream.md).
+ */
+typedef enum RV_GpuCopies {
+    RV_GPU_COPIES_DEFAULT   = 0, /* = SPLIT */
+    RV_GPU_COPIES_SPLIT     = 1,
+    RV_GPU_COPIES_PER_FRAME = 2
+} RV_GpuCopies;
+
 /** An application-provided source; same contract as rv_source_read(). */
 typedef int (*RV_ReadFrameFn)(void *user, RV_Image *frame, long long *pts_ns, int timeout_ms);
 
@@ -220,6 +238,8 @@ typedef struct RV_StreamSettings {
                                * default 2; 0 = default; 1 = one frame at a time). Upload of
                                * frame n+1 and download of frame n overlap the kernels of the
                                * other. Ignored on the CPU backend. See docs/streaming.md. */
+    RV_GpuCopies gpu_copies;  /* CUDA backend: which CUDA streams carry the transfers;
+                               * default (0) = RV_GPU_COPIES_SPLIT */
 } RV_StreamSettings;
 
 RV_API void rv_stream_settings_default(RV_StreamSettings *s);
@@ -259,6 +279,10 @@ typedef struct RV_StreamSummary {
     int gpu_streams;             /* frames that were kept in flight (CUDA pipeline), 0 = CPU */
     double gpu_ms_mean;          /* CUDA: mean GPU time per processed frame from CUDA events
                                   * (upload start to download end on its stream), 0 if none */
+    double gpu_wait_ms_mean;     /* CUDA pipeline: mean host time per processed frame spent
+                                  * blocked waiting for a frame to complete (the rest of
+                                  * 1/fps is host work: delivery, issuing the next frame) */
+    int gpu_copies;              /* RV_GpuCopies used (CUDA pipeline), 0 on the CPU */
 } RV_StreamSummary;
 
 /**
