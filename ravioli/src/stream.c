@@ -60,9 +60,12 @@ struct RV_Streaming {
     pthread_t thread;
     int thread_started, thread_joined;
     pthread_mutex_t mu;
-    pthread_cond_t cv_filled, cv_space;
+    pthread_cond_t cv_filled, cv_space, cv_done;
     atomic_int stop;          /* the only thing rv_streaming_stop() touches */
     int eos;                  /* capture thread finished (end, limit, error) */
+    int cap_exited;           /* capture_main returned (under mu; cv_done) */
+    int run_over;             /* run() returned: a frame the source hands over later is
+                               * not captured (the summary is final) */
     int cap_err;              /* capture error other than end of stream */
     int ran;
 
@@ -134,7 +137,7 @@ RV_API void rv_stream_settings_default(RV_StreamSettings *s)
     s->adapt.deadline_s = 0.0;
     s->spatial_stride = 1;
     s->temporal_stride = 1;
-    s->gpu_streams = 2;
+    s->gpu_streams = 3;
 }
 
 /* ---------------------------------------------------------------- */
@@ -184,6 +187,11 @@ static int source_read(RV_Streaming *st, RV_Image *img, long long *pts)
 static void *capture_main(void *arg)
 {
     RV_Streaming *st = arg;
+    /* rv_streaming_destroy() cancels the thread when the source does not
+     * return from a read (a pipe that stays silent): cancellation is enabled
+     * only inside the source's read, where the thread holds no lock of ours */
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
     pthread_mutex_lock(&st->mu);
     for (;;) {
         if (atomic_load(&st->stop))
@@ -206,10 +214,19 @@ static void *capture_main(void *arg)
         pthread_mutex_unlock(&st->mu);
 
         long long pts = 0;
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
         int err = source_read(st, st->slots[idx].img, &pts);
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
         long long sdrop = st->src ? rv_source_dropped(st->src) : 0;
 
         pthread_mutex_lock(&st->mu);
+        if (st->run_over) {
+            /* run() gave up waiting for this read and returned: the frame
+             * arrived after the end, it is not captured */
+            discard_contents(st->slots[idx].img);
+            push_free(st, idx);
+            break;
+        }
         st->source_dropped = sdrop;
         if (err == RV_EAGAIN) {
             push_free(st, idx);
@@ -241,7 +258,9 @@ static void *capture_main(void *arg)
         pthread_cond_signal(&st->cv_filled);
     }
     st->eos = 1;
+    st->cap_exited = 1;
     pthread_cond_broadcast(&st->cv_filled);
+    pthread_cond_broadcast(&st->cv_done);
     pthread_mutex_unlock(&st->mu);
     return NULL;
 }
@@ -292,6 +311,7 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&st->cv_filled, &ca);
     pthread_cond_init(&st->cv_space, &ca);
+    pthread_cond_init(&st->cv_done, &ca);
     pthread_condattr_destroy(&ca);
 
     st->qcap = s->ring_frames;
@@ -376,16 +396,39 @@ RV_API int rv_streaming_create_custom(RV_Context *ctx, const RV_VideoInfo *info,
     return 0;
 }
 
-static void join_capture(RV_Streaming *st)
+/* Stops the capture thread and waits up to wait_ms for it to end (< 0:
+ * without a bound). Returns 1 when it was joined, 0 when it is still inside
+ * the source's read (a source that does not honour its timeout). */
+static int join_capture(RV_Streaming *st, int wait_ms)
 {
     if (!st->thread_started || st->thread_joined)
-        return;
+        return 1;
     atomic_store(&st->stop, 1);
+    struct timespec ts;
+    if (wait_ms >= 0)
+        deadline_in(&ts, wait_ms);
     pthread_mutex_lock(&st->mu);
     pthread_cond_broadcast(&st->cv_space);
+    while (!st->cap_exited) {
+        if (wait_ms < 0)
+            pthread_cond_wait(&st->cv_done, &st->mu);
+        else if (pthread_cond_timedwait(&st->cv_done, &st->mu, &ts) != 0 && !st->cap_exited)
+            break;
+    }
+    const int exited = st->cap_exited;
     pthread_mutex_unlock(&st->mu);
+    if (!exited)
+        return 0;
     pthread_join(st->thread, NULL);
     st->thread_joined = 1;
+    return 1;
+}
+
+/* How long run() and destroy() wait for a source read to return after a
+ * stop: the read's own timeout plus a margin. */
+static int stop_grace_ms(const RV_Streaming *st)
+{
+    return st->set.read_timeout_ms + 200;
 }
 
 RV_API void rv_streaming_destroy(RV_Streaming **pst)
@@ -393,7 +436,18 @@ RV_API void rv_streaming_destroy(RV_Streaming **pst)
     if (!pst || !*pst)
         return;
     RV_Streaming *st = *pst;
-    join_capture(st);
+    if (!join_capture(st, stop_grace_ms(st))) {
+        /* The source has not returned from a read for longer than its
+         * timeout (a pipe that stays silent): cancel the capture thread
+         * there (it holds no lock of ours inside the read) so that destroy
+         * returns; the source's state is undefined afterwards - close it. */
+        rv__log(st->ctx, RV_LOG_WARN,
+                "streaming: the source has not returned from a read for %d ms; cancelling the capture thread",
+                stop_grace_ms(st));
+        pthread_cancel(st->thread);
+        pthread_join(st->thread, NULL);
+        st->thread_joined = 1;
+    }
     if (st->slots)
         for (int i = 0; i < st->nslots; i++)
             rv_image_destroy(&st->slots[i].img);
@@ -403,6 +457,7 @@ RV_API void rv_streaming_destroy(RV_Streaming **pst)
     free(st->log_path);
     pthread_cond_destroy(&st->cv_filled);
     pthread_cond_destroy(&st->cv_space);
+    pthread_cond_destroy(&st->cv_done);
     pthread_mutex_destroy(&st->mu);
     free(st);
     *pst = NULL;
@@ -1211,9 +1266,18 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
     }
 
     /* Wind down: stop and join the capture thread, then account for what
-     * is still queued. */
-    join_capture(st);
+     * is still queued. A source stuck in a read (no data on a pipe, a
+     * camera that stopped without an error) does not hold run() up beyond
+     * its timeout plus a margin: the thread is left in the read, a frame it
+     * returns later is not counted, and destroy() ends it. */
+    const int joined = join_capture(st, stop_grace_ms(st));
+    if (!joined)
+        rv__log(st->ctx, RV_LOG_WARN,
+                "streaming: the source has not returned from a read for %d ms; run() returns without it",
+                stop_grace_ms(st));
     pthread_mutex_lock(&st->mu);
+    if (!joined)
+        st->run_over = 1;
     while (st->qcount > 0) {
         int idx = q_pop(st);
         discard_contents(st->slots[idx].img);
