@@ -436,7 +436,8 @@ RV_API void rv_streaming_destroy(RV_Streaming **pst)
     if (!pst || !*pst)
         return;
     RV_Streaming *st = *pst;
-    if (!join_capture(st, stop_grace_ms(st))) {
+    /* (run() waited its grace already when it left the thread in a read) */
+    if (!join_capture(st, st->run_over ? 0 : stop_grace_ms(st))) {
         /* The source has not returned from a read for longer than its
          * timeout (a pipe that stays silent): cancel the capture thread
          * there (it holds no lock of ours inside the read) so that destroy
