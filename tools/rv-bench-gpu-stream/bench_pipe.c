@@ -160,6 +160,20 @@ static int bdrv_open(bdrv *d)
 }
 
 #define BMAX 8
+#define BHOST 12
+
+/* How the bare loop runs; the variants copy one trait of RV_Streaming each
+ * to tell which one costs what. */
+typedef struct bare_opts {
+    int n;           /* frames in flight (streams) */
+    int split;       /* copies on an upload and a download stream */
+    int stream_sync; /* wait with cuStreamSynchronize(stream k), as the per-frame runtime did */
+    int passes;      /* kernel launches per frame (3; more = longer stages) */
+    int offset;      /* host buffers start this many bytes into the allocation (the
+                      * runtime's image storage starts 64 bytes in) */
+    int nhost;       /* distinct page-locked input/output buffers used in turn (the
+                      * runtime's ring has ring_frames + 2 + gpu_streams); 0 = n */
+} bare_opts;
 #define BCK(x)                                                                                     \
     do {                                                                                           \
         CUresult r_ = (x);                                                                         \
@@ -171,15 +185,20 @@ static int bdrv_open(bdrv *d)
     } while (0)
 
 /* The bare loop: frames/s after `warm` frames, or < 0. */
-static double bare_run(bdrv *d, size_t bytes, int n, int split, int warm, int frames)
+static double bare_run(bdrv *d, size_t bytes, const bare_opts *o, int warm, int frames)
 {
+    int n = o->n;
+    const int split = o->split;
     int ok = 1;
     double fps = -1;
     CUdevice dev;
     CUcontext cu = NULL;
     CUmodule mod = NULL;
     CUfunction fn = NULL;
-    void *hin[BMAX] = {0}, *hout[BMAX] = {0};
+    void *hin[BHOST] = {0}, *hout[BHOST] = {0};
+    int nh = o->nhost > 0 ? o->nhost : n;
+    if (nh > BHOST)
+        nh = BHOST;
     CUdeviceptr dbuf[BMAX] = {0};
     CUstream s[BMAX] = {0}, up = NULL, down = NULL;
     CUevent eup[BMAX] = {0}, ek[BMAX] = {0}, edone[BMAX] = {0};
@@ -191,10 +210,16 @@ static double bare_run(bdrv *d, size_t bytes, int n, int split, int warm, int fr
     BCK(d->cuCtxSetCurrent(cu));
     BCK(d->cuModuleLoadData(&mod, bare_ptx));
     BCK(d->cuModuleGetFunction(&fn, mod, "rvb_invert"));
+    for (int h = 0; h < nh; h++) {
+        BCK(d->cuMemHostAlloc(&hin[h], bytes + (size_t)o->offset, 0));
+        BCK(d->cuMemHostAlloc(&hout[h], bytes + (size_t)o->offset, 0));
+        memset(hin[h], 0x3c, bytes + (size_t)o->offset);
+    }
+    if (nh < n) {
+        ok = 0;
+        goto out;
+    }
     for (int k = 0; k < n; k++) {
-        BCK(d->cuMemHostAlloc(&hin[k], bytes, 0));
-        BCK(d->cuMemHostAlloc(&hout[k], bytes, 0));
-        memset(hin[k], 0x3c + k, bytes);
         BCK(d->cuMemAlloc(&dbuf[k], bytes));
         BCK(d->cuStreamCreate(&s[k], 0));
         BCK(d->cuEventCreate(&eup[k], 2 /* no timing */));
@@ -208,35 +233,42 @@ static double bare_run(bdrv *d, size_t bytes, int n, int split, int warm, int fr
     double t0 = 0;
     for (int i = 0; i < warm + frames; i++) {
         const int k = i % n;
+        /* host buffer of this frame: used again only after its frame completed
+         * (nh >= n and frames complete in order) */
+        unsigned char *hi = (unsigned char *)hin[i % nh] + o->offset, *ho = (unsigned char *)hout[i % nh] + o->offset;
         if (i == warm)
             t0 = bnow();
-        if (i >= n)
-            BCK(d->cuEventSynchronize(edone[k]));
+        if (i >= n) {
+            if (o->stream_sync && !split)
+                BCK(d->cuStreamSynchronize(s[k]));
+            else
+                BCK(d->cuEventSynchronize(edone[k]));
+        }
         void *args[2] = {&dbuf[k], &nv};
         if (split) {
-            BCK(d->cuMemcpyHtoDAsync(dbuf[k], hin[k], bytes, up));
+            BCK(d->cuMemcpyHtoDAsync(dbuf[k], hi, bytes, up));
             BCK(d->cuEventRecord(eup[k], up));
             BCK(d->cuStreamWaitEvent(s[k], eup[k], 0));
         } else {
-            BCK(d->cuMemcpyHtoDAsync(dbuf[k], hin[k], bytes, s[k]));
+            BCK(d->cuMemcpyHtoDAsync(dbuf[k], hi, bytes, s[k]));
         }
-        for (int j = 0; j < 3; j++)
+        for (int j = 0; j < o->passes; j++)
             BCK(d->cuLaunchKernel(fn, grid, 1, 1, 256, 1, 1, 0, s[k], args, NULL));
         if (split) {
             BCK(d->cuEventRecord(ek[k], s[k]));
             BCK(d->cuStreamWaitEvent(down, ek[k], 0));
-            BCK(d->cuMemcpyDtoHAsync(hout[k], dbuf[k], bytes, down));
+            BCK(d->cuMemcpyDtoHAsync(ho, dbuf[k], bytes, down));
             BCK(d->cuEventRecord(edone[k], down));
         } else {
-            BCK(d->cuMemcpyDtoHAsync(hout[k], dbuf[k], bytes, s[k]));
+            BCK(d->cuMemcpyDtoHAsync(ho, dbuf[k], bytes, s[k]));
             BCK(d->cuEventRecord(edone[k], s[k]));
         }
     }
     for (int k = 0; k < n; k++)
         BCK(d->cuEventSynchronize(edone[k]));
     fps = frames / (bnow() - t0);
-    /* the kernel ran 3 times (odd): the output is the inverted input */
-    if (((unsigned char *)hout[0])[0] != (unsigned char)~(0x3c)) {
+    /* the kernel inverts: odd passes give the inverted input */
+    if (((unsigned char *)hout[0])[o->offset] != (unsigned char)(o->passes % 2 ? ~0x3c : 0x3c)) {
         fprintf(stderr, "bench_pipe: bare loop output wrong\n");
         ok = 0;
     }
@@ -254,10 +286,6 @@ out:
             d->cuStreamDestroy(s[k]);
         if (dbuf[k])
             d->cuMemFree(dbuf[k]);
-        if (hin[k])
-            d->cuMemFreeHost(hin[k]);
-        if (hout[k])
-            d->cuMemFreeHost(hout[k]);
     }
     if (up) {
         d->cuStreamSynchronize(up);
@@ -266,6 +294,12 @@ out:
     if (down) {
         d->cuStreamSynchronize(down);
         d->cuStreamDestroy(down);
+    }
+    for (int h = 0; h < nh; h++) {
+        if (hin[h])
+            d->cuMemFreeHost(hin[h]);
+        if (hout[h])
+            d->cuMemFreeHost(hout[h]);
     }
     if (mod)
         d->cuModuleUnload(mod);
@@ -304,16 +338,39 @@ int bench_pipe_rows(const bench_pipe_ctx *p)
         fprintf(stderr, "bench_pipe: cannot load libcuda.so.1\n");
         return 1;
     }
-    char name[160];
+    char name[200];
     for (int split = 0; split <= 1; split++)
         for (int n = 2; n <= 4; n++) {
-            double f = bare_run(&d, p->bytes, n, split, p->warm, p->frames);
+            bare_opts o = {n, split, 0, 3, 0, 0};
+            double f = bare_run(&d, p->bytes, &o, p->warm, p->frames);
             snprintf(name, sizeof(name), "peer: bare driver loop, %d in flight, copies on %s", n,
                      split ? "an upload and a download stream" : "the frame's stream");
             row(p, name, f, 0, 0);
             if (f < 0)
                 status = 1;
         }
+    /* one trait of the runtime at a time, 3 in flight */
+    static const struct {
+        bare_opts o;
+        const char *what;
+    } var[] = {
+        {{3, 0, 1, 3, 0, 0}, "frame stream, cuStreamSynchronize wait"},
+        {{3, 0, 0, 12, 0, 0}, "frame stream, 12 kernel passes"},
+        {{3, 0, 0, 3, 64, 0}, "frame stream, host buffers 64 bytes into the allocation"},
+        {{3, 0, 0, 3, 0, 9}, "frame stream, 9 host buffers in turn"},
+        {{3, 0, 1, 12, 64, 9}, "frame stream, all four"},
+        {{3, 1, 0, 12, 0, 0}, "copy streams, 12 kernel passes"},
+        {{3, 1, 0, 3, 64, 0}, "copy streams, host buffers 64 bytes into the allocation"},
+        {{3, 1, 0, 3, 0, 9}, "copy streams, 9 host buffers in turn"},
+        {{3, 1, 0, 12, 64, 9}, "copy streams, all three"},
+    };
+    for (size_t i = 0; i < sizeof(var) / sizeof(var[0]); i++) {
+        double f = bare_run(&d, p->bytes, &var[i].o, p->warm, p->frames);
+        snprintf(name, sizeof(name), "peer variant: 3 in flight, %s", var[i].what);
+        row(p, name, f, 0, 0);
+        if (f < 0)
+            status = 1;
+    }
     static const struct {
         int streams;
         RV_GpuCopies copies;
