@@ -38,8 +38,9 @@
  * On the CUDA backend the frame is uploaded once before the first stage,
  * stays on the device through all stages (operations and scratch images
  * keep it there), and is downloaded once for the sink or the callback;
- * gpu_streams frames (default 2) are in flight at once, each on its own
- * CUDA stream, so transfers of one overlap the kernels of the other. Stages
+ * gpu_streams frames (default 3) are in flight at once, each with its
+ * kernels on its own CUDA stream, uploads and downloads on two copy streams,
+ * so the transfers of some overlap the kernels of others. Stages
  * must then write only the frame and rv_data_image() scratch images (one
  * set per frame in flight). See docs/streaming.md.
  */
@@ -235,7 +236,7 @@ typedef struct RV_StreamSettings {
                                * dropped (names as in the adaptation log; rv-plot reads it) */
     int gpu_streams;          /* CUDA backend: frames in flight, each on its own CUDA stream
                                * with its own scratch images and timing events (1..8,
-                               * default 2; 0 = default; 1 = one frame at a time). Upload of
+                               * default 3; 0 = default; 1 = one frame at a time). Upload of
                                * frame n+1 and download of frame n overlap the kernels of the
                                * other. Ignored on the CPU backend. See docs/streaming.md. */
     RV_GpuCopies gpu_copies;  /* CUDA backend: which CUDA streams carry the transfers;
@@ -296,7 +297,13 @@ RV_API int rv_streaming_create(RV_Context *ctx, RV_Source *src, const RV_StreamS
 RV_API int rv_streaming_create_custom(RV_Context *ctx, const RV_VideoInfo *info, RV_ReadFrameFn read,
                                       void *read_user, const RV_StreamSettings *s,
                                       RV_Streaming **out);
-/** Stops (if running), joins the capture thread, frees everything; sets *st to NULL. */
+/**
+ * Stops (if running), joins the capture thread, frees everything; sets *st to
+ * NULL. A capture thread still inside the source's read read_timeout_ms +
+ * 200 ms after the stop is cancelled there (pthread_cancel; an application
+ * read function that ignores its timeout must be safe to cancel, as a
+ * blocking read() or poll() is); close such a source afterwards.
+ */
 RV_API void rv_streaming_destroy(RV_Streaming **st);
 
 /** Starts the capture thread (run() calls it when the caller did not). */
@@ -311,7 +318,10 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv);
 /**
  * Asks the run to end after the frame in progress. Only sets an atomic flag:
  * safe from any thread and from a signal handler. The run notices it within
- * read_timeout_ms (capture) and a few ms (processing).
+ * read_timeout_ms (capture) and a few ms (processing). A source stuck in a
+ * read beyond its timeout (a silent pipe) does not hold run() up: it returns
+ * within read_timeout_ms + 200 ms with the accounting final, and
+ * rv_streaming_destroy() cancels the read (docs/streaming.md).
  */
 RV_API void rv_streaming_stop(RV_Streaming *st);
 /** Frame accounting and figures (at any time; final once run() returned). */
