@@ -19,6 +19,11 @@
  *          V4L2 source's raw_yuyv mode: RGBA8 images of width/2, one YUYV pair
  *          per pixel) and a first stage converts them to RGBA8 on the GPU
  *          (module yuyv): half the upload bytes, the same download
+ *   peer   (bench_pipe.c, rows after the table of each size) a bare
+ *          driver-API loop, N frames in flight, with the copies on the
+ *          frames' streams or on an upload and a download stream, variants
+ *          with one trait of the runtime each, and RV_Streaming with
+ *          RV_GPU_COPIES_PER_FRAME and with more frames in flight
  *   torch  the same pipeline in PyTorch, pinned memory, two streams
  *          (torch_stream.py next to this file, run with python3; "n/a" when
  *          python3 or torch is missing)
