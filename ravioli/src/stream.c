@@ -730,8 +730,22 @@ static void adapt_after(rv_runstate *rs, const rv_job *job)
     RV_Streaming *st = rs->st;
     if (!rs->adapt)
         return;
-    rv_adapt_update(rs->adapt, job->t1 - st->t_start, job->proc_s, job->meta.spatial_stride,
-                    job->meta.temporal_stride);
+    /* A live ring (a policy that drops rather than blocks the source) with
+     * one frame at a time: the controller also sees how late the frame
+     * finished from its arrival in the ring, so a frame that waited behind a
+     * late one counts as late. With RV_RING_BLOCK the source may run ahead
+     * (a file read as fast as possible: every frame waits, by design), and
+     * with several GPU frames in flight waiting is the pipeline's overlap:
+     * there the controller gets the processing time only. */
+    const rv_slot *sl = &st->slots[job->idx];
+    const double wait_s = job->t1 - sl->t_enq;
+    if (st->set.policy != RV_RING_BLOCK && st->depth <= 1 && wait_s >= 0)
+        rv_adapt_update_latency(rs->adapt, job->t1 - st->t_start, job->proc_s,
+                                wait_s > job->proc_s ? wait_s : job->proc_s,
+                                job->meta.spatial_stride, job->meta.temporal_stride);
+    else
+        rv_adapt_update(rs->adapt, job->t1 - st->t_start, job->proc_s,
+                        job->meta.spatial_stride, job->meta.temporal_stride);
     int si = st->s_spatial, stt = st->s_temporal;
     rv_adapt_strides(rs->adapt, &si, &stt);
     if (si < 1)
