@@ -720,6 +720,21 @@ static void test_y4m(void **state)
     assert_int_equal(rc, 0);
     assert_null(strstr(s, "inserted"));
     free(s);
+    /* the window takes the chain's 4:2:0 frames (IYUV texture; SDL's dummy driver) */
+    const char *a5[] = {"--source", "synthetic:64x48", "--frames", "3", "--stage", "deband", "--sink", "sdl",
+                        "--backend", "cpu", "--no-stats", NULL};
+    static const char *const sdl_env[] = {"SDL_VIDEODRIVER=dummy", NULL};
+    rc = run_cam(a5, sdl_env, 0);
+    s = err_text();
+    show("pattern -> deband -> sdl", rc, s);
+    if (rc == 3) { /* built without SDL2 */
+        assert_non_null(strstr(s, "SDL2"));
+    } else {
+        assert_int_equal(rc, 0);
+        assert_non_null(strstr(s, "inserted stage 'yuv420' before it"));
+        assert_non_null(strstr(s, "sink       sdl: 3 frames"));
+    }
+    free(s);
     const char *a4[] = {"--source", "synthetic:64x48", "--frames", "2", "--stage", "yuv420", "--stage", "yuv420",
                         "--backend", "cpu", "--no-stats", "--raw-yuyv", NULL};
     rc = run_plain(a4);
