@@ -583,7 +583,7 @@ static void test_deband(void **state)
     assert_true(y4m_frames(out, 160, 120, 1) >= 1);
     free(s);
 
-    /* raw frames straight to a file: the conversion is appended */
+    /* raw frames through two named conversions: nothing inserted */
     const char *args4[] = {"--source", "v4l2:/dev/video0", "--raw-yuyv", "--frames", "3", "--stage", "yuv444",
                            "--stage", "rgba", "--sink", snk, "--backend", "cpu", "--no-stats", NULL};
     rc = run_cam(args4, env, 0);

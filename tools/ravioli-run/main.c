@@ -501,28 +501,6 @@ static int add_stage(run_stage *chain, int *n, const run_stage *stage, run_env *
     return 0;
 }
 
-/* The sink gets the chain's last format. Packed YUYV goes to a file or window
- * only after a conversion (Y4M carries planar YUV; the window shows RGBA or
- * 4:2:0), which is appended with a note. */
-static int finish_chain(run_stage *chain, int *n, run_env *env, chain_fmt *cur, const opts *o)
-{
-    if (!cur->packed || !strcmp(o->sink, "null"))
-        return 0;
-    const char *cv = !strcmp(o->sink, "sdl") ? "rgba" : "yuv420";
-    run_stage *c = &chain[*n];
-    int err;
-    if (run_stage_make_conversion(c, cv) < 0)
-        return RV_EINVAL;
-    if ((err = prepare_at(c, env, cur)) < 0)
-        return err;
-    if (!o->quiet)
-        fprintf(stderr, "%s: note: the chain ends with packed YUYV frames, which sink '%s' does not take: "
-                        "appended stage '%s'\n", prog, o->sink, cv);
-    advance(cur, c);
-    (*n)++;
-    return 0;
-}
-
 static int unavailable(const char *what, const char *name, int err, RV_Context *ctx)
 {
     fprintf(stderr, "%s: %s '%s' unavailable: %s%s%s\n", prog, what, name, rv_strerror(err),
@@ -589,11 +567,6 @@ int main(int argc, char **argv)
             rc = err == RV_ENOSYS || err == RV_EINVAL ? EXIT_USAGE : EXIT_UNAVAILABLE;
             goto out;
         }
-    }
-    if ((err = finish_chain(chain, &nchain, &env, &cur, &o)) < 0) {
-        fprintf(stderr, "%s: sink '%s': %s\n", prog, o.sink, env.err);
-        rc = EXIT_UNAVAILABLE;
-        goto out;
     }
     for (int i = 0; i < nchain; i++)
         if ((err = rv_stage_vector_push(sv, run_stage_fn(&chain[i]), &chain[i], chain[i].label)) < 0) {
