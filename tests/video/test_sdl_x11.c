@@ -77,7 +77,9 @@ static void stop_xvfb(void)
     }
 }
 
-/* Starts Xvfb on a free display (-displayfd) with a 24-bit 400x300 screen. */
+/* Starts Xvfb on a free display (-displayfd) with a 24-bit 400x300 screen;
+ * -noreset: no server reset when the last client leaves, so the second
+ * window of the test (a new SDL video init) never meets a resetting server. */
 static int start_xvfb(void)
 {
     int fds[2];
@@ -95,7 +97,7 @@ static int start_xvfb(void)
             dup2(devnull, 1);
             dup2(devnull, 2);
         }
-        execlp("Xvfb", "Xvfb", "-displayfd", fd, "-screen", "0", "400x300x24", "-nolisten", "tcp",
+        execlp("Xvfb", "Xvfb", "-displayfd", fd, "-screen", "0", "400x300x24", "-nolisten", "tcp", "-noreset",
                (char *)NULL);
         _exit(127);
     }
