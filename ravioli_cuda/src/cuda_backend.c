@@ -41,7 +41,7 @@
 #include "cuda_driver.h"
 #include "internal.h"
 
-#define RVC_MAX_STREAMS 8
+#define RVC_MAX_STREAMS 10 /* 8 frames in flight + an upload and a download stream */
 #define RVC_POOL_CACHE_MAX ((size_t)4 << 30) /* cached free device memory */
 #define RVC_HOST_HDR 64
 #define RVC_HOST_PINNED 0x4e4e4950u /* "PINN" */
@@ -1041,6 +1041,30 @@ int rv__cuda_event_record(RV_Context *ctx, void *ev)
     if (err < 0)
         return err;
     CK(ctx, st->drv.cuEventRecord((CUevent)ev, cur_stream(st)), "cuEventRecord");
+    return 0;
+}
+
+int rv__cuda_stream_wait_event(RV_Context *ctx, void *ev)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuStreamWaitEvent(cur_stream(st), (CUevent)ev, 0), "cuStreamWaitEvent");
+    return 0;
+}
+
+int rv__cuda_event_sync(RV_Context *ctx, void *ev)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuEventSynchronize((CUevent)ev), "cuEventSynchronize");
     return 0;
 }
 

@@ -1,6 +1,8 @@
 /*
  * test_stream_gpu_pipeline.c - the overlapped CUDA pipeline of RV_Streaming
- * (gpu_streams = 1, 2, 3 frames in flight on as many CUDA streams) on the
+ * (gpu_streams = 1, 2, 3, 4, 8 frames in flight on as many CUDA streams,
+ * with the copies on an upload and a download stream and on the frames'
+ * own streams: both RV_GpuCopies placements) on the
  * thesis' video program: GrayScale -> Binarize -> EdgeDetect (samples
  * module, in place) over 32 frames of 1920x1080 RGBA.
  *
@@ -201,7 +203,8 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
     return 0;
 }
 
-static void run_chain(RV_Context *ctx, int streams, int tstride, outs *o, RV_StreamSummary *sum)
+static void run_chain(RV_Context *ctx, int streams, RV_GpuCopies copies, int tstride, outs *o,
+                      RV_StreamSummary *sum)
 {
     RV_Module *m = NULL;
     assert_int_equal(rv_module_load(ctx, "samples", &m), 0);
@@ -227,6 +230,7 @@ static void run_chain(RV_Context *ctx, int streams, int tstride, outs *o, RV_Str
     rv_stream_settings_default(&set);
     set.adapt.enabled = 0;
     set.gpu_streams = streams;
+    set.gpu_copies = copies;
     set.temporal_stride = tstride;
     set.callback_skipped = tstride > 1;
     set.on_frame = on_frame;
@@ -281,23 +285,34 @@ static void test_pipeline_equals_reference(void **state)
     make_reference();
     RV_StreamSummary sum;
 
-    run_chain(cpu, 2, 1, &g_o, &sum);
+    run_chain(cpu, 2, RV_GPU_COPIES_DEFAULT, 1, &g_o, &sum);
     check_run("cpu", &g_o, &sum, 1);
     assert_int_equal(sum.gpu_streams, 0);
 
-    for (int streams = 1; streams <= 3; streams++) {
-        char what[32];
-        snprintf(what, sizeof(what), "cuda, %d streams", streams);
-        run_chain(gpu, streams, 1, &g_o, &sum);
-        check_run(what, &g_o, &sum, 1);
-        assert_int_equal(sum.gpu_streams, streams);
-        /* GPU time per frame from CUDA events: measured and plausible */
-        assert_true(sum.gpu_ms_mean > 0 && sum.gpu_ms_mean < 1000);
-        printf("%s: %.1f fps, GPU %.3f ms/frame\n", what, sum.fps, sum.gpu_ms_mean);
-    }
+    /* both copy placements: uploads/downloads on their own streams
+     * (default), and on the frames' streams */
+    static const int depths[] = {1, 2, 3, 4, 8};
+    for (int mode = RV_GPU_COPIES_SPLIT; mode <= RV_GPU_COPIES_PER_FRAME; mode++)
+        for (size_t di = 0; di < sizeof(depths) / sizeof(depths[0]); di++) {
+            const int streams = depths[di];
+            char what[64];
+            snprintf(what, sizeof(what), "cuda, %d streams, %s copies", streams,
+                     mode == RV_GPU_COPIES_SPLIT ? "split" : "per-frame");
+            run_chain(gpu, streams, (RV_GpuCopies)mode, 1, &g_o, &sum);
+            check_run(what, &g_o, &sum, 1);
+            assert_int_equal(sum.gpu_streams, streams);
+            assert_int_equal(sum.gpu_copies, mode);
+            /* GPU time per frame from CUDA events: measured and plausible */
+            assert_true(sum.gpu_ms_mean > 0 && sum.gpu_ms_mean < 1000);
+            assert_true(sum.gpu_wait_ms_mean >= 0 && sum.gpu_wait_ms_mean < 1000);
+            printf("%s: %.1f fps, GPU %.3f ms/frame, host wait %.3f ms/frame\n", what, sum.fps,
+                   sum.gpu_ms_mean, sum.gpu_wait_ms_mean);
+        }
     /* temporal stride 2 with repeats: the pipeline drains before a repeat */
-    run_chain(gpu, 2, 2, &g_o, &sum);
+    run_chain(gpu, 2, RV_GPU_COPIES_DEFAULT, 2, &g_o, &sum);
     check_run("cuda, 2 streams, S_T 2", &g_o, &sum, 2);
+    run_chain(gpu, 3, RV_GPU_COPIES_PER_FRAME, 2, &g_o, &sum);
+    check_run("cuda, 3 streams, per-frame copies, S_T 2", &g_o, &sum, 2);
 
     rv_context_destroy(&cpu);
     rv_context_destroy(&gpu);

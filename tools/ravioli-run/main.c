@@ -36,6 +36,7 @@ typedef struct opts {
     int realtime;
     int raw_yuyv;             /* --raw-yuyv: camera frames stay packed YUYV */
     int ring;
+    int gpu_streams;          /* 0: the runtime's default */
     int policy;               /* -1: chosen from the source */
     RV_Priority priority;
     double deadline_ms;
@@ -103,6 +104,9 @@ static void help(void)
            "  --backend B          auto (default) | cpu | cuda\n"
            "  --threads N          CPU worker threads (default: all cores)\n"
            "  --ring N             frames queued between capture and processing (default 4)\n"
+           "  --gpu-streams N      cuda: frames in flight, each on its own CUDA stream, so\n"
+           "                       uploads, kernels and downloads of consecutive frames\n"
+           "                       overlap (1..8, default 3; 1 = one frame at a time)\n"
            "  --drop POLICY        when the ring is full: block | oldest | newest | latest\n"
            "                       (default: latest with --realtime or a camera, else block)\n"
            "\n"
@@ -181,7 +185,7 @@ static double parse_double_opt(const char *opt, const char *s, double lo, double
 
 enum {
     O_SOURCE = 256, O_SINK, O_FRAMES, O_REALTIME, O_STAGE, O_MODULE, O_LIST, O_BACKEND, O_THREADS,
-    O_RING, O_DROP, O_PRIORITY, O_DEADLINE, O_FIXED, O_NOADAPT, O_LOG, O_STATS, O_NOSTATS, O_VERSION,
+    O_RING, O_GPU_STREAMS, O_DROP, O_PRIORITY, O_DEADLINE, O_FIXED, O_NOADAPT, O_LOG, O_STATS, O_NOSTATS, O_VERSION,
     O_RAWYUYV
 };
 
@@ -193,6 +197,7 @@ static void parse_args(int argc, char **argv, opts *o)
         {"stage", required_argument, 0, O_STAGE},     {"module", required_argument, 0, O_MODULE},
         {"list-stages", no_argument, 0, O_LIST},      {"backend", required_argument, 0, O_BACKEND},
         {"threads", required_argument, 0, O_THREADS}, {"ring", required_argument, 0, O_RING},
+        {"gpu-streams", required_argument, 0, O_GPU_STREAMS},
         {"drop", required_argument, 0, O_DROP},       {"priority", required_argument, 0, O_PRIORITY},
         {"deadline-ms", required_argument, 0, O_DEADLINE}, {"fixed-stride", required_argument, 0, O_FIXED},
         {"no-adapt", no_argument, 0, O_NOADAPT},      {"log", required_argument, 0, O_LOG},
@@ -244,6 +249,7 @@ static void parse_args(int argc, char **argv, opts *o)
             break;
         case O_THREADS: parse_int_opt("--threads", optarg, 0, 1024, &v); o->threads = (int)v; break;
         case O_RING: parse_int_opt("--ring", optarg, 1, 64, &v); o->ring = (int)v; break;
+        case O_GPU_STREAMS: parse_int_opt("--gpu-streams", optarg, 1, 8, &v); o->gpu_streams = (int)v; break;
         case O_DROP:
             if (!strcmp(optarg, "block")) o->policy = RV_RING_BLOCK;
             else if (!strcmp(optarg, "oldest")) o->policy = RV_RING_DROP_OLDEST;
@@ -598,6 +604,8 @@ int main(int argc, char **argv)
     RV_StreamSettings ss;
     rv_stream_settings_default(&ss);
     ss.ring_frames = o.ring;
+    if (o.gpu_streams > 0)
+        ss.gpu_streams = o.gpu_streams;
     ss.policy = o.policy >= 0 ? (RV_RingPolicy)o.policy : live_src ? RV_RING_LATEST : RV_RING_BLOCK;
     ss.max_frames = o.frames;
     ss.sink = sink;

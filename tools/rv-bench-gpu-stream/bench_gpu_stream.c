@@ -23,6 +23,11 @@
  *          the GPU to packed YUYV (2 bytes/pixel down) or I420 (1.5): the
  *          formats a display or Y4M sink takes; reported as a ratio to (E)
  *          with 3 streams (RGBA up and down)
+ *   peer   (bench_pipe.c, rows after the table of each size) a bare
+ *          driver-API loop, N frames in flight, with the copies on the
+ *          frames' streams or on an upload and a download stream, variants
+ *          with one trait of the runtime each, and RV_Streaming with
+ *          RV_GPU_COPIES_PER_FRAME and with more frames in flight
  *   torch  the same pipeline in PyTorch, pinned memory, two streams
  *          (torch_stream.py next to this file, run with python3; "n/a" when
  *          python3 or torch is missing)
@@ -42,6 +47,7 @@
 
 #include "../../modules/samples/samples_params.h"
 #include "../../modules/yuyv/yuyv_params.h"
+#include "bench_pipe.h"
 
 #ifndef RV_BENCH_TORCH_SCRIPT
 #define RV_BENCH_TORCH_SCRIPT "torch_stream.py"
@@ -329,8 +335,31 @@ static int e_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const RV
     return 0;
 }
 
+static double run_stream_ex(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
+                            RV_GpuCopies copies, double *gpu_ms, double *wait_ms);
+
 static double run_stream(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
                          double *gpu_ms)
+{
+    double wait_ms;
+    return run_stream_ex(ctx, sv, w, h, frames, streams, RV_GPU_COPIES_DEFAULT, gpu_ms, &wait_ms);
+}
+
+/* bench_pipe.c's hook: the RGBA pipeline of the size being measured */
+typedef struct pipe_user {
+    RV_Context *ctx;
+    RV_StageVector *sv;
+    int w, h, frames;
+} pipe_user;
+
+static double pipe_run(void *user, int streams, RV_GpuCopies copies, double *gpu_ms, double *wait_ms)
+{
+    const pipe_user *u = user;
+    return run_stream_ex(u->ctx, u->sv, u->w, u->h, u->frames, streams, copies, gpu_ms, wait_ms);
+}
+
+static double run_stream_ex(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
+                            RV_GpuCopies copies, double *gpu_ms, double *wait_ms)
 {
     esrc s = {0, WARM + frames};
     RV_VideoInfo vi;
@@ -346,6 +375,7 @@ static double run_stream(RV_Context *ctx, RV_StageVector *sv, int w, int h, int 
     set.ring_frames = 4;
     set.policy = RV_RING_BLOCK;
     set.gpu_streams = streams;
+    set.gpu_copies = copies;
     ecb e;
     memset(&e, 0, sizeof(e));
     set.on_frame = e_frame;
@@ -364,6 +394,7 @@ static double run_stream(RV_Context *ctx, RV_StageVector *sv, int w, int h, int 
         return -1;
     }
     *gpu_ms = sum.gpu_ms_mean;
+    *wait_ms = sum.gpu_wait_ms_mean;
     if (e.t_last <= e.t_warm)
         return -1;
     return (double)(e.n_last - e.n_warm) / (e.t_last - e.t_warm);
@@ -607,6 +638,11 @@ int main(int argc, char **argv)
                    fps[i] * (up_bytes[i] + (double)bytes) * 1e-9, fps[i] / ub, fps[i] / db, vt, gm);
         }
         fflush(stdout);
+        /* the bare-loop peer and the copy placements (bench_pipe.c) */
+        pipe_user pu = {ctx, sv, w, h, nf};
+        bench_pipe_ctx pc = {nm, bytes, b.h2d, b.d2h, b.both, tfps, WARM, nf, pipe_run, &pu};
+        if (bench_pipe_rows(&pc) != 0)
+            status = 1;
         status |= bench_yuyv_roundtrip(ctx, &c, my, w, h, nf, &b, fps[4], tfps, nm); /* (G) */
     }
     rv_stage_vector_destroy(&sv);
