@@ -4,6 +4,10 @@
  * Built-in stages run the thesis' sample kernels (module "samples") on RGBA
  * frames, and 8-bit-plane kernels (module "rvrun", rvrun_kernels.c) on the
  * luma of planar YUV / grey frames, whose chroma is then made neutral.
+ * The conversion stages rgba / yuv420 / yuv444 run module "yuyv"'s kernels
+ * (BT.601, docs/video.md) into scratch images that become the frame; they
+ * also take the camera's packed YUYV frames (env->in_packed), which every
+ * other stage refuses with RV_ENOSYS so that main.c can insert a conversion.
  */
 #include <ctype.h>
 #include <errno.h>
