@@ -13,10 +13,8 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "rv_test.h"
-#include <ravioli/stream.h>
+#include "stream_util.h"
 
-#include "../../modules/samples/samples_params.h"
 
 #define W 32
 #define H 16
@@ -86,15 +84,7 @@ static void src_init(test_src *s, long long limit)
 
 static RV_VideoInfo test_info(void)
 {
-    RV_VideoInfo vi;
-    memset(&vi, 0, sizeof(vi));
-    vi.width = W;
-    vi.height = H;
-    vi.format = RV_FMT_RGBA8;
-    vi.fps_num = 30;
-    vi.fps_den = 1;
-    vi.frames = -1;
-    return vi;
+    return rv_test_video_info(W, H, -1);
 }
 
 static void settings(RV_StreamSettings *s)

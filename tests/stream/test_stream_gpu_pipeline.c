@@ -15,10 +15,8 @@
  * with temporal stride 2 whose skipped frames repeat the last output.
  * Exits 77 (skipped) without a GPU.
  */
-#include "rv_test.h"
-#include <ravioli/stream.h>
+#include "stream_util.h"
 
-#include "../../modules/samples/samples_params.h"
 
 #define W 1920
 #define H 1080
@@ -134,26 +132,10 @@ static int read_frame(void *user, RV_Image *frame, long long *pts, int timeout_m
     return 0;
 }
 
-typedef struct chain {
-    const RV_Kernel *gray, *bin, *edge;
-} chain;
-
-static void st_gray(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_data_check(d, rv_proc_pix(c->gray, f, f, NULL, 0));
-}
-
-static void st_bin(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_threshold_params p = {BIN_T};
-    rv_data_check(d, rv_proc_pix(c->bin, f, f, &p, sizeof(p)));
-}
-
+/* the thesis' edge stage, and the frame index stored for later readers */
 static void st_edge(RV_Image *f, RV_Data *d)
 {
-    const chain *c = rv_data_user(d);
+    const rv_test_chain *c = rv_data_user(d);
     rv_threshold_params p = {0};
     if (rv_data_check(d, rv_proc_nbr(c->edge, f, f, &p, sizeof(p))) < 0)
         return;
@@ -206,26 +188,15 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
 static void run_chain(RV_Context *ctx, int streams, RV_GpuCopies copies, int tstride, outs *o,
                       RV_StreamSummary *sum)
 {
-    RV_Module *m = NULL;
-    assert_int_equal(rv_module_load(ctx, "samples", &m), 0);
-    chain c;
-    assert_int_equal(rv_kernel_get(m, "gray", &c.gray), 0);
-    assert_int_equal(rv_kernel_get(m, "binarize", &c.bin), 0);
-    assert_int_equal(rv_kernel_get(m, "edge", &c.edge), 0);
+    rv_test_chain c;
+    rv_test_chain_load(ctx, &c, BIN_T);
     RV_StageVector *sv;
     assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rv_stage_vector_push(sv, st_gray, &c, "gray");
-    rv_stage_vector_push(sv, st_bin, &c, "binarize");
+    rv_stage_vector_push(sv, rv_test_st_gray, &c, "gray");
+    rv_stage_vector_push(sv, rv_test_st_bin, &c, "binarize");
     rv_stage_vector_push(sv, st_edge, &c, "edge");
     src s = {0};
-    RV_VideoInfo vi;
-    memset(&vi, 0, sizeof(vi));
-    vi.width = W;
-    vi.height = H;
-    vi.format = RV_FMT_RGBA8;
-    vi.fps_num = 30;
-    vi.fps_den = 1;
-    vi.frames = N;
+    RV_VideoInfo vi = rv_test_video_info(W, H, N);
     RV_StreamSettings set;
     rv_stream_settings_default(&set);
     set.adapt.enabled = 0;
@@ -246,7 +217,7 @@ static void run_chain(RV_Context *ctx, int streams, RV_GpuCopies copies, int tst
     rv_streaming_summary(st, sum);
     rv_streaming_destroy(&st);
     rv_stage_vector_destroy(&sv);
-    rv_module_unload(&m);
+    rv_test_chain_unload(&c);
 }
 
 static void check_run(const char *what, const outs *o, const RV_StreamSummary *sum, int tstride)

@@ -23,8 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rv_test.h"
-#include <ravioli/stream.h>
+#include "stream_util.h"
 
 #define W 32
 #define H 16
@@ -181,13 +180,7 @@ static void stall_case(stall_kind kind, int good, int pipelined)
     s.kind = kind;
     s.good = good;
     s.fd = p[0];
-    RV_VideoInfo vi;
-    memset(&vi, 0, sizeof(vi));
-    vi.width = W;
-    vi.height = H;
-    vi.format = RV_FMT_RGBA8;
-    vi.fps_num = 30;
-    vi.fps_den = 1;
+    RV_VideoInfo vi = rv_test_video_info(W, H, 0);
     RV_StreamSettings set;
     settings(&set);
     set_pipelined(pipelined);
