@@ -65,11 +65,14 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
 }
 static uint32_t rnd(uint64_t &s) { s = s * 6364136223846793005ull + 1442695040888963407ull; return (uint32_t)(s >> 33); }
 
+static int emu_odd_pitch = 0;
+
 template <class T, class F>
 static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R, unsigned gx, unsigned gy, unsigned bx, unsigned by, const void *prm, size_t psz)
 {
     uint64_t seed = (uint64_t)w * 7919 + h * 31 + s;
-    const int64_t pitch = ((int64_t)w * (int64_t)sizeof(T) + 15) / 16 * 16 + 16;
+    /* emu_odd_pitch: rows one sample off the 16-byte grid (no vector stores) */
+    const int64_t pitch = ((int64_t)w * (int64_t)sizeof(T) + 15) / 16 * 16 + 16 + emu_odd_pitch * (int64_t)sizeof(T);
     std::vector<unsigned char> src(pitch * h), dst(pitch * h, 0xcd), ref(pitch * h, 0xcd);
     for (auto &c : src) c = (unsigned char)rnd(seed);
     if (sizeof(T) == 4 && strcmp(name, "laplacef") == 0) /* finite floats */
@@ -155,13 +158,24 @@ int main()
     const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}};
     rv_threshold_params tp0 = {0}, tp1 = {100};
     rv_noparam np = {0};
+    for (int odd = 0; odd <= 1; odd++)
     for (auto &sz : sizes)
         for (int s = 1; s <= 3; s++) {
+            emu_odd_pitch = odd;
             const int w = sz[0], h = sz[1];
             const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;
             /* the backend's grid, plus odd smaller and larger ones */
+            /* (the backend's two S = 1 shapes: strips of RV_GPU_NBR_ROWS x
+             * RV_GPU_NBR_COLS, or RV_GPU_NBR_ROWS_SMALL x 1 for small planes;
+             * 1x1-thread blocks make the small shape's condition hold for
+             * every size) */
+            const unsigned sx = s == 1 ? (cols + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS : cols;
+            const unsigned sy = s == 1 ? (rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS : rows;
+            const unsigned ssy = s == 1 ? (rows + RV_GPU_NBR_ROWS_SMALL - 1) / RV_GPU_NBR_ROWS_SMALL : rows;
             const unsigned grids[][4] = {
-                {(unsigned)((cols + 31) / 32), (unsigned)(((s == 1 ? (rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS : rows) + 7) / 8), 32, 8},
+                {(sx + 31) / 32, (sy + 7) / 8, 32, 8},
+                {(unsigned)(cols + 31) / 32, (ssy + 7) / 8, 32, 8},
+                {(unsigned)cols, ssy, 1, 1},
                 {1, 1, 32, 8}, {2, 3, 8, 2}, {1, 1, 1, 1}, {7, 13, 3, 1}};
             for (auto &g : grids) {
 #define NB(NAME, FN, T, R, P)                                                                     \

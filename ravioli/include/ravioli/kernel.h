@@ -416,7 +416,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
 /*    when rows are 16-byte aligned, which image rows always are), two  */
 /*    such vectors at once when the grid is narrower than the row;      */
 /*  - procNbr: one thread per sample position (i, j); at S = 1 one     */
-/*    thread per RV_GPU_NBR_ROWS rows of a column (kernel_abi.h);       */
+/*    thread per strip of RV_GPU_NBR_ROWS x RV_GPU_NBR_COLS samples, or */
+/*    RV_GPU_NBR_ROWS_SMALL x 1 for small planes (kernel_abi.h);        */
 /*    procBox: positions numbered row by row, 1D blocks;                */
 /*  - procBox with a reduction: each block writes one rv_partial to     */
 /*    scratch + 64 + 32 * block, and the last block to finish (counter  */
@@ -435,6 +436,7 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
                                         : sizeof(C))))
 
 template <int B> struct rv__bits;
+template <> struct rv__bits<1> { typedef unsigned char t; };
 template <> struct rv__bits<2> { typedef unsigned short t; };
 template <> struct rv__bits<4> { typedef unsigned int t; };
 template <> struct rv__bits<8> { typedef uint2 t; };
@@ -594,26 +596,79 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         }                                                                           \
     }
 
-/* procNbr. At S = 1 each thread computes a vertical strip of RV_GPU_NBR_ROWS
- * samples of one column (the backend sizes the grid for that; any grid is
- * still correct, the entry loops):
- *  - the element function is inlined once per row of the strip, all results
- *    are computed before the first store, so the compiler sees every
+/* procNbr. At S = 1 each thread computes a strip of K rows x C adjacent
+ * columns (the backend sizes the grid for it; any grid is still correct, the
+ * entry loops):
+ *  - the element function is inlined once per sample of the strip, all
+ *    results are computed before the first store, so the compiler sees every
  *    neighbour load of the strip at once: loads of the same address (the
- *    rows the strip's samples share) are made once (CSE: 3x3 on 8 rows is
- *    10 x 3 loads, not 8 x 9), and all of them can be in flight together
- *    (more bytes in flight per thread: the 3x3 kernels were latency-bound
- *    with two rows a thread, docs/perf/cuda-tuning.md);
+ *    rows and columns the strip's samples share) are made once (CSE: 3x3 on
+ *    8 x 2 samples is 10 x 4 loads, not 16 x 9), and each loaded neighbour is
+ *    unpacked once for all the samples that use it (the element function's
+ *    per-channel work on a shared neighbour is CSE'd too);
  *  - strips entirely inside the plane (the common case: every neighbour of
  *    every sample is inside) run with clamping compiled out and S = 1 as a
- *    constant; the rest (plane borders, last partial strip) go sample by
- *    sample with the clamping instantiation where a neighbour may be out.
+ *    constant; the C results of a row go out in one vector store when the
+ *    output rows allow it; the rest (plane borders, last partial strip) go
+ *    sample by sample with the clamping instantiation where a neighbour may
+ *    be out;
+ *  - two strip shapes: RV_GPU_NBR_ROWS x RV_GPU_NBR_COLS (8 x 2), and for
+ *    small planes, where that would leave too few threads to fill the GPU,
+ *    RV_GPU_NBR_ROWS_SMALL x 1 (2 x 1). The entry takes the small shape when
+ *    the grid covers the plane with it (at least w threads across and h / 2
+ *    down), which is the grid the backend launches for small planes.
  * At S > 1 one thread per sample position (i, j), filling its S x S block.
  * Neighbour reads are plain loads (see RV__DEF_ACCESSORS). */
 #define RV__NBR_CALL(FN, SS, CL)                                                    \
     do {                                                                            \
         const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, (SS), (CL)};         \
         v = FN(n, prm);                                                             \
+    } while (0)
+/* The S = 1 strip loop for strips of KK rows x CC columns. */
+#define RV__NBR_STRIPS(FN, KK, CC)                                                  \
+    do {                                                                            \
+        constexpr int K = (KK), C = (CC);                                           \
+        const bool rv__vec = C > 1 && (((uintptr_t)a.dst.data | (uintptr_t)a.dst.pitch) % \
+                                       (sizeof(rv__to) * C)) == 0;                  \
+        for (int y0 = rv__ty0 * K; y0 < h; y0 += rv__tyn * K) {                     \
+            const bool yin = y0 >= R && y0 + (K - 1) + R < h;                       \
+            for (int x0 = rv__tx0 * C; x0 < w; x0 += rv__txn * C) {                 \
+                if (yin && x0 >= R && x0 + (C - 1) + R < w) {                       \
+                    /* interior strip: all K x C results, then all stores */      \
+                    rv__to o[K][C];                                                 \
+                    _Pragma("unroll") for (int k = 0; k < K; k++)                   \
+                        _Pragma("unroll") for (int c = 0; c < C; c++) {             \
+                            rv__to v;                                               \
+                            const int y = y0 + k, x = x0 + c;                       \
+                            RV__NBR_CALL(FN, 1, 0);                                 \
+                            o[k][c] = v;                                            \
+                        }                                                           \
+                    rv__to *op = RV__ROW(rv__to, a.dst, y0) + x0;                   \
+                    if (rv__vec) {                                                  \
+                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
+                            rv__vstore(op, o[k]);                                   \
+                            op = (rv__to *)((unsigned char *)op + a.dst.pitch);     \
+                        }                                                           \
+                    } else {                                                        \
+                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
+                            _Pragma("unroll") for (int c = 0; c < C; c++) op[c] = o[k][c]; \
+                            op = (rv__to *)((unsigned char *)op + a.dst.pitch);     \
+                        }                                                           \
+                    }                                                               \
+                } else {                                                            \
+                    const int y1 = RV__MIN(y0 + K, h), x1 = RV__MIN(x0 + C, w);     \
+                    for (int y = y0; y < y1; y++)                                   \
+                        for (int x = x0; x < x1; x++) {                             \
+                            rv__to v;                                               \
+                            if (y >= R && y + R < h && x >= R && x + R < w)         \
+                                RV__NBR_CALL(FN, 1, 0);                             \
+                            else                                                    \
+                                RV__NBR_CALL(FN, 1, 1);                             \
+                            RV__ROW(rv__to, a.dst, y)[x] = v;                       \
+                        }                                                           \
+                }                                                                   \
+            }                                                                       \
+        }                                                                           \
     } while (0)
 #define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
     RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
@@ -624,37 +679,11 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         const int w = a.src.w, h = a.src.h, s = a.s;                                \
         RV__GPU_GRID;                                                               \
         if (s == 1) {                                                               \
-            constexpr int K = RV_GPU_NBR_ROWS, R = (RADIUS);                        \
-            for (int y0 = rv__ty0 * K; y0 < h; y0 += rv__tyn * K) {                 \
-                const bool yin = y0 >= R && y0 + (K - 1) + R < h;                   \
-                for (int x = rv__tx0; x < w; x += rv__txn) {                        \
-                    if (yin && x >= R && x + R < w) {                               \
-                        /* interior strip: all K results, then all stores */       \
-                        rv__to o[K];                                                \
-                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
-                            rv__to v;                                               \
-                            const int y = y0 + k;                                   \
-                            RV__NBR_CALL(FN, 1, 0);                                 \
-                            o[k] = v;                                               \
-                        }                                                           \
-                        rv__to *op = RV__ROW(rv__to, a.dst, y0) + x;                \
-                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
-                            *op = o[k];                                             \
-                            op = (rv__to *)((unsigned char *)op + a.dst.pitch);     \
-                        }                                                           \
-                    } else {                                                        \
-                        const int y1 = RV__MIN(y0 + K, h);                          \
-                        for (int y = y0; y < y1; y++) {                             \
-                            rv__to v;                                               \
-                            if (y >= R && y + R < h && x >= R && x + R < w)         \
-                                RV__NBR_CALL(FN, 1, 0);                             \
-                            else                                                    \
-                                RV__NBR_CALL(FN, 1, 1);                             \
-                            RV__ROW(rv__to, a.dst, y)[x] = v;                       \
-                        }                                                           \
-                    }                                                               \
-                }                                                                   \
-            }                                                                       \
+            constexpr int R = (RADIUS);                                             \
+            if (rv__txn >= w && (long long)rv__tyn * RV_GPU_NBR_ROWS_SMALL >= h)   \
+                RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS_SMALL, 1);                       \
+            else                                                                    \
+                RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS, RV_GPU_NBR_COLS);               \
             return;                                                                 \
         }                                                                           \
         const int Rs = (RADIUS) * s;                                                \
