@@ -648,9 +648,10 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
     }
     unsigned shmem = 0;
     if (k->desc.op == RV_OP_BOX && a->src2.data) {
-        /* the reference (template) goes to shared memory when it fits the
-         * default 48 KiB a block */
-        const long long tb = (long long)a->box_w * a->box_h * elem_size(k->desc.in2_type);
+        /* the reference (template) goes to shared memory, rows padded to 16
+         * bytes (kernel_abi.h), when it fits the default 48 KiB a block */
+        const long long tb =
+            (long long)RV_GPU_BOX_REF_PITCH((long long)a->box_w, (long long)elem_size(k->desc.in2_type)) * a->box_h;
         if (tb > 0 && tb <= 48 * 1024)
             shmem = (unsigned)tb;
     }

@@ -848,17 +848,20 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
                       (a.box_w + s - 1) / s, (a.box_h + s - 1) / s, s, 0};          \
         unsigned rv__dsz;                                                           \
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(rv__dsz));                    \
-        const long long rv__tb = (long long)a.box_w * a.box_h * (long long)sizeof(rv__tr); \
+        /* shared template rows padded to 16 bytes (RV_GPU_BOX_REF_PITCH): the */ \
+        /* compiler sees the alignment and reads it 16 bytes at a time        */ \
+        const int rv__tp = RV_GPU_BOX_REF_PITCH(a.box_w, (int)sizeof(rv__tr));      \
+        const long long rv__tb = (long long)rv__tp * a.box_h;                       \
         const bool rv__tsm = a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz; \
         if (rv__tsm) {                                                              \
-            rv__tr *t = (rv__tr *)(void *)rv__dyn;                                  \
             for (int k = tid; k < a.box_w * a.box_h; k += nt) {                     \
                 const int r = k / a.box_w, c = k - r * a.box_w;                     \
-                t[k] = ((const rv__tr *)(a.src2.data + (int64_t)r * a.src2.pitch))[c]; \
+                ((rv__tr *)(void *)(rv__dyn + (int64_t)r * rv__tp))[c] =            \
+                    ((const rv__tr *)(a.src2.data + (int64_t)r * a.src2.pitch))[c]; \
             }                                                                       \
             __syncthreads();                                                        \
             win.ref = rv__dyn;                                                      \
-            win.ref_pitch = (int64_t)a.box_w * (int64_t)sizeof(rv__tr);             \
+            win.ref_pitch = rv__tp;                                                 \
         }                                                                           \
         const long long npos = (long long)rows * cols;                              \
         const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
@@ -873,7 +876,7 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
             if (s == 1 && rv__tsm) {                                                \
                 /* constant stride, and the reference read straight from the */    \
                 /* shared array: the compiler sees its address space (LDS)    */    \
-                const rv_win w1 = {win.base, win.pitch, rv__dyn, win.ref_pitch,     \
+                const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp,   \
                                    win.x, win.y, win.w, win.h, 1, 0};               \
                 v = FN(w1, prm);                                                    \
             } else if (s == 1) { /* constant stride: unit-stride window loops */    \

@@ -29,6 +29,11 @@
 #define RV_GPU_NBR_COLS 2
 #define RV_GPU_NBR_ROWS_SMALL 2
 
+/** GPU procBox: bytes per template row when the template (reference image)
+ * is copied to shared memory: the row rounded up to 16 bytes. The backend
+ * gives box_h rows of it as dynamic shared memory when they fit. */
+#define RV_GPU_BOX_REF_PITCH(box_w, elem_size) ((((box_w) * (elem_size)) + 15) / 16 * 16)
+
 #if defined(__CUDACC__) || defined(__GNUC__)
 #  define RV_ALIGNED(n) __attribute__((aligned(n)))
 #else
