@@ -32,7 +32,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __grid_constant__
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __shared__ thread_local /* static storage, like shared memory */
 #define __align__(n) __attribute__((aligned(n)))
 struct emu3 { unsigned x, y, z; };
@@ -86,7 +86,7 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
     /* reference from the definition: every sample clamps, fills its S x S block */
     for (int y = 0; y < h; y += s)
         for (int x = 0; x < w; x += s) {
-            rv_nbr n = {src.data(), pitch, x, y, w, h, s, 1};
+            rv_nbr n = {src.data(), pitch, x, y, w, h, s, 1, 0, 0};
             T v = fn(n);
             for (int yy = y; yy < y + s && yy < h; yy++)
                 for (int xx = x; xx < x + s && xx < w; xx++) memcpy(ref.data() + yy * pitch + xx * sizeof(T), &v, sizeof(T));

@@ -108,6 +108,9 @@ typedef struct rv_nbr {
     int32_t w, h;   /* plane size */
     int32_t s;      /* spatial stride (offsets are scaled by it) */
     int32_t clamp;  /* 0 where every neighbour is inside the plane */
+    int32_t ox, oy; /* base points at sample (ox, oy), not (0, 0): the GPU
+                       strips address their neighbours from the strip's
+                       corner with constant offsets (0, 0 elsewhere) */
 } rv_nbr;
 
 /** One window (and the reference image, for procBox). */
@@ -130,7 +133,7 @@ typedef struct rv_win {
             xx = xx < 0 ? 0 : xx >= n.w ? n.w - 1 : xx;                              \
             yy = yy < 0 ? 0 : yy >= n.h ? n.h - 1 : yy;                              \
         }                                                                           \
-        return ((const T *)(n.base + (int64_t)yy * n.pitch))[xx];                   \
+        return ((const T *)(n.base + (int64_t)(yy - n.oy) * n.pitch))[xx - n.ox];   \
     }                                                                               \
     RV_INLINE T rv_win_##tok(rv_win w, int i, int j)                                \
     {                                                                               \
@@ -310,8 +313,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
                 const int inner = y >= R && y + R < h;                              \
                 const int xa = inner ? RV__MIN(R, w) : w;                           \
                 const int xb = inner && w - R > xa ? w - R : xa;                    \
-                rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, 1, 1};           \
-                rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, 1, 0};           \
+                rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, 1, 1, 0, 0};           \
+                rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, 1, 0, 0, 0};           \
                 for (int x = 0; x < xa; x++) { c.x = x; out[x] = FN(c, prm); }      \
                 for (int x = xa; x < xb; x++) { u.x = x; out[x] = FN(u, prm); }     \
                 for (int x = xb; x < w; x++) { c.x = x; out[x] = FN(c, prm); }      \
@@ -331,8 +334,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
             ib = RV__MIN(ib, w / s);                                                \
             if (ib < ia)                                                            \
                 ib = ia;                                                            \
-            rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, s, 1};               \
-            rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, s, 0};               \
+            rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, s, 1, 0, 0};               \
+            rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, s, 0, 0, 0};               \
             for (int i = 0; i < ia; i++) {                                          \
                 c.x = i * s;                                                        \
                 const RV_T_##TOUT v = FN(c, prm);                                   \
@@ -621,7 +624,14 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
  * Neighbour reads are plain loads (see RV__DEF_ACCESSORS). */
 #define RV__NBR_CALL(FN, SS, CL)                                                    \
     do {                                                                            \
-        const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, (SS), (CL)};         \
+        const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, (SS), (CL), 0, 0};   \
+        v = FN(n, prm);                                                             \
+    } while (0)
+/* The same, unclamped at S = 1, addressed from the strip's corner rv__c0 =  \
+ * sample (x0, y0): every neighbour is a constant offset from it. */
+#define RV__NBR_CALL_C0(FN)                                                         \
+    do {                                                                            \
+        const rv_nbr n = {rv__c0, a.src.pitch, x, y, w, h, 1, 0, x0, y0};           \
         v = FN(n, prm);                                                             \
     } while (0)
 /* The S = 1 strip loop for strips of KK rows x CC columns. */
@@ -635,12 +645,14 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
             for (int x0 = rv__tx0 * C; x0 < w; x0 += rv__txn * C) {                 \
                 if (yin && x0 >= R && x0 + (C - 1) + R < w) {                       \
                     /* interior strip: all K x C results, then all stores */      \
+                    const unsigned char *rv__c0 = a.src.data + (int64_t)y0 * a.src.pitch + \
+                                                  (int64_t)x0 * (int64_t)sizeof(rv__ti); \
                     rv__to o[K][C];                                                 \
                     _Pragma("unroll") for (int k = 0; k < K; k++)                   \
                         _Pragma("unroll") for (int c = 0; c < C; c++) {             \
                             rv__to v;                                               \
                             const int y = y0 + k, x = x0 + c;                       \
-                            RV__NBR_CALL(FN, 1, 0);                                 \
+                            RV__NBR_CALL_C0(FN);                                    \
                             o[k][c] = v;                                            \
                         }                                                           \
                     rv__to *op = RV__ROW(rv__to, a.dst, y0) + x0;                   \
@@ -672,8 +684,10 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
     } while (0)
 #define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
     RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
-    extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
+    extern "C" __global__ void __launch_bounds__(256, 4)                            \
+    rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
+        typedef RV_T_##TIN rv__ti;                                                  \
         typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
         const int w = a.src.w, h = a.src.h, s = a.s;                                \
