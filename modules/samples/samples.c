@@ -13,7 +13,7 @@ RV_FN RV_Pixel gray(RV_Pixel p, const rv_noparam *prm)
 {
     (void)prm;
     int v = (rv_r(p) + rv_g(p) + rv_b(p)) / 3;
-    return rv_set_rgb(p, v, v, v);
+    return rv_set_gray(p, v);
 }
 RV_PROC_PIX(gray, gray, rgba, rgba, rv_noparam)
 
@@ -29,7 +29,7 @@ RV_PROC_PIX(luma8, luma8, rgba, u8, rv_noparam)
 RV_FN RV_Pixel binarize(RV_Pixel p, const rv_threshold_params *prm)
 {
     int v = (rv_r(p) + rv_g(p) + rv_b(p)) / 3 >= prm->threshold ? 255 : 0;
-    return rv_set_rgb(p, v, v, v);
+    return rv_set_gray(p, v);
 }
 RV_PROC_PIX(binarize, binarize, rgba, rgba, rv_threshold_params)
 
@@ -50,7 +50,7 @@ RV_FN RV_Pixel sobel(rv_nbr n, const rv_threshold_params *prm)
         m = m >= prm->threshold ? 255 : 0;
     else
         m = m > 255 ? 255 : m;
-    return rv_set_rgb(rv_nbr_rgba(n, 0, 0), m, m, m);
+    return rv_set_gray(rv_nbr_rgba(n, 0, 0), m);
 }
 RV_PROC_NBR(edge, sobel, rgba, rgba, 1, rv_threshold_params)
 

@@ -50,6 +50,16 @@ RV_INLINE RV_Pixel rv_set_r(RV_Pixel p, int v) { return (p & 0xffffff00u) | (uin
 RV_INLINE RV_Pixel rv_set_g(RV_Pixel p, int v) { return (p & 0xffff00ffu) | (uint32_t)(v & 0xff) << 8; }
 RV_INLINE RV_Pixel rv_set_b(RV_Pixel p, int v) { return (p & 0xff00ffffu) | (uint32_t)(v & 0xff) << 16; }
 RV_INLINE RV_Pixel rv_set_a(RV_Pixel p, int v) { return (p & 0x00ffffffu) | (uint32_t)(v & 0xff) << 24; }
+/** Sets R, G and B to v (modulo 256), keeps alpha: a gray pixel. On the GPU
+ * one byte permute (PRMT) where rv_set_rgb(p, v, v, v) packs three bytes. */
+RV_INLINE RV_Pixel rv_set_gray(RV_Pixel p, int v)
+{
+#if defined(__CUDA_ARCH__)
+    return (RV_Pixel)__byte_perm((unsigned)v, p, 0x7000u);
+#else
+    return (p & 0xff000000u) | ((uint32_t)(v & 0xff) * 0x010101u);
+#endif
+}
 /** Replaces R, G and B, keeps alpha (the thesis' setRGB). */
 RV_INLINE RV_Pixel rv_set_rgb(RV_Pixel p, int r, int g, int b)
 {
