@@ -313,8 +313,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
                 const int inner = y >= R && y + R < h;                              \
                 const int xa = inner ? RV__MIN(R, w) : w;                           \
                 const int xb = inner && w - R > xa ? w - R : xa;                    \
-                rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, 1, 1, 0, 0};           \
-                rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, 1, 0, 0, 0};           \
+                rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, 1, 1, 0, 0};     \
+                rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, 1, 0, 0, 0};     \
                 for (int x = 0; x < xa; x++) { c.x = x; out[x] = FN(c, prm); }      \
                 for (int x = xa; x < xb; x++) { u.x = x; out[x] = FN(u, prm); }     \
                 for (int x = xb; x < w; x++) { c.x = x; out[x] = FN(c, prm); }      \
@@ -334,8 +334,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
             ib = RV__MIN(ib, w / s);                                                \
             if (ib < ia)                                                            \
                 ib = ia;                                                            \
-            rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, s, 1, 0, 0};               \
-            rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, s, 0, 0, 0};               \
+            rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, s, 1, 0, 0};         \
+            rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, s, 0, 0, 0};         \
             for (int i = 0; i < ia; i++) {                                          \
                 c.x = i * s;                                                        \
                 const RV_T_##TOUT v = FN(c, prm);                                   \
