@@ -587,9 +587,25 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
         gy = cdiv(call->rows, by);
         break;
     case RV_OP_NBR:
-        gx = cdiv(call->cols, bx);
-        /* S = 1: a strip of RV_GPU_NBR_ROWS rows a thread (kernel.h) */
-        gy = cdiv(a->s == 1 ? (call->rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS : call->rows, by);
+        if (a->s == 1) {
+            /* S = 1: a strip of RV_GPU_NBR_ROWS x RV_GPU_NBR_COLS samples a
+             * thread (kernel.h); when that leaves fewer than 8 warps a
+             * multiprocessor (512 x 512: 16 K threads), strips of
+             * RV_GPU_NBR_ROWS_SMALL x 1, which the entry recognises by the
+             * grid covering the plane with them. */
+            const long long sx = (call->cols + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS;
+            const long long sy = (call->rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS;
+            if (sx * sy < (long long)st->sm_count * 256) {
+                gx = cdiv(call->cols, bx);
+                gy = cdiv((call->rows + RV_GPU_NBR_ROWS_SMALL - 1) / RV_GPU_NBR_ROWS_SMALL, by);
+            } else {
+                gx = cdiv(sx, bx);
+                gy = cdiv(sy, by);
+            }
+        } else {
+            gx = cdiv(call->cols, bx);
+            gy = cdiv(call->rows, by);
+        }
         break;
     case RV_OP_BOX: {
         /* 1D blocks over the windows numbered row by row. Windows are
@@ -632,9 +648,10 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
     }
     unsigned shmem = 0;
     if (k->desc.op == RV_OP_BOX && a->src2.data) {
-        /* the reference (template) goes to shared memory when it fits the
-         * default 48 KiB a block */
-        const long long tb = (long long)a->box_w * a->box_h * elem_size(k->desc.in2_type);
+        /* the reference (template) goes to shared memory, rows padded to 16
+         * bytes (kernel_abi.h), when it fits the default 48 KiB a block */
+        const long long tb =
+            (long long)RV_GPU_BOX_REF_PITCH((long long)a->box_w, (long long)elem_size(k->desc.in2_type)) * a->box_h;
         if (tb > 0 && tb <= 48 * 1024)
             shmem = (unsigned)tb;
     }
