@@ -4,10 +4,12 @@
  * accounting, CSV log, temporal stride, Ctrl-C), and Y4M in -> Y4M out
  * checked pixel by pixel against references computed here.
  *
- *     test_ravioli_run <path of ravioli-run> usage|synthetic|y4m
+ *     test_ravioli_run <path of ravioli-run> usage|synthetic|y4m|gpu
  *
  * "synthetic" and "y4m" exit 77 (skipped) when the library was built
- * without that source (rv_source_open_* says RV_ENOSYS).
+ * without that source (rv_source_open_* says RV_ENOSYS); "gpu" (ctest
+ * label gpu) runs chains of stages with --backend cpu and --backend cuda on
+ * the same Y4M clip and compares the outputs, and exits 77 without a GPU.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -497,14 +499,93 @@ static void test_y4m(void **state)
     stalled_stdin_ctrl_c();
 }
 
+/* ------------------------------------------------------------------ */
+/* the CLI on the CUDA backend = on the CPU backend                     */
+/* ------------------------------------------------------------------ */
+
+static unsigned char g_ref[YN + 2][YW * YH * 3 / 2];
+
+/* Runs `stages` (argv fragment) on in.y4m with each backend and compares
+ * the Y4M outputs: equal, or (max_diff > 0, float stages) within max_diff
+ * per sample. */
+static void cli_cpu_vs_cuda(const char *in, const char *const *stages, const char *extra, int max_diff)
+{
+    char src[160], snk[160], out[128];
+    snprintf(out, sizeof(out), "%s/out.y4m", g_dir);
+    snprintf(src, sizeof(src), "y4m:%s", in);
+    snprintf(snk, sizeof(snk), "y4m:%s", out);
+    const size_t fsz = (size_t)YW * YH * 3 / 2;
+    int nref = 0;
+    for (int b = 0; b < 2; b++) {
+        const char *argv[32];
+        int n = 0;
+        argv[n++] = "--source";
+        argv[n++] = src;
+        for (int i = 0; stages[i]; i++) {
+            argv[n++] = "--stage";
+            argv[n++] = stages[i];
+        }
+        if (extra) {
+            argv[n++] = "--gpu-streams";
+            argv[n++] = extra;
+        }
+        argv[n++] = "--sink";
+        argv[n++] = snk;
+        argv[n++] = "--no-adapt";
+        argv[n++] = "--backend";
+        argv[n++] = b == 0 ? "cpu" : "cuda";
+        argv[n] = NULL;
+        expect(argv, 0, "stderr", "captured 6 = processed 6");
+        if (b == 0) {
+            nref = read_output(out, g_ref, YN + 2);
+            assert_int_equal(nref, YN);
+            continue;
+        }
+        assert_int_equal(read_output(out, g_out, YN + 2), nref);
+        int worst = 0;
+        long differ = 0;
+        for (int k = 0; k < nref; k++)
+            for (size_t i = 0; i < fsz; i++) {
+                const int d = abs(g_out[k][i] - g_ref[k][i]);
+                differ += d != 0;
+                worst = d > worst ? d : worst;
+            }
+        if (worst > max_diff) {
+            fprintf(stderr, "stage %s...: cuda differs from cpu in %ld samples, by up to %d\n", stages[0], differ,
+                    worst);
+            fail();
+        }
+    }
+}
+
+static void test_gpu(void **state)
+{
+    (void)state;
+    char in[128];
+    snprintf(in, sizeof(in), "%s/in.y4m", g_dir);
+    write_input(in);
+    cli_cpu_vs_cuda(in, (const char *[]){"invert", NULL}, NULL, 0);
+    cli_cpu_vs_cuda(in, (const char *[]){"binarize:100", "edge:threshold=200", NULL}, NULL, 0);
+    cli_cpu_vs_cuda(in, (const char *[]){"yuv444", "rgba", "emboss", "gray", "yuv420", NULL}, NULL, 0);
+    cli_cpu_vs_cuda(in, (const char *[]){"deband:range=4,mode=2", NULL}, NULL, 0);
+    cli_cpu_vs_cuda(in, (const char *[]){"deband:range=6,mode=1,dynamic=1", NULL}, "1", 0);
+    /* float DWT: equal up to the last rounding to 8 bits */
+    cli_cpu_vs_cuda(in, (const char *[]){"denoise:threshold=20,levels=2", NULL}, NULL, 1);
+    cli_cpu_vs_cuda(in, (const char *[]){"denoise:threshold=10,levels=3,wavelet=1", "invert", NULL}, "2", 1);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3 && argc != 4) {
-        fprintf(stderr, "usage: %s RAVIOLI_RUN usage|synthetic|y4m [RV_PLOT]\n", argv[0]);
+        fprintf(stderr, "usage: %s RAVIOLI_RUN usage|synthetic|y4m|gpu [RV_PLOT]\n", argv[0]);
         return 1;
     }
     g_exe = argv[1];
     g_plot = argc == 4 ? argv[3] : NULL;
+    if (strcmp(argv[2], "gpu") == 0) {
+        RV_Context *gctx = rv_test_gpu_context(); /* exits 77 (skipped) without a GPU */
+        rv_context_destroy(&gctx);
+    }
     snprintf(g_dir, sizeof(g_dir), "/tmp/rv_run_test_XXXXXX");
     if (!mkdtemp(g_dir)) {
         perror("mkdtemp");
@@ -514,6 +595,9 @@ int main(int argc, char **argv)
     int rc;
     if (strcmp(mode, "usage") == 0) {
         const struct CMUnitTest t[] = {cmocka_unit_test(test_help_and_usage)};
+        rc = cmocka_run_group_tests(t, NULL, NULL);
+    } else if (strcmp(mode, "gpu") == 0) {
+        const struct CMUnitTest t[] = {cmocka_unit_test(test_gpu)};
         rc = cmocka_run_group_tests(t, NULL, NULL);
     } else {
         /* Skip when the library has no such source (RV_ENOSYS). */
