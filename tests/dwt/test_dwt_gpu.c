@@ -41,6 +41,9 @@ static void compare(RV_DwtWavelet wv, int integer, int layout, int method, int f
     s.layout = layout;
     s.method = method;
     s.fuse_max_shared = fuse ? 49152 : 0;
+    /* fuse 1: the fused in-place column pass at every size; 2: the default
+     * (below 1 << 23 samples a level, one column pass per step) */
+    s.col_fuse_min = fuse == 1 ? 1 : 0;
     s.dims = dims;
     const size_t n = (size_t)w * h;
     uint64_t st = (uint64_t)w * 31 + (uint64_t)h + 7;
@@ -85,6 +88,7 @@ static void test_gpu_equals_cpu(void **state)
                 compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 2, w, h, 3);
                 compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_OUT_OF_PLACE, 1, 2, w, h, 3);
                 compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 0, 2, w, h, 2);
+                compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 2, 2, w, h, 3);
                 compare(wv, integer, RV_DWT_LAYOUT_INTERLEAVED, RV_DWT_IN_PLACE, 1, 2, w, h, 3);
                 compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 1, w, h, 5);
                 compare(wv, integer, RV_DWT_LAYOUT_INTERLEAVED, RV_DWT_IN_PLACE, 1, 1, w, h, 5);

@@ -20,7 +20,7 @@
 #define DWT_MAX_STEPS 6
 /* Longest row dwt_rowfused takes, and its threads per block at most. */
 #define DWT_ROW_MAX     16384
-#define DWT_ROW_THREADS 512
+#define DWT_ROW_THREADS 256
 
 enum { DWT_F32 = 0, DWT_I32 = 1 };
 

@@ -27,6 +27,13 @@
 #  define DWT_MUL(x, y) __fmul_rn((x), (y))
 /* Global loads a thread issues before it uses them (memory-level parallelism). */
 #  define DWT_UNROLL 8
+/* The same in the load phase of dwt_colfused (registers: 4 keeps it at 40). */
+#  ifndef DWT_RUNROLL
+#    define DWT_RUNROLL 4
+#  endif
+#  ifndef DWT_CUNROLL
+#    define DWT_CUNROLL 4
+#  endif
 /* Targets a thread of dwt_step_k lifts at once. */
 #  define DWT_SB 4
 #else
@@ -179,19 +186,28 @@ RV_FN void dwt_lift_w(uint32_t *tw, const uint32_t *sw, int str, int n, const dw
  * tested once, outside the loop; the operations are those of dwt_lift_val
  * in the same order. Returns the first g of the sequence not done (>= g1).
  */
+/* pointer increments only: p (taps) and q (target) advance by gs lines */
 #define DWT_RUN_F(ACC, UPD)                                                                  \
-    for (; g < g1; g += gs) {                                                                \
+    {                                                                                        \
         const float *p = s + (g + o) * str;                                                  \
         float *q = t + g * str;                                                              \
-        const float acc = ACC;                                                               \
-        *q = UPD;                                                                            \
+        _Pragma("unroll 2") for (int i = 0; i < cnt; i++) {                                  \
+            const float acc = ACC;                                                           \
+            *q = UPD;                                                                        \
+            p += ps;                                                                         \
+            q += ps;                                                                         \
+        }                                                                                    \
     }
 #define DWT_RUN_I(ACC, OP)                                                                   \
-    for (; g < g1; g += gs) {                                                                \
+    {                                                                                        \
         const int32_t *p = si + (g + o) * str;                                               \
         int32_t *q = ti + g * str;                                                           \
-        const int32_t acc = ACC;                                                             \
-        *q = *q OP((acc >> sh) * sg);                                                        \
+        _Pragma("unroll 2") for (int i = 0; i < cnt; i++) {                                  \
+            const int32_t acc = ACC;                                                         \
+            *q = *q OP((acc >> sh) * sg);                                                    \
+            p += ps;                                                                         \
+            q += ps;                                                                         \
+        }                                                                                    \
     }
 #define DWT_RUN_NT(RUN, A1, A2, A3, A4, X)                                                    \
     do {                                                                                     \
@@ -208,6 +224,9 @@ RV_FN int dwt_run_w(uint32_t *tw, const uint32_t *sw, int str, int g, int g1, in
                     int inverse)
 {
     const int nt = st->ntaps, o = st->off0;
+    if (g >= g1)
+        return g;
+    const int cnt = (g1 - g + gs - 1) / gs, ps = gs * str;
     if (type == DWT_F32) {
         float *t = (float *)tw;
         const float *s = (const float *)sw;
@@ -243,7 +262,7 @@ RV_FN int dwt_run_w(uint32_t *tw, const uint32_t *sw, int str, int g, int g1, in
 #undef I3
 #undef I4
     }
-    return g;
+    return g + cnt * gs;
 }
 #undef DWT_RUN_F
 #undef DWT_RUN_I
@@ -633,17 +652,17 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             /* level 0 straight from global memory: pairs (2k, 2k+1) -> S[k], D[k] */
             int m = n, nS = (m + 1) >> 1;
             if (((uintptr_t)src & 7) == 0) {
-                /* aligned: one 8-byte load a pair, DWT_UNROLL loads in flight a thread */
+                /* aligned: one 8-byte load a pair, DWT_RUNROLL loads in flight a thread */
                 const uint2 *s2 = (const uint2 *)src;
                 const int np = m >> 1;
-                for (int k0 = tid; k0 < np; k0 += DWT_UNROLL * T) {
-                    uint2 v[DWT_UNROLL];
+                for (int k0 = tid; k0 < np; k0 += DWT_RUNROLL * T) {
+                    uint2 v[DWT_RUNROLL];
 #pragma unroll
-                    for (int u = 0; u < DWT_UNROLL; u++)
+                    for (int u = 0; u < DWT_RUNROLL; u++)
                         if (k0 + u * T < np)
                             v[u] = s2[k0 + u * T];
 #pragma unroll
-                    for (int u = 0; u < DWT_UNROLL; u++)
+                    for (int u = 0; u < DWT_RUNROLL; u++)
                         if (k0 + u * T < np) {
                             sh[k0 + u * T] = v[u].x;
                             sh[nS + k0 + u * T] = v[u].y;
@@ -686,14 +705,14 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
                 for (int p = tid; p < n; p += T)
                     sh[dwt_block_index(p, n, lev)] = src[p];
             } else {
-                for (int p0 = tid; p0 < n; p0 += DWT_UNROLL * T) {
-                    uint32_t v[DWT_UNROLL];
+                for (int p0 = tid; p0 < n; p0 += DWT_RUNROLL * T) {
+                    uint32_t v[DWT_RUNROLL];
 #pragma unroll
-                    for (int u = 0; u < DWT_UNROLL; u++)
+                    for (int u = 0; u < DWT_RUNROLL; u++)
                         if (p0 + u * T < n)
                             v[u] = src[p0 + u * T];
 #pragma unroll
-                    for (int u = 0; u < DWT_UNROLL; u++)
+                    for (int u = 0; u < DWT_RUNROLL; u++)
                         if (p0 + u * T < n)
                             sh[p0 + u * T] = v[u];
                 }
@@ -858,6 +877,49 @@ RV_RAW_KERNEL(dwt_halo, dwt_halo_args, a, blk)
     }
 }
 
+#if defined(RV_CUDA)
+/*
+ * cnt rows of a strided run (row r at gp + r * gstr) into shared words
+ * shp[r * tc]; thread row ty of TY, DWT_UNROLL loads in flight a thread.
+ */
+static __device__ __forceinline__ void dwt_col_load(uint32_t *shp, int tc, const unsigned char *gp, int64_t gstr,
+                                                    int cnt, int ty, int TY)
+{
+    const int64_t gs = gstr * TY;
+    const int ss = tc * TY;
+    gp += (int64_t)ty * gstr;
+    shp += ty * tc;
+    for (int r0 = ty; r0 < cnt; r0 += DWT_CUNROLL * TY) {
+        uint32_t v[DWT_CUNROLL];
+#pragma unroll
+        for (int u = 0; u < DWT_CUNROLL; u++)
+            if (r0 + u * TY < cnt)
+                v[u] = __ldcg((const unsigned int *)(gp + u * gs));
+#pragma unroll
+        for (int u = 0; u < DWT_CUNROLL; u++)
+            if (r0 + u * TY < cnt)
+                shp[u * ss] = v[u];
+        gp += DWT_CUNROLL * gs;
+        shp += DWT_CUNROLL * ss;
+    }
+}
+
+/* The reverse: shared words shp[r * tc] to gp + r * gstr, r < cnt. */
+static __device__ __forceinline__ void dwt_col_store(unsigned char *gp, int64_t gstr, const uint32_t *shp, int tc,
+                                                     int cnt, int ty, int TY)
+{
+    const int64_t gs = gstr * TY;
+    const int ss = tc * TY;
+    gp += (int64_t)ty * gstr;
+    shp += ty * tc;
+    for (int r = ty; r < cnt; r += TY) {
+        *(uint32_t *)gp = *shp;
+        gp += gs;
+        shp += ss;
+    }
+}
+#endif
+
 RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 {
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
@@ -877,31 +939,33 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, TY = (int)blockDim.y;
     const int64_t cb = (int64_t)(c0 + tx) * 4;
     const int ok = tx < nc;
-    /* load S rows then D rows, DWT_UNROLL loads in flight a thread */
-    const int ns = shi - slo, nall = ns + (dhi > dlo ? dhi - dlo : 0);
-    for (int r0 = ty; r0 < nall; r0 += DWT_UNROLL * TY) {
-        uint32_t v[DWT_UNROLL];
-#pragma unroll
-        for (int u = 0; u < DWT_UNROLL; u++) {
-            const int r = r0 + u * TY;
-            if (ok && r < nall) {
-                const int bd = r < ns ? 0 : 1, g = bd ? dlo + r - ns : slo + r;
-                if (a->halo && (g < k0 || g >= kend))
-                    v[u] = *(const uint32_t *)(uintptr_t)(a->halo +
-                                                          (uint64_t)((((int64_t)dwt_halo_row(blk.y, H, bd, g, k0, kend)) *
-                                                                          a->ncols + c0 + tx) * 4));
-                else
-                    v[u] = bd ? *(const uint32_t *)dwt_pair(a->src_d, a->src_d_str, g, cb)
-                              : *(const uint32_t *)dwt_pair(a->src_s, a->src_s_str, g, cb);
+    /* load: per band, contiguous runs of rows (halo copy below k0, the pairs
+     * [k0, kend), halo copy from kend), pointer increments only */
+    if (ok)
+        for (int bd = 0; bd < 2; bd++) {
+            const int lo = bd ? dlo : slo, hi = bd ? dhi : shi;
+            if (hi <= lo)
+                continue;
+            const int row0 = (bd ? TR : 0) - base; /* shared row of pair g: row0 + g */
+            const uint64_t src = bd ? a->src_d : a->src_s;
+            const int64_t sstr = bd ? a->src_d_str : a->src_s_str;
+            if (a->halo) {
+                const int m0 = RV__MIN(k0 > lo ? k0 : lo, hi), m1 = RV__MIN(kend, hi) > m0 ? RV__MIN(kend, hi) : m0;
+                const int64_t hstr = (int64_t)a->ncols * 4;
+                const unsigned char *hb = (const unsigned char *)(uintptr_t)a->halo + cb;
+                if (m0 > lo)
+                    dwt_col_load(sh + (row0 + lo) * tc + tx, tc,
+                                 hb + (int64_t)dwt_halo_row(blk.y, H, bd, lo, k0, kend) * hstr, hstr, m0 - lo, ty,
+                                 TY);
+                dwt_col_load(sh + (row0 + m0) * tc + tx, tc, dwt_pair(src, sstr, m0, cb), sstr, m1 - m0, ty, TY);
+                if (hi > m1)
+                    dwt_col_load(sh + (row0 + m1) * tc + tx, tc,
+                                 hb + (int64_t)dwt_halo_row(blk.y, H, bd, m1, k0, kend) * hstr, hstr, hi - m1, ty,
+                                 TY);
+            } else {
+                dwt_col_load(sh + (row0 + lo) * tc + tx, tc, dwt_pair(src, sstr, lo, cb), sstr, hi - lo, ty, TY);
             }
         }
-#pragma unroll
-        for (int u = 0; u < DWT_UNROLL; u++) {
-            const int r = r0 + u * TY;
-            if (ok && r < nall)
-                sh[(r < ns ? slo + r - base : TR + dlo + r - ns - base) * tc + tx] = v[u];
-        }
-    }
     __syncthreads();
     for (int si = 0; si < a->nsteps; si++) {
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
@@ -910,17 +974,24 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
         const int srlo = tgt_d ? slo : dlo, srhi = tgt_d ? shi : dhi;
         uint32_t *tw = sh + ((tgt_d ? TR : 0) - base) * tc + tx;
         const uint32_t *sw = sh + ((tgt_d ? 0 : TR) - base) * tc + tx;
-        if (ok)
-            dwt_step_w(tw, sw, tc, n, tlo + ty, thi, TY, srlo, srhi, st, a->type, a->inverse);
+        if (ok) {
+            /* the usual tile width as a constant: shared offsets of the taps become immediates */
+            if (tc == 32)
+                dwt_step_w(tw, sw, 32, n, tlo + ty, thi, TY, srlo, srhi, st, a->type, a->inverse);
+            else
+                dwt_step_w(tw, sw, tc, n, tlo + ty, thi, TY, srlo, srhi, st, a->type, a->inverse);
+        }
         __syncthreads();
     }
     /* store the middle pairs [k0, kend) */
-    for (int g = k0 + ty; g < se; g += TY)
-        if (ok)
-            *(uint32_t *)dwt_pair(a->dst_s, a->dst_s_str, g, cb) = sh[(g - base) * tc + tx];
-    for (int g = k0 + ty; g < de; g += TY)
-        if (ok)
-            *(uint32_t *)dwt_pair(a->dst_d, a->dst_d_str, g, cb) = sh[(TR + g - base) * tc + tx];
+    if (ok) {
+        if (se > k0)
+            dwt_col_store(dwt_pair(a->dst_s, a->dst_s_str, k0, cb), a->dst_s_str, sh + (k0 - base) * tc + tx, tc,
+                          se - k0, ty, TY);
+        if (de > k0)
+            dwt_col_store(dwt_pair(a->dst_d, a->dst_d_str, k0, cb), a->dst_d_str, sh + (TR + k0 - base) * tc + tx,
+                          tc, de - k0, ty, TY);
+    }
 #else
     uint32_t *sh = (uint32_t *)blk.shared;
     const size_t rowb = (size_t)nc * 4;

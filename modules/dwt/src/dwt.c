@@ -195,6 +195,8 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         err = fail(d, RV_EINVAL, "rv_dwt_create: dims must be 1 or 2, not %d", d->s.dims);
     else if (d->s.fuse_max_shared < 0)
         err = fail(d, RV_EINVAL, "rv_dwt_create: fuse_max_shared < 0");
+    else if (d->s.col_fuse_min < 0)
+        err = fail(d, RV_EINVAL, "rv_dwt_create: col_fuse_min < 0");
     if (!err)
         err = build_steps(d);
     if (err < 0) {
@@ -859,7 +861,8 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
     int err;
     if (n < 2)
         return 0;
-    if (d->s.fuse_max_shared > 0) {
+    const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
+    if (d->s.fuse_max_shared > 0 && (d->cpu || (long long)n * cols >= fmin)) {
         /* rows permuted evens first, then all steps in one pass */
         if (!inverse) {
             if ((err = run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 0)) < 0)

@@ -112,6 +112,13 @@ typedef struct RV_DwtSettings {
                                 kernels of the current one (two buffer sets within
                                 the limit). NULL (default): copies on the transform's
                                 context, one stripe after the other. Not owned. */
+    long long col_fuse_min;  /* in place, GPU: a level's columns go through the fused
+                                pass (dwt_halo + dwt_colfused) only when the level has
+                                at least this many samples; smaller levels take one
+                                column pass per lifting step (fewer launches, no halo
+                                copies: faster below about 3K x 3K on an H200).
+                                0 (default): 1 << 23 samples; 1: always fused. The
+                                CPU backend always fuses (when fuse_max_shared > 0). */
 } RV_DwtSettings;
 
 typedef struct RV_Dwt RV_Dwt;
