@@ -35,19 +35,37 @@ RV_DB_FN int rv_db_ld(const unsigned char *c, int off, const int in16, const int
 }
 
 /*
- * The per-pixel math, shared by both bodies (see deband_kernel.h):
- * rv_db_offsets turns the hash h1 into the byte offsets of the references
- * from the centre c (o0: (b, da); o1: (a, -db); |offset| <= range * pitch
- * + 2 * range < 2^31 as pitch < 2^23 is checked on the host); rv_db_blend compares and
- * averages; rv_db_grain adds the noise. `rl` is the limited range, `il`
- * interlaced (0/1), mode/blur/in16 compile-time constants at every call.
+ * The per-pixel math, shared by both bodies (see deband_kernel.h). One
+ * lowbias32 hash h a pixel: bits 0-11 and 12-23 give the two offsets, bits
+ * 24-31 the noise. rv_db_fa / rv_db_fb give the offsets before subtracting
+ * the limited range rl, i.e. in [0, 2 rl] (n = 2 rl + 1); rv_db_fn the
+ * noise before subtracting the grain, in [0, 2 grain] (gn = 2 grain + 1).
+ * The GPU forms are the same values as one high-half multiply each
+ * (((h & 0xfff) << 20) * n >> 32 = (h & 0xfff) * n >> 12, and so on).
  */
-RV_DB_FN void rv_db_offsets(uint32_t h1, int rl, const int il, int pitch, const int in16,
+#if defined(RV_CUDA)
+RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)__umulhi(h & 0xfffu, n << 20); }
+RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)__umulhi(h & 0xfff000u, n << 8); }
+RV_DB_FN int rv_db_fn(uint32_t g, uint32_t gn) { return (int)__umulhi(g & 0xff000000u, gn); }
+#else
+RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)(((h & 0xfffu) * n) >> 12); }
+RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)((((h >> 12) & 0xfffu) * n) >> 12); }
+RV_DB_FN int rv_db_fn(uint32_t g, uint32_t gn) { return (int)(((g >> 24) * gn) >> 8); }
+#endif
+
+/*
+ * rv_db_offsets turns the hash h into the byte offsets of the references
+ * from the centre c (o0: (b, da); o1: (a, -db); |offset| <= range * pitch
+ * + 2 * range < 2^31 as pitch < 2^23 is checked on the host); rv_db_blend
+ * compares and averages. `rl` is the limited range, `il` interlaced (0/1),
+ * mode/blur/in16 compile-time constants at every call.
+ */
+RV_DB_FN void rv_db_offsets(uint32_t h, int rl, const int il, int pitch, const int in16,
                             int *o0, int *o1)
 {
     const uint32_t n = (uint32_t)(2 * rl + 1);
-    const int ra = (int)(((h1 & 0xffffu) * n) >> 16) - rl;
-    const int rb = (int)(((h1 >> 16) * n) >> 16) - rl;
+    const int ra = rv_db_fa(h, n) - rl;
+    const int rb = rv_db_fb(h, n) - rl;
     /* interlaced: toward zero to even, |da| <= |ra| keeps it inside */
     const int da = il ? ra - ra % 2 : ra;
     const int db = il ? rb - rb % 2 : rb;
@@ -98,20 +116,18 @@ RV_DB_FN int rv_db_blend(const unsigned char *c, int o0, int o1, int thr, const 
     return rv_db_decide(cv, sum, spread, thr, mode, blur);
 }
 
-/* The noise of a pixel, and adding it (clamped to the 16-bit range). */
-RV_DB_FN int rv_db_noise(uint32_t h1, uint32_t key_grain, int grain)
+/* The noise of a pixel in [-grain, grain] (gr: 1 static, from h's top
+ * byte; 2 dynamic, from mix(h ^ key_grain)), and adding it (clamped to the
+ * 16-bit range). */
+RV_DB_FN int rv_db_noise(uint32_t h, const int gr, uint32_t key_grain, uint32_t gn, int grain)
 {
-    return rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
+    const uint32_t g = gr == 2 ? rv_deband_mix(h ^ key_grain) : h;
+    return rv_db_fn(g, gn) - grain;
 }
 RV_DB_FN int rv_db_add_noise(int v, int n)
 {
     v += n;
     return v < 0 ? 0 : v > 65535 ? 65535 : v;
-}
-
-RV_DB_FN int rv_db_grain(int v, uint32_t h1, uint32_t key_grain, int grain)
-{
-    return rv_db_add_noise(v, rv_db_noise(h1, key_grain, grain));
 }
 
 /* The limited range of (x, y) in a w x h plane. */
@@ -130,13 +146,13 @@ RV_DB_FN unsigned rv_db_out8(int v)
 #if !defined(RV_CUDA)
 /* CPU: a block is a tile of blk.tx x blk.ty samples of plane blk.z, run as
  * row spans; where the border does not limit the range (inner = 1) the
- * range is a loop constant. */
+ * range is a loop constant. gr: 0 no grain, 1 static, 2 dynamic. */
 RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int xb, uint32_t rk,
                              const int inner, const int il, const int gr, const int mode,
                              const int blur, const int in16, const int out16)
 {
     const int w = a->w[p], h = a->h[p], range = a->range, thr = a->thr[p], grain = a->grain[p];
-    const uint32_t kg = a->key_grain[p];
+    const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
     const int sp = (int)a->spitch[p];
     const unsigned char *srow = (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
     unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
@@ -147,7 +163,7 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
             rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, sp, in16, &o0, &o1);
             int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 0);
             if (gr)
-                v = rv_db_grain(v, h1, kg, grain);
+                v = rv_db_add_noise(v, rv_db_noise(h1, gr, kg, gn, grain));
             if (out16)
                 ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
             else
@@ -165,7 +181,7 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
             const uint32_t h1 = rv_deband_mix(rk + (uint32_t)(xc + i));
             rv_db_offsets(h1, range, il, sp, in16, &o0s[i], &o1s[i]);
             if (gr)
-                ns[i] = rv_db_noise(h1, kg, grain);
+                ns[i] = rv_db_noise(h1, gr, kg, gn, grain);
         }
         /* the gathers, then the decision, noise and store (vectorised) */
         int cs[CH], ss[CH], ds[CH];
@@ -202,7 +218,7 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
     const int xa = rv_db_min(rv_db_max(range, x0), x1);
     const int xb = rv_db_min(rv_db_max(w - range, xa), x1);
     for (int y = y0; y < y1; y++) {
-        const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+        const uint32_t rk = rv_deband_row_key(a->key_ref[p], y);
         if (y >= range && y < h - range) {
             rv_db_cpu_span(a, p, y, x0, xa, rk, 0, il, gr, mode, blur, in16, out16);
             rv_db_cpu_span(a, p, y, xa, xb, rk, 1, il, gr, mode, blur, in16, out16);
@@ -213,6 +229,9 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
     }
 }
 
+/* grain mode of a launch: 0 none, 1 static, 2 dynamic (uniform) */
+#define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
+
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_DB_CPU_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_DB_CPU_ENTRY(NAME##_s, MODE, BLUR, IN16, OUT16)
@@ -220,23 +239,48 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
 #define RV_DB_CPU_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                              \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
-        const int g_ = blk.z < a->nplanes && a->grain[blk.z] != 0;                  \
+        const int g_ = RV_DB_GR(a, blk.z);                                          \
         if (a->interlaced) {                                                        \
-            if (g_) rv_db_cpu_rows(a, blk, 1, 1, MODE, BLUR, IN16, OUT16);          \
-            else    rv_db_cpu_rows(a, blk, 1, 0, MODE, BLUR, IN16, OUT16);          \
+            if (g_ == 2)      rv_db_cpu_rows(a, blk, 1, 2, MODE, BLUR, IN16, OUT16); \
+            else if (g_ == 1) rv_db_cpu_rows(a, blk, 1, 1, MODE, BLUR, IN16, OUT16); \
+            else              rv_db_cpu_rows(a, blk, 1, 0, MODE, BLUR, IN16, OUT16); \
         } else {                                                                    \
-            if (g_) rv_db_cpu_rows(a, blk, 0, 1, MODE, BLUR, IN16, OUT16);          \
-            else    rv_db_cpu_rows(a, blk, 0, 0, MODE, BLUR, IN16, OUT16);          \
+            if (g_ == 2)      rv_db_cpu_rows(a, blk, 0, 2, MODE, BLUR, IN16, OUT16); \
+            else if (g_ == 1) rv_db_cpu_rows(a, blk, 0, 1, MODE, BLUR, IN16, OUT16); \
+            else              rv_db_cpu_rows(a, blk, 0, 0, MODE, BLUR, IN16, OUT16); \
         }                                                                           \
     }
 #else
+/* Stores the 4 results of a thread (x0 .. x0+3 of a row): one 4-byte
+ * (8-bit) or 8-byte (16-bit) store when allowed, else sample by sample. */
+RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int vec,
+                           const int out16)
+{
+    if (vec) {
+        if (out16)
+            *(uint2 *)(void *)(drow + 2 * x0) =
+                make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
+                           (unsigned)v[2] | ((unsigned)v[3] << 16));
+        else
+            *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
+                                               (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);
+    } else {
+        for (int i = 0; i < 4 && x0 + i < w; i++) {
+            if (out16)
+                ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
+            else
+                drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
+        }
+    }
+}
+
 /* GPU: thread (tx, ty) of block (bx, by, p) computes RV_DB_PX samples
  * starting at x0 = (bx * blockDim.x + tx) * RV_DB_PX of row by * blockDim.y
  * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store.
- * `il` is uniform over the launch (no divergence). */
+ * `il` and `gr` are uniform over the launch (no divergence). */
 #define RV_DB_PX 4
-RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, const int mode,
-                        const int blur, const int in16, const int out16)
+RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, const int gr,
+                        const int mode, const int blur, const int in16, const int out16)
 {
     const int p = blk.z;
     const int w = a->w[p], h = a->h[p];
@@ -248,8 +292,8 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
     const unsigned char *__restrict__ srow =
         (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
     const int range = a->range, thr = a->thr[p], grain = a->grain[p];
-    const uint32_t kg = a->key_grain[p];
-    const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+    const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
+    const uint32_t rk = rv_deband_row_key(a->key_ref[p], y);
     int v[RV_DB_PX];
 #pragma unroll
     for (int i = 0; i < RV_DB_PX; i++) {
@@ -260,26 +304,62 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
             int o0, o1;
             rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, (int)sp, in16, &o0, &o1);
             v[i] = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 1);
-            if (grain)
-                v[i] = rv_db_grain(v[i], h1, kg, grain);
+            if (gr)
+                v[i] = rv_db_add_noise(v[i], rv_db_noise(h1, gr, kg, gn, grain));
         }
     }
     unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
-    if (a->vec_ok && x0 + RV_DB_PX <= w) {
-        if (out16)
-            *(uint2 *)(void *)(drow + 2 * x0) =
-                make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
-                           (unsigned)v[2] | ((unsigned)v[3] << 16));
-        else
-            *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
-                                               (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);
-    } else {
-        for (int i = 0; i < RV_DB_PX && x0 + i < w; i++) {
-            if (out16)
-                ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
-            else
-                drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
+    rv_db_store4(drow, x0, w, v, a->vec_ok && x0 + RV_DB_PX <= w, out16);
+}
+
+/*
+ * One row of 4 samples of a tile whose references are all inside the plane
+ * at the full range (inner tiles: no per-pixel border limit, no bounds
+ * tests). Offsets are folded: with a' = a + r, b' = b + r in [0, 2r],
+ *   c + o0 = (c - r*pitch - r*bpp) + a'*pitch + b'*bpp   and so on,
+ * so each reference address is one multiply-add and one add from a
+ * per-thread base (the constant parts hoisted out of the pixel loop).
+ * Not used when interlaced (its rounding needs the signed offsets).
+ */
+RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int range, int spb,
+                                   int thr, uint32_t nA, uint32_t nB, const int gr, uint32_t kg,
+                                   uint32_t gn, int grain, const int mode, const int blur,
+                                   const int in16, int *v)
+{
+    const int bpp = in16 ? 2 : 1;
+    const int k0 = range * (spb + bpp), k1 = range * (spb - bpp);
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const unsigned char *ci = c + i * bpp;
+        const uint32_t h1 = rv_deband_mix(rk + (uint32_t)i);
+        const int fa = (int)__umulhi(h1 & 0xfffu, nA);
+        const int fb = (int)__umulhi(h1 & 0xfff000u, nB);
+        const int cv = rv_db_ld(ci, 0, in16, 0);
+        int sum, spread = 0;
+        /* S(x+b, y+a) and its mirror */
+        const int pp = rv_db_ld(ci - k0 + fa * spb + fb * bpp, 0, in16, 0);
+        if (mode == 0) {
+            sum = pp;
+        } else {
+            const int pm = rv_db_ld(ci + k0 - fa * spb - fb * bpp, 0, in16, 0);
+            if (mode == 1) {
+                sum = pp + pm;
+                if (!blur)
+                    spread = rv_db_max(rv_db_abs(cv - pp), rv_db_abs(cv - pm));
+            } else {
+                /* S(x+a, y-b) and its mirror */
+                const int pq = rv_db_ld(ci + k1 - fb * spb + fa * bpp, 0, in16, 0);
+                const int pr = rv_db_ld(ci - k1 + fb * spb - fa * bpp, 0, in16, 0);
+                sum = pp + pm + pq + pr;
+                if (!blur)
+                    spread = rv_db_max(rv_db_max(rv_db_abs(cv - pp), rv_db_abs(cv - pm)),
+                                       rv_db_max(rv_db_abs(cv - pq), rv_db_abs(cv - pr)));
+            }
         }
+        int r = rv_db_decide(cv, sum, spread, thr, mode, blur);
+        if (gr)
+            r = rv_db_add_noise(r, rv_db_noise(h1, gr, kg, gn, grain));
+        v[i] = r;
     }
 }
 
@@ -293,8 +373,8 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
  * ty, ty + 8, ty + 16, ty + 24 of the tile.
  */
 RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
-                             const int il, const int mode, const int blur, const int in16,
-                             const int out16)
+                             const int il, const int gr, const int mode, const int blur,
+                             const int in16, const int out16)
 {
     const int p = blk.z;
     const int w = a->w[p], h = a->h[p];
@@ -344,16 +424,33 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         }
     }
     __syncthreads();
-    const uint32_t kg = a->key_grain[p];
+    const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
     const int inner = tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && ty0 >= range &&
                       ty0 + RV_DEBAND_TILE_H <= h - range; /* uniform over the block */
+    const int x0 = tx0 + 4 * lane;
+    const int vec = a->vec_ok;
+    if (inner && !il) {
+        /* the whole tile inside the plane's interior: no per-pixel limits */
+        const uint32_t n = (uint32_t)(2 * range + 1), nA = n << 20, nB = n << 8;
+#pragma unroll
+        for (int j = 0; j < RV_DEBAND_TILE_H / 8; j++) {
+            const int y = ty0 + warp + 8 * j;
+            const uint32_t rk = rv_deband_row_key(a->key_ref[p], y) + (uint32_t)x0;
+            int v[4];
+            rv_db_tile_row_inner(sm + (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr, nA,
+                                 nB, gr, kg, gn, grain, mode, blur, in16, v);
+            unsigned char *drow =
+                (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
+            rv_db_store4(drow, x0, w, v, vec, out16);
+        }
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < RV_DEBAND_TILE_H / 8; j++) {
         const int y = ty0 + warp + 8 * j;
-        const int x0 = tx0 + 4 * lane;
         if (y >= h || x0 >= w)
             continue;
-        const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+        const uint32_t rk = rv_deband_row_key(a->key_ref[p], y);
         const unsigned char *crow = sm + (y - sy0) * spb;
         int v[4];
 #pragma unroll
@@ -366,28 +463,12 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
                 rv_db_offsets(h1, inner ? range : rv_db_rl(range, x, y, w, h), il, spb, in16,
                               &o0, &o1);
                 v[i] = rv_db_blend(crow + x * bpp - bx0, o0, o1, thr, mode, blur, in16, 0);
-                if (grain)
-                    v[i] = rv_db_grain(v[i], h1, kg, grain);
+                if (gr)
+                    v[i] = rv_db_add_noise(v[i], rv_db_noise(h1, gr, kg, gn, grain));
             }
         }
         unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
-        if (a->vec_ok && x0 + 4 <= w) {
-            if (out16)
-                *(uint2 *)(void *)(drow + 2 * x0) =
-                    make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
-                               (unsigned)v[2] | ((unsigned)v[3] << 16));
-            else
-                *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
-                                                   (rv_db_out8(v[2]) << 16) |
-                                                   (rv_db_out8(v[3]) << 24);
-        } else {
-            for (int i = 0; i < 4 && x0 + i < w; i++) {
-                if (out16)
-                    ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
-                else
-                    drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
-            }
-        }
+        rv_db_store4(drow, x0, w, v, vec && x0 + 4 <= w, out16);
     }
 }
 
@@ -396,21 +477,36 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     (((RV_DEBAND_TILE_W + 2 * RV_DEBAND_TILE_RANGE) * ((IN16) ? 2 : 1) + 8) *       \
      (RV_DEBAND_TILE_H + 2 * RV_DEBAND_TILE_RANGE))
 
+/* il (interlaced) and gr (grain: none, static, dynamic) are uniform over a
+ * launch: one specialised body each, chosen once per thread. */
+#define RV_DB_DISPATCH(CALL, ...)                                                   \
+    do {                                                                            \
+        const int g_ = RV_DB_GR(a, blk.z);                                          \
+        if (a->interlaced) {                                                        \
+            if (g_ == 2)      CALL(__VA_ARGS__, 1, 2);                              \
+            else if (g_ == 1) CALL(__VA_ARGS__, 1, 1);                              \
+            else              CALL(__VA_ARGS__, 1, 0);                              \
+        } else {                                                                    \
+            if (g_ == 2)      CALL(__VA_ARGS__, 0, 2);                              \
+            else if (g_ == 1) CALL(__VA_ARGS__, 0, 1);                              \
+            else              CALL(__VA_ARGS__, 0, 0);                              \
+        }                                                                           \
+    } while (0)
+#define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
+#define RV_DB_CALL_PLAIN(MODE, BLUR, IN16, OUT16, IL, GR)                           \
+    rv_db_gpu(a, blk, IL, GR, MODE, BLUR, IN16, OUT16)
+#define RV_DB_CALL_TILE(MODE, BLUR, IN16, OUT16, IL, GR)                            \
+    rv_db_gpu_tile(a, blk, sm_, IL, GR, MODE, BLUR, IN16, OUT16)
+
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
-        if (a->interlaced)                                                          \
-            rv_db_gpu(a, blk, 1, MODE, BLUR, IN16, OUT16);                          \
-        else                                                                        \
-            rv_db_gpu(a, blk, 0, MODE, BLUR, IN16, OUT16);                          \
+        RV_DB_DISPATCH(RV_DB_CALL_PLAIN, MODE, BLUR, IN16, OUT16);                  \
     }                                                                               \
     RV_RAW_KERNEL(NAME##_s, rv_deband_args, a, blk)                                 \
     {                                                                               \
         __shared__ __align__(16) unsigned char sm_[RV_DB_SMEM_BYTES(IN16)];         \
-        if (a->interlaced)                                                          \
-            rv_db_gpu_tile(a, blk, sm_, 1, MODE, BLUR, IN16, OUT16);                \
-        else                                                                        \
-            rv_db_gpu_tile(a, blk, sm_, 0, MODE, BLUR, IN16, OUT16);                \
+        RV_DB_DISPATCH(RV_DB_CALL_TILE, MODE, BLUR, IN16, OUT16);                   \
     }
 #endif
 

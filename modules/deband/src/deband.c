@@ -237,6 +237,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     a.nplanes = rv_image_planes(src);
     a.range = s->range;
     a.interlaced = s->interlaced;
+    a.dynamic = s->dynamic_grain ? 1 : 0;
     a.vec_ok = 1;
     a.src_words = 1;
     for (int p = 0; p < a.nplanes; p++) {

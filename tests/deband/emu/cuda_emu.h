@@ -24,6 +24,7 @@ struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
 static inline uint2 make_uint2(unsigned x, unsigned y) { uint2 r = {x, y}; return r; }
 template <class T> static inline T __ldg(const T *p) { return *p; }
+static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 
 /* Used by other parts of ravioli/kernel.h (procBox reductions), never by the
  * deband kernels; declared so that the header compiles, aborting if called. */

@@ -129,7 +129,8 @@ int main(void)
                     a.thr[0] = 64 * 16;
                     a.grain[0] = (t & 1) ? 256 : 0;
                     a.key_ref[0] = rv_deband_key_ref((uint32_t)t, 0);
-                    a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, 0);
+                    a.dynamic = t == 3; // m2b: dynamic grain (noise from a second hash)
+                    a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
                     a.range = c.range;
                     a.interlaced = c.il;
                     // CPU module
