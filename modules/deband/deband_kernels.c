@@ -40,18 +40,22 @@ RV_DB_FN int rv_db_ld(const unsigned char *c, int off, const int in16, const int
  * 24-31 the noise. rv_db_fa / rv_db_fb give the offsets before subtracting
  * the limited range rl, i.e. in [0, 2 rl] (n = 2 rl + 1); rv_db_fn the
  * noise before subtracting the grain, in [0, 2 grain] (gn = 2 grain + 1).
- * The GPU forms are the same values as one high-half multiply each
- * (((h & 0xfff) << 20) * n >> 32 = (h & 0xfff) * n >> 12, and so on).
+ * The GPU forms of the offsets are the same values as one high-half
+ * multiply each, mask then IMAD.HI (((h & 0xfff) << 20) * n >> 32 =
+ * (h & 0xfff) * n >> 12, exactly: no bits are lost), instead of mask,
+ * shift, multiply, shift; the CPU keeps the 32-bit form, which vectorises.
+ * Products stay below 2^32: 4095 * 511, 255 * 32761.
  */
 #if defined(RV_CUDA)
 RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)__umulhi(h & 0xfffu, n << 20); }
 RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)__umulhi(h & 0xfff000u, n << 8); }
-RV_DB_FN int rv_db_fn(uint32_t g, uint32_t gn) { return (int)__umulhi(g & 0xff000000u, gn); }
 #else
 RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)(((h & 0xfffu) * n) >> 12); }
 RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)((((h >> 12) & 0xfffu) * n) >> 12); }
-RV_DB_FN int rv_db_fn(uint32_t g, uint32_t gn) { return (int)(((g >> 24) * gn) >> 8); }
 #endif
+/* (the IMAD.HI form of the noise measured 1.5 instructions a pixel more
+ * in SASS: ptxas fuses the "- grain" into a 64-bit addend pair) */
+RV_DB_FN int rv_db_fn(uint32_t g, uint32_t gn) { return (int)(((g >> 24) * gn) >> 8); }
 
 /*
  * rv_db_offsets turns the hash h into the byte offsets of the references
@@ -315,11 +319,14 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
 /*
  * One row of 4 samples of a tile whose references are all inside the plane
  * at the full range (inner tiles: no per-pixel border limit, no bounds
- * tests). Offsets are folded: with a' = a + r, b' = b + r in [0, 2r],
- *   c + o0 = (c - r*pitch - r*bpp) + a'*pitch + b'*bpp   and so on,
- * so each reference address is one multiply-add and one add from a
- * per-thread base (the constant parts hoisted out of the pixel loop).
- * Not used when interlaced (its rounding needs the signed offsets).
+ * tests). Offsets are folded: with a' = a + r, b' = b + r in [0, 2r] and
+ *   d0 = a' pitch + b' bpp,  d1 = b' pitch - a' bpp,
+ *   K0 = r (pitch + bpp),    K1 = r (pitch - bpp),
+ * the references are c + o0 = (c - K0) + d0, c - o0 = (c + K0) - d0,
+ * c + o1 = (c + K1) - d1, c - o1 = (c - K1) + d1: per pixel two
+ * multiply-adds and one add per reference, the four bases hoisted out of
+ * the pixel loop (pixel i adds i * bpp as an immediate). Not used when
+ * interlaced (its rounding needs the signed offsets).
  */
 RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int range, int spb,
                                    int thr, uint32_t nA, uint32_t nB, const int gr, uint32_t kg,
@@ -328,28 +335,31 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int rang
 {
     const int bpp = in16 ? 2 : 1;
     const int k0 = range * (spb + bpp), k1 = range * (spb - bpp);
+    const unsigned char *cA = c - k0, *cB = c + k0, *cC = c + k1, *cD = c - k1;
 #pragma unroll
     for (int i = 0; i < 4; i++) {
-        const unsigned char *ci = c + i * bpp;
+        const int o = i * bpp;
         const uint32_t h1 = rv_deband_mix(rk + (uint32_t)i);
         const int fa = (int)__umulhi(h1 & 0xfffu, nA);
         const int fb = (int)__umulhi(h1 & 0xfff000u, nB);
-        const int cv = rv_db_ld(ci, 0, in16, 0);
+        const int d0 = fa * spb + fb * bpp;
+        const int cv = rv_db_ld(c + o, 0, in16, 0);
         int sum, spread = 0;
         /* S(x+b, y+a) and its mirror */
-        const int pp = rv_db_ld(ci - k0 + fa * spb + fb * bpp, 0, in16, 0);
+        const int pp = rv_db_ld(cA + o + d0, 0, in16, 0);
         if (mode == 0) {
             sum = pp;
         } else {
-            const int pm = rv_db_ld(ci + k0 - fa * spb - fb * bpp, 0, in16, 0);
+            const int pm = rv_db_ld(cB + o - d0, 0, in16, 0);
             if (mode == 1) {
                 sum = pp + pm;
                 if (!blur)
                     spread = rv_db_max(rv_db_abs(cv - pp), rv_db_abs(cv - pm));
             } else {
                 /* S(x+a, y-b) and its mirror */
-                const int pq = rv_db_ld(ci + k1 - fb * spb + fa * bpp, 0, in16, 0);
-                const int pr = rv_db_ld(ci - k1 + fb * spb - fa * bpp, 0, in16, 0);
+                const int d1 = fb * spb - fa * bpp;
+                const int pq = rv_db_ld(cC + o - d1, 0, in16, 0);
+                const int pr = rv_db_ld(cD + o + d1, 0, in16, 0);
                 sum = pp + pm + pq + pr;
                 if (!blur)
                     spread = rv_db_max(rv_db_max(rv_db_abs(cv - pp), rv_db_abs(cv - pm)),
@@ -478,7 +488,9 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
      (RV_DEBAND_TILE_H + 2 * RV_DEBAND_TILE_RANGE))
 
 /* il (interlaced) and gr (grain: none, static, dynamic) are uniform over a
- * launch: one specialised body each, chosen once per thread. */
+ * launch: one specialised body each, chosen once per thread. (Predefined
+ * by modules/deband/tools/sass-count.sh to compile one variant alone.) */
+#ifndef RV_DB_DISPATCH
 #define RV_DB_DISPATCH(CALL, ...)                                                   \
     do {                                                                            \
         const int g_ = RV_DB_GR(a, blk.z);                                          \
@@ -492,6 +504,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
             else              CALL(__VA_ARGS__, 0, 0);                              \
         }                                                                           \
     } while (0)
+#endif
 #define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
 #define RV_DB_CALL_PLAIN(MODE, BLUR, IN16, OUT16, IL, GR)                           \
     rv_db_gpu(a, blk, IL, GR, MODE, BLUR, IN16, OUT16)
