@@ -278,6 +278,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[1] = 8;
         sh.grid[0] = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
         sh.grid[1] = (unsigned)((h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H);
+        sh.shared_bytes = rv_deband_tile_smem_bytes(d->s.range, in16);
     } else {
         /* 32 x 8 threads, 4 samples a thread: 128 x 8 samples a block */
         sh.block[0] = 32;

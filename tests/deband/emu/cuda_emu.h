@@ -38,5 +38,6 @@ template <class T> static inline T atomicAdd(T *, T) { emu_unsupported("atomicAd
 extern thread_local dim3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 extern pthread_barrier_t emu_barrier;
+extern unsigned char *emu_dyn_smem; /* the block's dynamic shared memory */
 static inline void __syncthreads(void) { pthread_barrier_wait(&emu_barrier); }
 #endif

@@ -21,6 +21,7 @@
 thread_local dim3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 pthread_barrier_t emu_barrier;
+unsigned char *emu_dyn_smem;
 
 typedef void (*entry_fn)(const rv_deband_args);
 extern "C" {
@@ -48,13 +49,16 @@ static void *run_thread(void *p)
 }
 
 // launches with blocks of 32 x 8 threads, as the host does
-static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled)
+static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16)
 {
     const int w = a.w[0], h = a.h[0];
     gridDim.x = (unsigned)((w + 127) / 128);
     gridDim.y = (unsigned)(tiled ? (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H : (h + 7) / 8);
     gridDim.z = (unsigned)a.nplanes;
     blockDim.x = 32; blockDim.y = 8; blockDim.z = 1;
+    // dynamic shared memory of exactly the launch's size (ASan sees overruns)
+    std::vector<unsigned char> smem(tiled ? rv_deband_tile_smem_bytes(a.range, in16) : 0);
+    emu_dyn_smem = smem.data();
     std::vector<pthread_t> th(256);
     std::vector<targ> ta(256);
     pthread_barrier_init(&emu_barrier, NULL, 256);
@@ -149,7 +153,7 @@ int main(void)
                     a.dst[0] = (uint64_t)(uintptr_t)(d2.data() + (c.aligned ? 0 : bo));
                     a.vec_ok = c.aligned == 1 || (c.aligned == 2 && dp % 8 == 0);
                     a.src_words = c.aligned != 0;
-                    emu_launch(fns[t][k][tiled], a, tiled);
+                    emu_launch(fns[t][k][tiled], a, tiled, bi == 2);
                     checked++;
                     if (d1 != d2) {
                         bad++;

@@ -57,6 +57,15 @@ typedef struct rv_deband_args {
 #define RV_DEBAND_TILE_H 32
 #define RV_DEBAND_TILE_RANGE 32
 
+/** Dynamic shared memory of a launch of a tiled entry (*_s) for `range`
+ * (<= RV_DEBAND_TILE_RANGE): TILE_H + 2 range rows of up to TILE_W + 2 range
+ * samples, plus 8 bytes for the rounding to 4-byte words. */
+RV_INLINE unsigned rv_deband_tile_smem_bytes(int range, int in16)
+{
+    return (unsigned)(((RV_DEBAND_TILE_W + 2 * range) * (in16 ? 2 : 1) + 8) *
+                      (RV_DEBAND_TILE_H + 2 * range));
+}
+
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
 typedef struct rv_deband_copy_args {
     uint64_t src, dst; /* 16-byte aligned */
