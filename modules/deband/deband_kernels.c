@@ -374,66 +374,102 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int rang
 }
 
 /*
- * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
- * a block of 32 x 8 threads stages its RV_DEBAND_TILE_W x RV_DEBAND_TILE_H
- * tile plus a border of `range` samples (clipped to the plane) in shared
- * memory with coalesced loads, then gathers the random references from
- * shared memory (32 banks a cycle) instead of L1 (one cache line a cycle
- * for scattered addresses). Thread (tx, ty) computes 4 samples of rows
- * ty, ty + 8, ty + 16, ty + 24 of the tile.
+ * Asynchronous 4-byte copies global -> shared (cp.async, sm_80+): the
+ * staging of the next tile runs while the current one is computed. Under
+ * the CPU emulation of the tests they are plain copies.
  */
-RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
-                             const int il, const int gr, const int mode, const int blur,
-                             const int in16, const int out16)
+#if defined(CUDA_EMU_H)
+RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g) { *d = *g; }
+RV_DB_FN void rv_db_cp_commit(void) {}
+RV_DB_FN void rv_db_cp_wait_all(void) {}
+RV_DB_FN void rv_db_cp_wait_prev(void) {}
+#else
+RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g)
 {
-    const int p = blk.z;
-    const int w = a->w[p], h = a->h[p];
-    const int tx0 = blk.x * RV_DEBAND_TILE_W, ty0 = blk.y * RV_DEBAND_TILE_H;
-    if (tx0 >= w || ty0 >= h)
-        return; /* the whole block: before any barrier */
-    const int range = a->range, thr = a->thr[p], grain = a->grain[p];
-    const int bpp = in16 ? 2 : 1;
-    const int sx0 = rv_db_max(tx0 - range, 0), sy0 = rv_db_max(ty0 - range, 0);
-    const int sw = rv_db_min(tx0 + RV_DEBAND_TILE_W + range, w) - sx0;
-    const int sh = rv_db_min(ty0 + RV_DEBAND_TILE_H + range, h) - sy0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(d)),
+                 "l"(g)
+                 : "memory");
+}
+RV_DB_FN void rv_db_cp_commit(void) { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/* wait for all groups / for all but the newest */
+RV_DB_FN void rv_db_cp_wait_all(void) { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+RV_DB_FN void rv_db_cp_wait_prev(void) { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+#endif
+
+/* Where tile (tx0, ty0) of plane p lies in shared memory: row r holds plane
+ * row sy0 + r from byte bx0 of the row on, rows spb bytes apart. With
+ * src_words, bx0 is rounded down to 4 bytes and whole 4-byte words are
+ * copied (the last may reach into the row padding, which src_words
+ * guarantees is there); otherwise samples are copied one by one. */
+typedef struct rv_db_tgeom {
+    int sx0, sy0, sw, sh, bx0, spb;
+} rv_db_tgeom;
+
+RV_DB_FN rv_db_tgeom rv_db_tile_geom(const rv_deband_args *a, int p, int tx0, int ty0,
+                                     const int in16)
+{
+    const int w = a->w[p], h = a->h[p], range = a->range, bpp = in16 ? 2 : 1;
+    rv_db_tgeom g;
+    g.sx0 = rv_db_max(tx0 - range, 0);
+    g.sy0 = rv_db_max(ty0 - range, 0);
+    g.sw = rv_db_min(tx0 + RV_DEBAND_TILE_W + range, w) - g.sx0;
+    g.sh = rv_db_min(ty0 + RV_DEBAND_TILE_H + range, h) - g.sy0;
+    if (a->src_words) {
+        g.bx0 = (g.sx0 * bpp) & ~3;
+        g.spb = (((g.sx0 + g.sw) * bpp + 3) & ~3) - g.bx0;
+    } else {
+        g.bx0 = g.sx0 * bpp;
+        g.spb = g.sw * bpp;
+    }
+    return g;
+}
+
+/* Starts copying a tile (plus its border) into sm: asynchronous with
+ * src_words (one cp.async group, committed by the caller), else plain. */
+RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
+                          unsigned char *sm, const int in16)
+{
     const int64_t sp = a->spitch[p];
     const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
-    /* shared row r holds plane row sy0 + r from byte bx0 of the row on:
-     * with src_words, bx0 is rounded down to 4 bytes and whole 4-byte words
-     * are copied (the last may reach into the row padding, which src_words
-     * guarantees is there); otherwise samples are copied one by one. */
-    int bx0, spb;
+    const unsigned char *__restrict__ src =
+        (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)g.sy0 * sp + g.bx0;
     if (a->src_words) {
-        bx0 = (sx0 * bpp) & ~3;
-        spb = (((sx0 + sw) * bpp + 3) & ~3) - bx0;
-        const int nwords = spb >> 2;
-        const unsigned char *__restrict__ g =
-            (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + bx0;
-        for (int r = warp; r < sh; r += 8) {
-            const uint32_t *grow = (const uint32_t *)(const void *)(g + (int64_t)r * sp);
-            uint32_t *srow = (uint32_t *)(void *)(sm + r * spb);
+        const int nwords = g.spb >> 2;
+        for (int r = warp; r < g.sh; r += 8) {
+            const uint32_t *grow = (const uint32_t *)(const void *)(src + (int64_t)r * sp);
+            uint32_t *srow = (uint32_t *)(void *)(sm + r * g.spb);
             for (int c = lane; c < nwords; c += 32)
-                srow[c] = __ldg(grow + c);
+                rv_db_cp4(srow + c, grow + c);
         }
     } else {
-        bx0 = sx0 * bpp;
-        spb = sw * bpp;
-        const unsigned char *__restrict__ g =
-            (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + bx0;
-        for (int r = warp; r < sh; r += 8) {
-            const unsigned char *grow = g + (int64_t)r * sp;
+        for (int r = warp; r < g.sh; r += 8) {
+            const unsigned char *grow = src + (int64_t)r * sp;
             if (in16) {
-                uint16_t *srow = (uint16_t *)(void *)(sm + r * spb);
-                for (int c = lane; c < sw; c += 32)
+                uint16_t *srow = (uint16_t *)(void *)(sm + r * g.spb);
+                for (int c = lane; c < g.sw; c += 32)
                     srow[c] = __ldg((const uint16_t *)(const void *)grow + c);
             } else {
-                unsigned char *srow = sm + r * spb;
-                for (int c = lane; c < sw; c += 32)
+                unsigned char *srow = sm + r * g.spb;
+                for (int c = lane; c < g.sw; c += 32)
                     srow[c] = __ldg(grow + c);
             }
         }
     }
-    __syncthreads();
+}
+
+/* Computes and stores tile (tx0, ty0) from its staged copy in sm. Thread
+ * (tx, ty) computes 4 samples of rows ty, ty + 8, ty + 16, ty + 24. */
+RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0,
+                                 const rv_db_tgeom g, const unsigned char *sm, const int il,
+                                 const int gr, const int mode, const int blur, const int in16,
+                                 const int out16)
+{
+    const int w = a->w[p], h = a->h[p];
+    const int range = a->range, thr = a->thr[p], grain = a->grain[p];
+    const int bpp = in16 ? 2 : 1;
+    const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
+    const int sy0 = g.sy0, spb = g.spb, bx0 = g.bx0;
     const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
     const int inner = tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && ty0 >= range &&
                       ty0 + RV_DEBAND_TILE_H <= h - range; /* uniform over the block */
@@ -479,6 +515,53 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         }
         unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
         rv_db_store4(drow, x0, w, v, vec && x0 + 4 <= w, out16);
+    }
+}
+
+/*
+ * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
+ * a block of 32 x 8 threads computes a column of T = args.tile_rows tiles
+ * of RV_DEBAND_TILE_W x RV_DEBAND_TILE_H samples (tiles blk.y * T .. + T-1).
+ * Each tile plus a border of `range` samples (clipped to the plane) is
+ * staged in shared memory with coalesced loads, and the random references
+ * are gathered from there (32 banks a cycle) instead of L1 (one cache line
+ * a cycle for scattered addresses). Two tile buffers: the copy of tile k+1
+ * (cp.async) runs while tile k is computed, so that a block does not stall
+ * on the global loads of each tile in turn.
+ */
+RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
+                             const int il, const int gr, const int mode, const int blur,
+                             const int in16, const int out16)
+{
+    const int p = blk.z;
+    const int w = a->w[p], h = a->h[p];
+    const int T = a->tile_rows > 0 ? a->tile_rows : 1;
+    const int tx0 = blk.x * RV_DEBAND_TILE_W;
+    const int ty00 = blk.y * T * RV_DEBAND_TILE_H;
+    if (tx0 >= w || ty00 >= h)
+        return; /* the whole block: before any barrier */
+    const int nt = rv_db_min(T, (h - ty00 + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H);
+    unsigned char *buf[2] = {sm, sm + rv_deband_tile_buf_bytes(a->range, in16)};
+    rv_db_tgeom g = rv_db_tile_geom(a, p, tx0, ty00, in16);
+    rv_db_stage(a, p, g, buf[0], in16);
+    rv_db_cp_commit();
+    for (int k = 0; k < nt; k++) {
+        const int ty0 = ty00 + k * RV_DEBAND_TILE_H;
+        rv_db_tgeom g2 = g;
+        if (k + 1 < nt) {
+            /* buf[(k+1)&1] was last read by tile k-1, before the barrier
+             * that ended iteration k-1 */
+            g2 = rv_db_tile_geom(a, p, tx0, ty0 + RV_DEBAND_TILE_H, in16);
+            rv_db_stage(a, p, g2, buf[(k + 1) & 1], in16);
+            rv_db_cp_commit();
+            rv_db_cp_wait_prev(); /* tile k's copies are done, k+1's may run */
+        } else {
+            rv_db_cp_wait_all();
+        }
+        __syncthreads();
+        rv_db_tile_compute(a, p, tx0, ty0, g, buf[k & 1], il, gr, mode, blur, in16, out16);
+        __syncthreads();
+        g = g2;
     }
 }
 

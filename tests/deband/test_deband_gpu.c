@@ -163,10 +163,12 @@ static void test_gpu_unaligned_planes(void **state)
                 sh.block[0] = 32;
                 sh.block[1] = 8;
                 sh.grid[0] = (unsigned)((w + 127) / 128);
-                sh.grid[1] = (unsigned)(tiled ? (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H : (h + 7) / 8);
+                /* tiled: 1, 2 or 3 tiles a block down a column (double buffering) */
+                a.tile_rows = tiled ? 1 + t % 3 : 0;
+                sh.grid[1] = tiled ? rv_deband_tile_grid_y(h, a.tile_rows) : (unsigned)((h + 7) / 8);
                 sh.grid[2] = 1;
-                if (tiled) /* exactly the tile's dynamic shared memory */
-                    sh.shared_bytes = rv_deband_tile_smem_bytes(s.range, din == 16);
+                if (tiled) /* exactly the tiles' dynamic shared memory */
+                    sh.shared_bytes = rv_deband_tile_smem_bytes(s.range, din == 16, a.tile_rows);
                 if (rv_context_backend(gpu) == RV_BACKEND_CPU) { /* (the test run on a CPU context) */
                     sh.block[0] = 1024;
                     sh.block[1] = 1;

@@ -277,8 +277,16 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[0] = 32;
         sh.block[1] = 8;
         sh.grid[0] = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
-        sh.grid[1] = (unsigned)((h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H);
-        sh.shared_bytes = rv_deband_tile_smem_bytes(d->s.range, in16);
+        /* tiles a block computes down a column (copy of the next during the
+         * current): 2, 4, ... while that leaves >= 2000 blocks (several
+         * waves on a large GPU), else 1 */
+        const unsigned bx = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
+        int t = 1;
+        while (t < 8 && bx * rv_deband_tile_grid_y(h, 2 * t) * (unsigned)a.nplanes >= 2000u)
+            t *= 2;
+        a.tile_rows = t;
+        sh.grid[1] = rv_deband_tile_grid_y(h, t);
+        sh.shared_bytes = rv_deband_tile_smem_bytes(d->s.range, in16, t);
     } else {
         /* 32 x 8 threads, 4 samples a thread: 128 x 8 samples a block */
         sh.block[0] = 32;

@@ -53,11 +53,11 @@ static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16)
 {
     const int w = a.w[0], h = a.h[0];
     gridDim.x = (unsigned)((w + 127) / 128);
-    gridDim.y = (unsigned)(tiled ? (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H : (h + 7) / 8);
+    gridDim.y = tiled ? rv_deband_tile_grid_y(h, a.tile_rows) : (unsigned)((h + 7) / 8);
     gridDim.z = (unsigned)a.nplanes;
     blockDim.x = 32; blockDim.y = 8; blockDim.z = 1;
     // dynamic shared memory of exactly the launch's size (ASan sees overruns)
-    std::vector<unsigned char> smem(tiled ? rv_deband_tile_smem_bytes(a.range, in16) : 0);
+    std::vector<unsigned char> smem(tiled ? rv_deband_tile_smem_bytes(a.range, in16, a.tile_rows) : 0);
     emu_dyn_smem = smem.data();
     std::vector<pthread_t> th(256);
     std::vector<targ> ta(256);
@@ -92,7 +92,9 @@ int main(void)
     struct { int w, h, range, il, aligned; } cases[] = {
         {261, 70, 15, 0, 1}, {261, 70, 32, 1, 1}, {130, 33, 40, 0, 1}, {5, 3, 31, 0, 1},
         {300, 65, 7, 1, 0}, {129, 40, 32, 0, 0}, {1, 1, 15, 0, 1}, {256, 64, 3, 0, 1},
-        {259, 67, 13, 0, 2}, {131, 37, 32, 1, 2}, {3, 2, 5, 0, 2}};
+        {259, 67, 13, 0, 2}, {131, 37, 32, 1, 2}, {3, 2, 5, 0, 2},
+        // with interior tiles (the inner-tile path: no per-pixel border limit)
+        {400, 100, 15, 0, 1}, {397, 130, 9, 0, 2}};
     // aligned: 0 odd addresses / pitches (no vector stores, sample-wise tile
     // staging), 1 pitches of 64 bytes (vector stores, word staging), 2 pitch
     // = row bytes rounded up to 4 (word staging reads up to the row padding)
@@ -137,6 +139,7 @@ int main(void)
                     a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
                     a.range = c.range;
                     a.interlaced = c.il;
+                    a.tile_rows = 1 + (t + k) % 3; // tiles a block computes (double buffering)
                     // CPU module
                     char name[64];
                     snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], dd[k][0], dd[k][1]);

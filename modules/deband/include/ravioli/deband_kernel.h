@@ -50,6 +50,9 @@ typedef struct rv_deband_args {
     int32_t src_words;      /* GPU: src planes 4-byte aligned, pitch >= row bytes rounded
                                up to 4: tiles are staged with 4-byte loads */
     int32_t dynamic;        /* 1: noise from mix(h ^ key_grain[p]) (new every frame) */
+    int32_t tile_rows;      /* GPU tiled entries: tiles a block computes down a column
+                               (<= 0: 1); grid.y = rv_deband_tile_grid_y(h, tile_rows) */
+    int32_t pad_;
 } rv_deband_args;
 
 /** Tiled GPU entries (*_s): tile of W x H samples, for range <= RANGE. */
@@ -57,13 +60,28 @@ typedef struct rv_deband_args {
 #define RV_DEBAND_TILE_H 32
 #define RV_DEBAND_TILE_RANGE 32
 
-/** Dynamic shared memory of a launch of a tiled entry (*_s) for `range`
+/** Shared memory of one tile buffer of a tiled entry (*_s) for `range`
  * (<= RV_DEBAND_TILE_RANGE): TILE_H + 2 range rows of up to TILE_W + 2 range
- * samples, plus 8 bytes for the rounding to 4-byte words. */
-RV_INLINE unsigned rv_deband_tile_smem_bytes(int range, int in16)
+ * samples, plus 8 bytes for the rounding to 4-byte words; rounded up to 16. */
+RV_INLINE unsigned rv_deband_tile_buf_bytes(int range, int in16)
 {
-    return (unsigned)(((RV_DEBAND_TILE_W + 2 * range) * (in16 ? 2 : 1) + 8) *
-                      (RV_DEBAND_TILE_H + 2 * range));
+    const unsigned b = (unsigned)(((RV_DEBAND_TILE_W + 2 * range) * (in16 ? 2 : 1) + 8) *
+                                  (RV_DEBAND_TILE_H + 2 * range));
+    return (b + 15u) & ~15u;
+}
+/** Dynamic shared memory of a launch of a tiled entry: two tile buffers
+ * when a block computes several tiles (the next tile is copied while the
+ * current one is computed), else one. */
+RV_INLINE unsigned rv_deband_tile_smem_bytes(int range, int in16, int tile_rows)
+{
+    return (tile_rows > 1 ? 2u : 1u) * rv_deband_tile_buf_bytes(range, in16);
+}
+/** grid.y of a tiled launch on a plane of h rows, tile_rows tiles a block. */
+RV_INLINE unsigned rv_deband_tile_grid_y(int h, int tile_rows)
+{
+    const int t = tile_rows > 0 ? tile_rows : 1;
+    const int n = (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H;
+    return (unsigned)((n + t - 1) / t);
 }
 
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
