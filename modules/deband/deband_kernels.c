@@ -238,8 +238,9 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
 
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_DB_CPU_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
-    RV_DB_CPU_ENTRY(NAME##_s, MODE, BLUR, IN16, OUT16)
-/* The tiled (_s) entries exist on the CPU too, with the same body. */
+    RV_DB_CPU_ENTRY(NAME##_s, MODE, BLUR, IN16, OUT16)                              \
+    RV_DB_CPU_ENTRY(NAME##_sd, MODE, BLUR, IN16, OUT16)
+/* The tiled (_s, _sd) entries exist on the CPU too, with the same body. */
 #define RV_DB_CPU_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                              \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
@@ -541,25 +542,27 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     if (tx0 >= w || ty00 >= h)
         return; /* the whole block: before any barrier */
     const int nt = rv_db_min(T, (h - ty00 + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H);
-    unsigned char *buf[2] = {sm, sm + rv_deband_tile_buf_bytes(a->range, in16)};
+    const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16);
     rv_db_tgeom g = rv_db_tile_geom(a, p, tx0, ty00, in16);
-    rv_db_stage(a, p, g, buf[0], in16);
+    rv_db_stage(a, p, g, sm, in16);
     rv_db_cp_commit();
+#pragma unroll 1
     for (int k = 0; k < nt; k++) {
         const int ty0 = ty00 + k * RV_DEBAND_TILE_H;
         rv_db_tgeom g2 = g;
         if (k + 1 < nt) {
-            /* buf[(k+1)&1] was last read by tile k-1, before the barrier
+            /* buffer (k+1)&1 was last read by tile k-1, before the barrier
              * that ended iteration k-1 */
             g2 = rv_db_tile_geom(a, p, tx0, ty0 + RV_DEBAND_TILE_H, in16);
-            rv_db_stage(a, p, g2, buf[(k + 1) & 1], in16);
+            rv_db_stage(a, p, g2, sm + ((k + 1) & 1) * bufb, in16);
             rv_db_cp_commit();
             rv_db_cp_wait_prev(); /* tile k's copies are done, k+1's may run */
         } else {
             rv_db_cp_wait_all();
         }
         __syncthreads();
-        rv_db_tile_compute(a, p, tx0, ty0, g, buf[k & 1], il, gr, mode, blur, in16, out16);
+        rv_db_tile_compute(a, p, tx0, ty0, g, sm + (k & 1) * bufb, il, gr, mode, blur, in16,
+                           out16);
         __syncthreads();
         g = g2;
     }
@@ -593,11 +596,19 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         }                                                                           \
     } while (0)
 #endif
+/* The tiled entries come in two: *_s with static noise (no grain runs the
+ * static body: with grain 0 its noise is ((h >> 24) * 1 >> 8) - 0 = 0) and
+ * *_sd with dynamic noise; interlaced is a uniform run-time flag there (it
+ * changes the border path's rounding and turns the inner-tile path off).
+ * One variant an entry takes 32-56 registers; the six (interlaced, grain)
+ * variants inlined in one entry took 64-72 (4 blocks of 256 threads an SM). */
+#ifndef RV_DB_TILE_CALL
+#define RV_DB_TILE_CALL(GR, MODE, BLUR, IN16, OUT16)                                \
+    rv_db_gpu_tile(a, blk, sm_, a->interlaced != 0, GR, MODE, BLUR, IN16, OUT16)
+#endif
 #define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
 #define RV_DB_CALL_PLAIN(MODE, BLUR, IN16, OUT16, IL, GR)                           \
     rv_db_gpu(a, blk, IL, GR, MODE, BLUR, IN16, OUT16)
-#define RV_DB_CALL_TILE(MODE, BLUR, IN16, OUT16, IL, GR)                            \
-    rv_db_gpu_tile(a, blk, sm_, IL, GR, MODE, BLUR, IN16, OUT16)
 
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
@@ -607,7 +618,12 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     RV_RAW_KERNEL(NAME##_s, rv_deband_args, a, blk)                                 \
     {                                                                               \
         RV_DB_DYN_SMEM(sm_);                                                        \
-        RV_DB_DISPATCH(RV_DB_CALL_TILE, MODE, BLUR, IN16, OUT16);                   \
+        RV_DB_TILE_CALL(1, MODE, BLUR, IN16, OUT16);                                \
+    }                                                                               \
+    RV_RAW_KERNEL(NAME##_sd, rv_deband_args, a, blk)                                \
+    {                                                                               \
+        RV_DB_DYN_SMEM(sm_);                                                        \
+        RV_DB_TILE_CALL(2, MODE, BLUR, IN16, OUT16);                                \
     }
 #endif
 

@@ -18,7 +18,8 @@ struct RV_Deband {
     RV_Context *ctx;
     RV_Module *mod;
     RV_DebandSettings s;
-    const RV_Kernel *k[2][2][2]; /* [tiled][in16][out16] for the current mode, NULL until used */
+    const RV_Kernel *k[3][2][2]; /* [plain, tiled, tiled dynamic][in16][out16] for the current
+                                    mode, NULL until used */
     char err[512];
 };
 
@@ -182,7 +183,7 @@ static const RV_Kernel *kernel_for(RV_Deband *d, int tiled, int in16, int out16)
     static const char *const tags[3][2] = {{"m0", "m0"}, {"m1n", "m1b"}, {"m2n", "m2b"}};
     char name[64];
     snprintf(name, sizeof(name), "deband_%s_%dto%d%s", tags[d->s.sample_mode][d->s.blur_first ? 1 : 0],
-             in16 ? 16 : 8, out16 ? 16 : 8, tiled ? "_s" : "");
+             in16 ? 16 : 8, out16 ? 16 : 8, tiled == 2 ? "_sd" : tiled ? "_s" : "");
     const RV_Kernel *k = NULL;
     if (rv_kernel_get(d->mod, name, &k) < 0) {
         fail(d, RV_ENOENT, "deband: kernel %s: %s", name, rv_context_error(d->ctx));
@@ -224,7 +225,8 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     const int out16 = rv_format_info(fout)->sample_bytes == 2;
     /* GPU: the shared-memory tiled entries while the tile border fits */
     const int gpu = rv_context_backend(d->ctx) != RV_BACKEND_CPU;
-    const int tiled = gpu && d->s.range <= RV_DEBAND_TILE_RANGE;
+    /* (tiled 2: the entry with dynamic noise) */
+    const int tiled = gpu && d->s.range <= RV_DEBAND_TILE_RANGE ? (d->s.dynamic_grain ? 2 : 1) : 0;
     const RV_Kernel *k = kernel_for(d, tiled, in16, out16);
     if (!k)
         return RV_ENOENT;

@@ -15,6 +15,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)

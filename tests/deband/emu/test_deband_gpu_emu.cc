@@ -27,7 +27,8 @@ typedef void (*entry_fn)(const rv_deband_args);
 extern "C" {
 #define D(n) void rvk_deband_##n(const rv_deband_args);
 #define DD(t) D(t##_8to8) D(t##_8to16) D(t##_16to16) D(t##_16to8) \
-              D(t##_8to8_s) D(t##_8to16_s) D(t##_16to16_s) D(t##_16to8_s)
+              D(t##_8to8_s) D(t##_8to16_s) D(t##_16to16_s) D(t##_16to8_s) \
+              D(t##_8to8_sd) D(t##_8to16_sd) D(t##_16to16_sd) D(t##_16to8_sd)
 DD(m0) DD(m1b) DD(m1n) DD(m2b) DD(m2n)
 }
 
@@ -74,9 +75,12 @@ static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16)
 int main(void)
 {
     static const char *tags[] = {"m0", "m1b", "m1n", "m2b", "m2n"};
-    static const entry_fn fns[5][4][2] = {
-#define E(t) {{rvk_deband_##t##_8to8, rvk_deband_##t##_8to8_s}, {rvk_deband_##t##_8to16, rvk_deband_##t##_8to16_s}, \
-              {rvk_deband_##t##_16to16, rvk_deband_##t##_16to16_s}, {rvk_deband_##t##_16to8, rvk_deband_##t##_16to8_s}}
+    // [mode][depths][plain, tiled, tiled with dynamic noise]
+    static const entry_fn fns[5][4][3] = {
+#define E(t) {{rvk_deband_##t##_8to8, rvk_deband_##t##_8to8_s, rvk_deband_##t##_8to8_sd},     \
+              {rvk_deband_##t##_8to16, rvk_deband_##t##_8to16_s, rvk_deband_##t##_8to16_sd},  \
+              {rvk_deband_##t##_16to16, rvk_deband_##t##_16to16_s, rvk_deband_##t##_16to16_sd}, \
+              {rvk_deband_##t##_16to8, rvk_deband_##t##_16to8_s, rvk_deband_##t##_16to8_sd}}
         E(m0), E(m1b), E(m1n), E(m2b), E(m2n)};
     static const int dd[4][2] = {{8, 8}, {8, 16}, {16, 16}, {16, 8}};
     RV_Settings cs;
@@ -156,14 +160,14 @@ int main(void)
                     a.dst[0] = (uint64_t)(uintptr_t)(d2.data() + (c.aligned ? 0 : bo));
                     a.vec_ok = c.aligned == 1 || (c.aligned == 2 && dp % 8 == 0);
                     a.src_words = c.aligned != 0;
-                    emu_launch(fns[t][k][tiled], a, tiled, bi == 2);
+                    emu_launch(fns[t][k][tiled ? (a.dynamic ? 2 : 1) : 0], a, tiled, bi == 2);
                     checked++;
                     if (d1 != d2) {
                         bad++;
                         size_t i = 0;
                         while (d1[i] == d2[i]) i++;
                         fprintf(stderr, "MISMATCH %s%s %dx%d range %d il %d aligned %d: byte %zu cpu %u emu %u\n",
-                                name, tiled ? "_s" : "", w, h, c.range, c.il, c.aligned, i, d1[i], d2[i]);
+                                name, tiled ? (a.dynamic ? "_sd" : "_s") : "", w, h, c.range, c.il, c.aligned, i, d1[i], d2[i]);
                     }
                 }
     printf("gpu bodies under emulation: %d of %d launches equal the CPU module byte for byte\n",
