@@ -280,12 +280,9 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[1] = 8;
         sh.grid[0] = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
         /* tiles a block computes down a column (copy of the next during the
-         * current): 2, 4, ... while that leaves >= 2000 blocks (several
-         * waves on a large GPU), else 1 */
+         * current one) */
         const unsigned bx = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
-        int t = 1;
-        while (t < 8 && bx * rv_deband_tile_grid_y(h, 2 * t) * (unsigned)a.nplanes >= 2000u)
-            t *= 2;
+        const int t = rv_deband_tile_rows(bx, h, a.nplanes);
         a.tile_rows = t;
         sh.grid[1] = rv_deband_tile_grid_y(h, t);
         sh.shared_bytes = rv_deband_tile_smem_bytes(d->s.range, in16, t);

@@ -84,6 +84,17 @@ RV_INLINE unsigned rv_deband_tile_grid_y(int h, int tile_rows)
     return (unsigned)((n + t - 1) / t);
 }
 
+/** Tiles a block of a tiled launch computes down a column (the copy of the
+ * next runs during the current): 2, 4 or 8 while that leaves >= 2000 blocks
+ * (several waves of blocks on a large GPU), else 1. blocks_x = grid.x. */
+RV_INLINE int rv_deband_tile_rows(unsigned blocks_x, int h, int nplanes)
+{
+    int t = 1;
+    while (t < 8 && blocks_x * rv_deband_tile_grid_y(h, 2 * t) * (unsigned)nplanes >= 2000u)
+        t *= 2;
+    return t;
+}
+
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
 typedef struct rv_deband_copy_args {
     uint64_t src, dst; /* 16-byte aligned */
