@@ -113,8 +113,8 @@ static void test_gpu_unaligned_planes(void **state)
             for (int k = 0; k < 4; k++) {
                 const int din = dd[k][0], dout = dd[k][1];
                 const size_t bi = (size_t)din / 8, bo = (size_t)dout / 8;
-                const size_t soff = bi, sp = bi == 2 ? 2 * w + 6 : (size_t)w + 3;
-                const size_t doff = bo, dp = bo == 2 ? 2 * w + 2 : (size_t)w + 1;
+                const size_t soff = bi, sp = bi == 2 ? (size_t)(2 * w + 6) : (size_t)w + 3;
+                const size_t doff = bo, dp = bo == 2 ? (size_t)(2 * w + 2) : (size_t)w + 1;
                 const size_t ssize = soff + sp * h + 8, dsize = doff + dp * h + 8;
                 char name[64];
                 snprintf(name, sizeof(name), "deband_%s_%dto%d%s", tags[t], din, dout, tiled ? "_s" : "");
