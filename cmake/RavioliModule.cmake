@@ -71,9 +71,9 @@ function(ravioli_add_module name)
     set(ptx "${outdir}/${name}.ptx")
     add_custom_command(OUTPUT "${ptx}"
       COMMAND "${RAVIOLI_NVCC}" -ptx -arch=compute_${arch} -O3 -std=c++17 -DRV_CUDA=1
-              ${incs} -x cu "${unity}" -o "${ptx}"
+              ${incs} -x cu "${unity}" -o "${ptx}" -MD -MF "${ptx}.d"
       DEPENDS ${abs_sources} "${unity}"
-      IMPLICIT_DEPENDS C ${abs_sources}
+      DEPFILE "${ptx}.d"
       COMMENT "nvcc: module ${name} -> PTX (compute_${arch})"
       VERBATIM)
     add_custom_target(${name}_ptx DEPENDS "${ptx}")

@@ -13,7 +13,7 @@ RV_FN RV_Pixel gray(RV_Pixel p, const rv_noparam *prm)
 {
     (void)prm;
     int v = (rv_r(p) + rv_g(p) + rv_b(p)) / 3;
-    return rv_set_rgb(p, v, v, v);
+    return rv_set_gray(p, v);
 }
 RV_PROC_PIX(gray, gray, rgba, rgba, rv_noparam)
 
@@ -29,7 +29,7 @@ RV_PROC_PIX(luma8, luma8, rgba, u8, rv_noparam)
 RV_FN RV_Pixel binarize(RV_Pixel p, const rv_threshold_params *prm)
 {
     int v = (rv_r(p) + rv_g(p) + rv_b(p)) / 3 >= prm->threshold ? 255 : 0;
-    return rv_set_rgb(p, v, v, v);
+    return rv_set_gray(p, v);
 }
 RV_PROC_PIX(binarize, binarize, rgba, rgba, rv_threshold_params)
 
@@ -50,15 +50,15 @@ RV_FN RV_Pixel sobel(rv_nbr n, const rv_threshold_params *prm)
         m = m >= prm->threshold ? 255 : 0;
     else
         m = m > 255 ? 255 : m;
-    return rv_set_rgb(rv_nbr_rgba(n, 0, 0), m, m, m);
+    return rv_set_gray(rv_nbr_rgba(n, 0, 0), m);
 }
 RV_PROC_NBR(edge, sobel, rgba, rgba, 1, rv_threshold_params)
 
 /* ---- EmbossFilter: procNbr, 3x3 emboss per channel ---- */
 RV_FN int emboss_ch(int tl, int t, int l, int c, int r, int b, int br)
 {
-    /* [-2 -1 0; -1 1 1; 0 1 2] */
-    return rv_clamp8(-2 * tl - t - l + c + r + b + 2 * br);
+    /* [-2 -1 0; -1 1 1; 0 1 2], clamped to 0..255 by rv_rgba_sat */
+    return -2 * tl - t - l + c + r + b + 2 * br;
 }
 RV_FN RV_Pixel emboss(rv_nbr n, const rv_noparam *prm)
 {
@@ -66,7 +66,7 @@ RV_FN RV_Pixel emboss(rv_nbr n, const rv_noparam *prm)
     RV_Pixel tl = rv_nbr_rgba(n, -1, -1), t = rv_nbr_rgba(n, 0, -1), l = rv_nbr_rgba(n, -1, 0);
     RV_Pixel c = rv_nbr_rgba(n, 0, 0), r = rv_nbr_rgba(n, 1, 0), b = rv_nbr_rgba(n, 0, 1);
     RV_Pixel br = rv_nbr_rgba(n, 1, 1);
-    return rv_rgba(emboss_ch(rv_r(tl), rv_r(t), rv_r(l), rv_r(c), rv_r(r), rv_r(b), rv_r(br)),
+    return rv_rgba_sat(emboss_ch(rv_r(tl), rv_r(t), rv_r(l), rv_r(c), rv_r(r), rv_r(b), rv_r(br)),
                    emboss_ch(rv_g(tl), rv_g(t), rv_g(l), rv_g(c), rv_g(r), rv_g(b), rv_g(br)),
                    emboss_ch(rv_b(tl), rv_b(t), rv_b(l), rv_b(c), rv_b(r), rv_b(b), rv_b(br)), rv_a(c));
 }

@@ -6,7 +6,11 @@
  * spatial stride), the overhead fraction phi, the ladder of configurations
  * (S_I, S_T) ordered by the priority from finest to coarsest, and the index
  * of the current configuration on it. Every decision is recomputed from the
- * raw ring, so a change of phi re-normalises the whole history.
+ * raw ring, so a change of phi re-normalises the whole history. With the
+ * latency reported (rv_adapt_update_latency), late frames the median model
+ * does not explain undo a failed finer step at once, move coarser after a
+ * second one, and teach a safety margin and a jitter allowance that decay
+ * when quiet.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,11 +24,20 @@
 #define LEARN_SPREAD 1.25                   /* max/min of the samples a phi estimate uses */
 #define PHI_MAX 0.9
 #define HOLD_MULT_MAX 16.0
+#define MARGIN_MAX 2.0                      /* largest learnt safety margin */
+#define MARGIN_UP 1.25                      /* margin growth per late-frame trigger */
+#define MARGIN_DECAY 0.9                    /* margin shrink per quiet probe_s */
+#define JITTER_DECAY 0.25                   /* jitter allowance shrink per quiet probe_s */
+#define STALE_FACTOR 1.5                    /* a stride's cost learnt at a cost level this much above
+                                               today's is stale (may be re-probed) */
+#define LATE_TRIGGER 2                      /* late frames at one configuration within probe_s -> coarser */
 
 typedef struct sample {
     double t;      /* finish time */
     double proc;   /* processing time (clamped) */
     int si;        /* spatial stride it ran with */
+    int idx;       /* ladder configuration it ran with (-1: not on the ladder) */
+    int late;      /* finished after its budget (latency, including any wait) */
 } sample;
 
 struct RV_Adapt {
@@ -45,11 +58,18 @@ struct RV_Adapt {
     double hold_mult;        /* back-off of the up-hold */
     int probe_pending;
     double t_up;
+    int up_from;             /* configuration before the latest finer step */
+    double margin;           /* learnt safety factor on the cost (>= 1), grows on late frames */
+    double jitter;           /* learnt additive allowance (s): lateness the model does not
+                                explain (preemption by other processes, queueing) */
+    double t_quiet;          /* last time the margin decayed or was raised */
+    double late_excess;      /* lateness beyond the model of the previous late frame (s) */
 
     /* learnt relative cost of each spatial stride (shp[1] = 1) */
     double shp[RV_ADAPT_MAX_STRIDE + 1];
     unsigned char shp_ok[RV_ADAPT_MAX_STRIDE + 1];
     unsigned char shp_conf[RV_ADAPT_MAX_STRIDE + 1]; /* measured against stride 1 over >= 2 frames */
+    double shp_c[RV_ADAPT_MAX_STRIDE + 1]; /* full-resolution cost when it was learnt */
 
     /* phi learning across a change of the spatial stride that frames ran with */
     int prev_si;             /* spatial stride of the previous valid frame (0: none) */
@@ -58,6 +78,7 @@ struct RV_Adapt {
     int ep_active, ep_sa, ep_sb, ep_n, ep_target, ep_learned0, ep_trusted;
     int last_finer;          /* the latest change of strides was a finer step */
     double ep_t1, ep_t[3], ep_phi0, ep_shp0;
+    double ep_c;             /* median of the latest three frames before the change (old stride) */
     unsigned char ep_ok0;
 
     RV_AdaptRecord last;
@@ -146,12 +167,18 @@ static void clear_state(RV_Adapt *a)
     a->hold_mult = 1.0;
     a->probe_pending = 0;
     a->t_up = 0;
+    a->up_from = 0;
+    a->margin = 1.0;
+    a->jitter = 0;
+    a->t_quiet = 0;
+    a->late_excess = 0;
     a->prev_si = 0;
     a->learned = 0;
     a->ep_active = 0;
     a->last_finer = 0;
     memset(a->shp_ok, 0, sizeof(a->shp_ok));
     memset(a->shp_conf, 0, sizeof(a->shp_conf));
+    memset(a->shp_c, 0, sizeof(a->shp_c));
     a->shp[1] = 1.0;
     a->shp_ok[1] = 1;
     memset(&a->last, 0, sizeof(a->last));
@@ -328,6 +355,12 @@ static int fits(const RV_Adapt *a, int j, double c, double level)
     return c * shape_of(a, a->lad_si[j]) <= level * a->lad_st[j] * a->s.deadline_s;
 }
 
+/* fits(), with the learnt jitter allowance added to the predicted time */
+static int fits_j(const RV_Adapt *a, int j, double c, double level)
+{
+    return c * shape_of(a, a->lad_si[j]) + a->jitter <= level * a->lad_st[j] * a->s.deadline_s;
+}
+
 /*
  * phi from two processing times of the same load at two spatial strides:
  * t = c((1 - phi)u + phi), u = 1/S^2, g = t2/t1 gives
@@ -393,10 +426,13 @@ static void episode_apply(RV_Adapt *a, double t2, int n)
     a->shp[a->ep_target] = a->ep_shp0;
     a->shp_ok[a->ep_target] = a->ep_ok0;
     const double g = t2 / a->ep_t1;
-    if (a->ep_sb == 1)
+    if (a->ep_sb == 1) {
         learn_shape(a, a->ep_sa, 1.0 / g, trusted);
-    else if (a->ep_sa == 1)
+        a->shp_c[a->ep_sa] = t2;
+    } else if (a->ep_sa == 1) {
         learn_shape(a, a->ep_sb, g, trusted);
+        a->shp_c[a->ep_sb] = a->ep_c;
+    }
     learn_phi(a, a->ep_t1, a->ep_sa, t2, a->ep_sb);
 }
 
@@ -438,6 +474,21 @@ static void track_phi(RV_Adapt *a)
             const sample *p2 = ring_at(a, 2);
             if (p2->si == p1->si && consistent(p1->proc, p2->proc))
                 t1 = 0.5 * (p1->proc + p2->proc);
+        }
+        {
+            /* the load level when leaving the old stride: the median of
+             * its latest three frames (a single preempted frame does not
+             * count as the level) */
+            double v[3];
+            int n = 0;
+            for (int i = 1; i < a->nring && n < 3; i++) {
+                const sample *sm = ring_at(a, i);
+                if (sm->si != p1->si)
+                    break;
+                v[n++] = sm->proc;
+            }
+            qsort(v, (size_t)n, sizeof(double), cmp_double);
+            a->ep_c = v[n / 2];
         }
         a->ep_active = 1;
         a->ep_sa = p1->si;
@@ -522,7 +573,49 @@ static int clampi(int v, int lo, int hi)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* Index of configuration (si, st) on the ladder, -1 when it is not on it. */
+static int ladder_index(const RV_Adapt *a, int si, int st)
+{
+    for (int i = 0; i < a->nlad; i++)
+        if (a->lad_si[i] == si && a->lad_st[i] == st)
+            return i;
+    return -1;
+}
+
+/* Late frames at configuration j since the latest change, within the last
+ * probe_s seconds (the newest included). */
+static int late_count(const RV_Adapt *a, int j, double t)
+{
+    int n = 0;
+    for (int i = 0; i < a->nring; i++) {
+        const sample *sm = ring_at(a, i);
+        if (sm->t < a->t_change || sm->t < t - a->s.probe_s)
+            break;
+        n += sm->idx == j && sm->late;
+    }
+    return n;
+}
+
+/* Any late frame over the latest hold_s seconds? */
+static int late_within(const RV_Adapt *a, double t, double hold_s)
+{
+    for (int i = 0; i < a->nring; i++) {
+        const sample *sm = ring_at(a, i);
+        if (sm->t < t - hold_s)
+            break;
+        if (sm->late)
+            return 1;
+    }
+    return 0;
+}
+
 RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spatial, int s_temporal)
+{
+    return rv_adapt_update_latency(a, now_s, proc_s, proc_s, s_spatial, s_temporal);
+}
+
+RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, double latency_s,
+                                   int s_spatial, int s_temporal)
 {
     if (!a)
         return RV_EINVAL;
@@ -536,15 +629,20 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
         t = a->have_time ? a->last_t + budget : 0.0;
     a->have_time = 1;
     a->last_t = t;
+    /* the latency includes the processing time; a bad value falls back to it */
+    double lat = latency_s;
+    if (!isfinite(lat) || !(lat >= proc_s))
+        lat = proc_s;
 
     RV_AdaptRecord *r = &a->last;
     memset(r, 0, sizeof(*r));
     r->frame = a->frame++;
     r->time_s = t;
     r->proc_s = proc_s;
+    r->latency_s = lat;
     r->deadline_s = s->deadline_s;
     r->budget_s = budget;
-    r->met = isfinite(proc_s) && proc_s >= 0 && proc_s <= budget;
+    r->met = isfinite(proc_s) && proc_s >= 0 && lat <= budget;
     r->s_spatial = si;
     r->s_temporal = st;
     r->pred_s = rv_adapt_predict(a, si);
@@ -564,18 +662,35 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
         sm->t = t;
         sm->proc = fmin(proc_s, PROC_CLAMP * budget);
         sm->si = si;
+        sm->idx = ladder_index(a, si, st);
+        sm->late = !r->met;
         a->head = (a->head + 1) % RING;
         if (a->nring < RING)
             a->nring++;
         a->since_change++;
         track_phi(a);
 
+        /* The learnt safety margin and jitter allowance shrink after each
+         * quiet probe_s. Quiet: no late frame, and no frame whose lateness
+         * beyond the model's prediction comes near the allowance (a frame
+         * that was preempted but still fit a coarse budget shows that the
+         * source of the jitter is still there). */
+        const double excess = lat - cost_fast(a) * shape_of(a, si);
+        if (sm->late || (a->jitter > 0 && excess > 0.5 * a->jitter))
+            a->t_quiet = t;
+        else if (t - a->t_quiet >= s->probe_s) {
+            a->margin = fmax(1.0, a->margin * MARGIN_DECAY);
+            a->jitter *= JITTER_DECAY;
+            if (a->jitter < 0.01 * s->deadline_s)
+                a->jitter = 0;
+            a->t_quiet = t;
+        }
+
         if (a->nlad == 1) {
             reason = RV_ADAPT_FIXED;
         } else {
             const double c = cost_fast(a);
             const int j = a->idx;
-            int explored = 0;
             /* sustained load in the upper third of the hysteresis band: with
              * frame times that close to the budget, jitter makes frames late */
             int sustained = 0;
@@ -584,25 +699,60 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                 cmed = cost_window_median(a, t);
                 sustained = !fits(a, j, cmed, s->headroom + (s->miss_level - s->headroom) * (2.0 / 3.0));
             }
+            /* a late frame within probe_s after a finer step: the step was
+             * too optimistic (a probe failed) */
+            const int probe_failed = a->probe_pending && t - a->t_up < s->probe_s && sm->idx == j &&
+                                     j < a->up_from && sm->late;
+            /* late frames at this configuration although the model says it
+             * fits: jitter (preemption, queueing) the median does not see */
+            const int late_rule = !probe_failed && sm->late && sm->idx == j && j < a->nlad - 1 &&
+                                  late_count(a, j, t) >= LATE_TRIGGER;
             if (a->nring >= 2 && (sustained || !fits(a, j, c, s->miss_level))) {
                 /* (never on the very first frame: it carries the warm-up) */
                 /* would miss: straight to the first coarser configuration that fits */
-                const double cc = fmax(c, cmed);
+                const double cc = fmax(c, cmed) * a->margin;
                 int k = j + 1;
-                while (k < a->nlad - 1 && !fits(a, k, cc, s->headroom))
+                while (k < a->nlad - 1 && !fits_j(a, k, cc, s->headroom))
                     k++;
                 if (k < a->nlad)
                     a->idx = k;
+            } else if (probe_failed || late_rule) {
+                /* react within the frame: back to where the finer step came
+                 * from (a failed probe; when its first frames are late the
+                 * model needs more margin) or, for late frames the model
+                 * does not explain (preemption, queueing: additive), to the
+                 * first configuration whose budget also holds the lateness
+                 * seen beyond the prediction */
+                if (probe_failed && a->since_change <= 2) {
+                    /* at once: most likely the model's cost of the new stride */
+                    a->margin = fmin(MARGIN_MAX, a->margin * MARGIN_UP);
+                } else {
+                    /* the smaller of the latest two late frames' excess:
+                     * recurring lateness, not one extreme frame */
+                    const double e2 = fmin(excess, a->late_excess);
+                    if (e2 > a->jitter)
+                        a->jitter = fmin(e2, 4.0 * budget);
+                }
+                a->t_quiet = t;
+                const double cc = c * a->margin;
+                int k = probe_failed ? a->up_from : j + 1;
+                while (k < a->nlad - 1 && !fits_j(a, k, cc, s->headroom))
+                    k++;
+                a->idx = k;
             } else if (j > 0) {
                 const double hold = s->up_hold_s * a->hold_mult;
-                if (a->since_change >= s->up_hold_frames && t - a->t_change >= hold) {
-                    /* sustained headroom: the finest configuration that the worst
-                     * cost of the hold window fits within headroom and its mean
-                     * within up_level */
+                if (a->since_change >= s->up_hold_frames && t - a->t_change >= hold &&
+                    !late_within(a, t, hold)) {
+                    /* sustained headroom (and no late frame in the hold
+                     * window): the finest configuration that the worst cost
+                     * of the hold window fits within headroom and its mean
+                     * within up_level, with the learnt margin */
                     double cmax, cmean;
                     cost_window(a, t, hold, &cmax, &cmean);
+                    cmax *= a->margin;
+                    cmean *= a->margin;
                     int k = 0;
-                    while (k < j && !(fits(a, k, cmax, s->headroom) && fits(a, k, cmean, s->up_level)))
+                    while (k < j && !(fits_j(a, k, cmax, s->headroom) && fits_j(a, k, cmean, s->up_level)))
                         k++;
                     a->idx = k;
                 }
@@ -611,16 +761,23 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
                  * than it is (and full resolution dearer): probe the finest
                  * configuration once in a while (the back-off spaces failures) */
                 const int sj = a->lad_si[j];
+                /* a relative cost learnt at a load much heavier than now is
+                 * stale: contention is not separable (short strided frames
+                 * fit in the time slices other processes leave, full
+                 * resolution does not), so it is too low now and makes full
+                 * resolution look dearer than it is */
+                const double cmed_now = cost_window_median(a, t);
+                const int stale = a->shp_ok[sj] && sj > 1 && STALE_FACTOR * cmed_now < a->shp_c[sj];
                 if (a->idx == j && s->explore_s > 0 && s->learn_overhead && sj > 1 &&
-                    a->lad_si[0] == 1 && !a->shp_conf[sj] && a->since_change >= s->up_hold_frames &&
-                    t - a->t_change >= s->explore_s * a->hold_mult) {
+                    a->lad_si[0] == 1 && (!a->shp_conf[sj] || stale) && a->since_change >= s->up_hold_frames &&
+                    t - a->t_change >= s->explore_s * a->hold_mult && !late_within(a, t, s->up_hold_s)) {
                     /* only when the model itself says full resolution fits the
                      * headroom (it was the stricter finer-step test, mean within
-                     * up_level and worst within headroom, that held it back) */
-                    if (fits(a, 0, cost_window_median(a, t), s->headroom)) {
+                     * up_level and worst within headroom, or the learnt margin
+                     * and jitter allowance, that held it back), or, with a
+                     * stale cost, would at least not miss */
+                    if (fits(a, 0, cmed_now, stale ? s->miss_level : s->headroom))
                         a->idx = 0;
-                        explored = 1;
-                    }
                 }
             }
             if (a->idx > old) {
@@ -632,15 +789,17 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
             } else if (a->idx < old) {
                 reason = RV_ADAPT_FINER;
                 a->last_finer = 1; /* a steady load before it (probes too: time-triggered) */
-                (void)explored;
                 a->probe_pending = 1;
                 a->t_up = t;
+                a->up_from = old;
             }
             if (a->idx != old) {
                 a->t_change = t;
                 a->since_change = 0;
             }
         }
+        if (sm->late)
+            a->late_excess = fmax(excess, 0.0);
     }
     if (a->nlad == 1 && reason == RV_ADAPT_KEEP)
         reason = RV_ADAPT_FIXED;
@@ -649,6 +808,8 @@ RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spati
     r->next_temporal = a->lad_st[a->idx];
     r->cost_s = cost_fast(a);
     r->overhead = a->phi;
+    r->margin = a->margin;
+    r->jitter_s = a->jitter;
     r->reason = reason;
     return a->idx != old;
 }

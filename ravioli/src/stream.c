@@ -52,6 +52,7 @@ struct RV_Streaming {
     int nslots;
     int depth;                /* frames in flight: 1 on the CPU, gpu_streams on CUDA */
     int pipelined;            /* run_gpu processes the frames (CUDA) */
+    int copies;               /* RV_GPU_COPIES_SPLIT or _PER_FRAME (pipeline) */
     rv_slot *slots;
     int *free_stack, nfree;
     int *queue, qhead, qcount, qcap;
@@ -59,9 +60,12 @@ struct RV_Streaming {
     pthread_t thread;
     int thread_started, thread_joined;
     pthread_mutex_t mu;
-    pthread_cond_t cv_filled, cv_space;
+    pthread_cond_t cv_filled, cv_space, cv_done;
     atomic_int stop;          /* the only thing rv_streaming_stop() touches */
     int eos;                  /* capture thread finished (end, limit, error) */
+    int cap_exited;           /* capture_main returned (under mu; cv_done) */
+    int run_over;             /* run() returned: a frame the source hands over later is
+                               * not captured (the summary is final) */
     int cap_err;              /* capture error other than end of stream */
     int ran;
 
@@ -72,6 +76,7 @@ struct RV_Streaming {
     double proc_ms_sum, proc_ms_max;
     double gpu_ms_sum;        /* CUDA event time of the processed frames that have it */
     long long gpu_frames;
+    double gpu_wait_s_sum;    /* host time blocked in the pipeline's completion waits */
     double t_start, t_end;
     double deadline_s;
     int s_spatial, s_temporal, stride_changes, adapt_active;
@@ -132,7 +137,7 @@ RV_API void rv_stream_settings_default(RV_StreamSettings *s)
     s->adapt.deadline_s = 0.0;
     s->spatial_stride = 1;
     s->temporal_stride = 1;
-    s->gpu_streams = 2;
+    s->gpu_streams = 3;
 }
 
 /* ---------------------------------------------------------------- */
@@ -182,6 +187,11 @@ static int source_read(RV_Streaming *st, RV_Image *img, long long *pts)
 static void *capture_main(void *arg)
 {
     RV_Streaming *st = arg;
+    /* rv_streaming_destroy() cancels the thread when the source does not
+     * return from a read (a pipe that stays silent): cancellation is enabled
+     * only inside the source's read, where the thread holds no lock of ours */
+    int old;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
     pthread_mutex_lock(&st->mu);
     for (;;) {
         if (atomic_load(&st->stop))
@@ -204,10 +214,19 @@ static void *capture_main(void *arg)
         pthread_mutex_unlock(&st->mu);
 
         long long pts = 0;
+        pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
         int err = source_read(st, st->slots[idx].img, &pts);
+        pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
         long long sdrop = st->src ? rv_source_dropped(st->src) : 0;
 
         pthread_mutex_lock(&st->mu);
+        if (st->run_over) {
+            /* run() gave up waiting for this read and returned: the frame
+             * arrived after the end, it is not captured */
+            discard_contents(st->slots[idx].img);
+            push_free(st, idx);
+            break;
+        }
         st->source_dropped = sdrop;
         if (err == RV_EAGAIN) {
             push_free(st, idx);
@@ -239,7 +258,9 @@ static void *capture_main(void *arg)
         pthread_cond_signal(&st->cv_filled);
     }
     st->eos = 1;
+    st->cap_exited = 1;
     pthread_cond_broadcast(&st->cv_filled);
+    pthread_cond_broadcast(&st->cv_done);
     pthread_mutex_unlock(&st->mu);
     return NULL;
 }
@@ -267,6 +288,8 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
                          s->spatial_stride, s->temporal_stride);
     if (s->gpu_streams < 0 || s->gpu_streams > 8)
         return rv__error(ctx, RV_EINVAL, "rv_streaming_create: gpu_streams %d outside 0..8", s->gpu_streams);
+    if ((int)s->gpu_copies < RV_GPU_COPIES_DEFAULT || (int)s->gpu_copies > RV_GPU_COPIES_PER_FRAME)
+        return rv__error(ctx, RV_EINVAL, "rv_streaming_create: unknown gpu_copies %d", (int)s->gpu_copies);
     if (!rv_format_info(info->format) || info->width < 1 || info->height < 1)
         return rv__error(ctx, RV_EINVAL, "rv_streaming_create: the source describes %dx%d frames of format %d",
                          info->width, info->height, (int)info->format);
@@ -288,6 +311,7 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&st->cv_filled, &ca);
     pthread_cond_init(&st->cv_space, &ca);
+    pthread_cond_init(&st->cv_done, &ca);
     pthread_condattr_destroy(&ca);
 
     st->qcap = s->ring_frames;
@@ -305,6 +329,7 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
     if (st->pipelined)
         st->depth = s->gpu_streams > 0 ? s->gpu_streams : 2;
     st->set.gpu_streams = st->depth;
+    st->copies = s->gpu_copies == RV_GPU_COPIES_PER_FRAME ? RV_GPU_COPIES_PER_FRAME : RV_GPU_COPIES_SPLIT;
     /* queued + capture thread's + in flight + held last output */
     st->nslots = s->ring_frames + 2 + st->depth;
     st->slots = calloc((size_t)st->nslots, sizeof(*st->slots));
@@ -371,16 +396,39 @@ RV_API int rv_streaming_create_custom(RV_Context *ctx, const RV_VideoInfo *info,
     return 0;
 }
 
-static void join_capture(RV_Streaming *st)
+/* Stops the capture thread and waits up to wait_ms for it to end (< 0:
+ * without a bound). Returns 1 when it was joined, 0 when it is still inside
+ * the source's read (a source that does not honour its timeout). */
+static int join_capture(RV_Streaming *st, int wait_ms)
 {
     if (!st->thread_started || st->thread_joined)
-        return;
+        return 1;
     atomic_store(&st->stop, 1);
+    struct timespec ts;
+    if (wait_ms >= 0)
+        deadline_in(&ts, wait_ms);
     pthread_mutex_lock(&st->mu);
     pthread_cond_broadcast(&st->cv_space);
+    while (!st->cap_exited) {
+        if (wait_ms < 0)
+            pthread_cond_wait(&st->cv_done, &st->mu);
+        else if (pthread_cond_timedwait(&st->cv_done, &st->mu, &ts) != 0 && !st->cap_exited)
+            break;
+    }
+    const int exited = st->cap_exited;
     pthread_mutex_unlock(&st->mu);
+    if (!exited)
+        return 0;
     pthread_join(st->thread, NULL);
     st->thread_joined = 1;
+    return 1;
+}
+
+/* How long run() and destroy() wait for a source read to return after a
+ * stop: the read's own timeout plus a margin. */
+static int stop_grace_ms(const RV_Streaming *st)
+{
+    return st->set.read_timeout_ms + 200;
 }
 
 RV_API void rv_streaming_destroy(RV_Streaming **pst)
@@ -388,7 +436,19 @@ RV_API void rv_streaming_destroy(RV_Streaming **pst)
     if (!pst || !*pst)
         return;
     RV_Streaming *st = *pst;
-    join_capture(st);
+    /* (run() waited its grace already when it left the thread in a read) */
+    if (!join_capture(st, st->run_over ? 0 : stop_grace_ms(st))) {
+        /* The source has not returned from a read for longer than its
+         * timeout (a pipe that stays silent): cancel the capture thread
+         * there (it holds no lock of ours inside the read) so that destroy
+         * returns; the source's state is undefined afterwards - close it. */
+        rv__log(st->ctx, RV_LOG_WARN,
+                "streaming: the source has not returned from a read for %d ms; cancelling the capture thread",
+                stop_grace_ms(st));
+        pthread_cancel(st->thread);
+        pthread_join(st->thread, NULL);
+        st->thread_joined = 1;
+    }
     if (st->slots)
         for (int i = 0; i < st->nslots; i++)
             rv_image_destroy(&st->slots[i].img);
@@ -398,6 +458,7 @@ RV_API void rv_streaming_destroy(RV_Streaming **pst)
     free(st->log_path);
     pthread_cond_destroy(&st->cv_filled);
     pthread_cond_destroy(&st->cv_space);
+    pthread_cond_destroy(&st->cv_done);
     pthread_mutex_destroy(&st->mu);
     free(st);
     *pst = NULL;
@@ -462,6 +523,8 @@ RV_API int rv_streaming_summary(const RV_Streaming *cst, RV_StreamSummary *o)
     o->error = st->error;
     o->gpu_streams = st->ctx->backend == RV_BACKEND_CUDA ? st->depth : 0;
     o->gpu_ms_mean = st->gpu_frames ? st->gpu_ms_sum / (double)st->gpu_frames : 0;
+    o->gpu_wait_ms_mean = st->processed && o->gpu_streams ? st->gpu_wait_s_sum * 1e3 / (double)st->processed : 0;
+    o->gpu_copies = o->gpu_streams ? st->copies : 0;
     pthread_mutex_unlock(&st->mu);
     return 0;
 }
@@ -487,6 +550,9 @@ typedef struct rv_runstate {
     int timing;               /* CUDA events give the GPU time */
     int want_host;            /* a sink or callback reads the output: download it */
     int cuda;                 /* 0: the pipeline on the CPU backend (tests): no CUDA calls */
+    int split;                /* RV_GPU_COPIES_SPLIT in force: uploads on stream up_s,
+                               * downloads on stream down_s, kernels on the slot's stream */
+    int up_s, down_s;
 } rv_runstate;
 
 /* One frame in flight in the CUDA pipeline. Slot k owns CUDA stream k, a
@@ -496,7 +562,9 @@ typedef struct rv_runstate {
 typedef struct rv_gslot {
     rv_job job;
     int busy;                 /* issued, its stream not yet synchronised */
-    void *ev0, *ev1;          /* CUevents: before the upload, after the download */
+    void *ev0, *ev1;          /* CUevents: before the upload, after the download (ev1 is
+                               * also the frame's completion event in split mode) */
+    void *ev_up, *ev_k;       /* split mode: upload done, kernels done */
     RV_Image *ctx_scratch;    /* swapped with ctx->scratch around the slot's stages */
     rv_kv kv[RV_DATA_MAX_KEYS]; /* RV_Data values as this frame's stages left them */
     int nkv;
@@ -662,8 +730,22 @@ static void adapt_after(rv_runstate *rs, const rv_job *job)
     RV_Streaming *st = rs->st;
     if (!rs->adapt)
         return;
-    rv_adapt_update(rs->adapt, job->t1 - st->t_start, job->proc_s, job->meta.spatial_stride,
-                    job->meta.temporal_stride);
+    /* A live ring (a policy that drops rather than blocks the source) with
+     * one frame at a time: the controller also sees how late the frame
+     * finished from its arrival in the ring, so a frame that waited behind a
+     * late one counts as late. With RV_RING_BLOCK the source may run ahead
+     * (a file read as fast as possible: every frame waits, by design), and
+     * with several GPU frames in flight waiting is the pipeline's overlap:
+     * there the controller gets the processing time only. */
+    const rv_slot *sl = &st->slots[job->idx];
+    const double wait_s = job->t1 - sl->t_enq;
+    if (st->set.policy != RV_RING_BLOCK && st->depth <= 1 && wait_s >= 0)
+        rv_adapt_update_latency(rs->adapt, job->t1 - st->t_start, job->proc_s,
+                                wait_s > job->proc_s ? wait_s : job->proc_s,
+                                job->meta.spatial_stride, job->meta.temporal_stride);
+    else
+        rv_adapt_update(rs->adapt, job->t1 - st->t_start, job->proc_s,
+                        job->meta.spatial_stride, job->meta.temporal_stride);
     int si = st->s_spatial, stt = st->s_temporal;
     rv_adapt_strides(rs->adapt, &si, &stt);
     if (si < 1)
@@ -794,14 +876,23 @@ static int finish_frame(rv_runstate *rs, rv_job *job)
 /* CUDA pipeline: depth frames in flight on as many streams            */
 /* ---------------------------------------------------------------- */
 /*
- * Per frame, on the host thread, in order:
- *   issue(k):    select stream k; record ev0; upload the page-locked ring
- *                image (async); run the stages (their kernels queue on
- *                stream k and run while the host goes on); start the
- *                download of the output (async); record ev1.
- *   complete(k): cuStreamSynchronize(stream k) - that frame only; GPU
- *                time = ev0..ev1; then accounting, delivery, release as
- *                on the CPU (finish_frame).
+ * Per frame, on the host thread, in order (split copies, the default):
+ *   issue(k):    on the upload stream U: record ev0, upload the page-locked
+ *                ring image (async), record ev_up; on stream k: wait for
+ *                ev_up, run the stages (their kernels queue on stream k and
+ *                run while the host goes on), record ev_k; on the download
+ *                stream W: wait for ev_k, download the output (async),
+ *                record ev1.
+ *   complete(k): cuEventSynchronize(ev1) - that frame only; GPU time =
+ *                ev0..ev1; then accounting, delivery, release as on the
+ *                CPU (finish_frame).
+ * All uploads queue in frame order on U and all downloads on W, so one copy
+ * engine per direction is kept busy and the two directions overlap (the
+ * duplex bound); with every copy on its frame's own stream (PER_FRAME, the
+ * earlier design: upload, stages, download on stream k; complete =
+ * cuStreamSynchronize(k)) the driver spreads the copies of the streams over
+ * the copy engines by stream, and an upload and a download can end up
+ * queued behind each other (docs/perf/gpu-stream.md).
  * The loop issues up to `depth` frames before completing the oldest, so
  * with two slots the upload of n+1 (copy engine) and the download of n
  * overlap the kernels of the other frame. A frame's images are used on
@@ -823,14 +914,27 @@ static int gpu_setup(rv_runstate *rs)
     rs->timing = rs->cuda;
     if (!rs->cuda)
         return 0;
+    rs->split = st->copies == RV_GPU_COPIES_SPLIT;
+    rs->up_s = st->depth;
+    rs->down_s = st->depth + 1;
     /* all streams now (creation is not free); the last one selected is 0 */
+    if (rs->split && rv__cuda_set_stream(ctx, rs->down_s) < 0) {
+        rv__log(ctx, RV_LOG_INFO, "streaming: no separate copy streams (%s); copies on the frames' streams",
+                rv_context_error(ctx));
+        rs->split = 0;
+    }
     for (int k = st->depth - 1; k >= 0; k--) {
         int err = rv__cuda_set_stream(ctx, k);
         if (err < 0)
             return err;
         if (rv__cuda_event_create(ctx, &rs->gs[k].ev0) < 0 || rv__cuda_event_create(ctx, &rs->gs[k].ev1) < 0)
             rs->timing = 0;
+        if (rs->split && (!rs->gs[k].ev1 || rv__cuda_event_create(ctx, &rs->gs[k].ev_up) < 0 ||
+                          rv__cuda_event_create(ctx, &rs->gs[k].ev_k) < 0))
+            rs->split = 0; /* the split needs its events; fall back */
     }
+    if (!rs->split)
+        st->copies = RV_GPU_COPIES_PER_FRAME;
     return 0;
 }
 
@@ -848,6 +952,8 @@ static void gpu_teardown(rv_runstate *rs)
         if (rs->cuda) {
             rv__cuda_event_destroy(ctx, &rs->gs[k].ev0);
             rv__cuda_event_destroy(ctx, &rs->gs[k].ev1);
+            rv__cuda_event_destroy(ctx, &rs->gs[k].ev_up);
+            rv__cuda_event_destroy(ctx, &rs->gs[k].ev_k);
         }
         rv_image_destroy(&rs->gs[k].ctx_scratch);
     }
@@ -866,7 +972,7 @@ static int gpu_issue(rv_runstate *rs, int k, const rv_job *job)
     g->job.out = NULL;
     g->busy = 1;
     g->stop_req = 0;
-    int err = rs->cuda ? rv__cuda_set_stream(ctx, k) : 0;
+    int err = rs->cuda ? rv__cuda_set_stream(ctx, rs->split ? rs->up_s : k) : 0;
     if (err < 0)
         return err;
     RV_Image *img = st->slots[job->idx].img;
@@ -875,8 +981,12 @@ static int gpu_issue(rv_runstate *rs, int k, const rv_job *job)
         rs->timing = 0;
     if ((err = rv_image_set_stride(img, job->meta.spatial_stride)) < 0)
         return err;
-    /* phase 2, upload: async on stream k from the page-locked ring image */
+    /* phase 2, upload: async from the page-locked ring image, on the upload
+     * stream (split) or stream k */
     if ((err = rs->cuda ? rv__cuda_image_upload_async(ctx, img) : rv__image_on_backend(img)) < 0)
+        return err;
+    if (rs->split && ((err = rv__cuda_event_record(ctx, g->ev_up)) < 0 || (err = rv__cuda_set_stream(ctx, k)) < 0 ||
+                      (err = rv__cuda_stream_wait_event(ctx, g->ev_up)) < 0))
         return err;
     /* phase 3, stages: the slot's own scratch images */
     RV_Image *saved = ctx->scratch;
@@ -892,11 +1002,22 @@ static int gpu_issue(rv_runstate *rs, int k, const rv_job *job)
     g->nkv = d->nkv;
     if (err < 0)
         return err;
-    /* start of phase 5: the one download, only when someone reads it */
-    if (rs->cuda && rs->want_host && g->job.out && (err = rv__cuda_image_download_async(ctx, g->job.out)) < 0)
+    /* start of phase 5: the one download, only when someone reads it (on
+     * the download stream after the kernels, or on stream k) */
+    const int down = rs->cuda && rs->want_host && g->job.out && !g->job.out->host_valid;
+    if (rs->split && down &&
+        ((err = rv__cuda_event_record(ctx, g->ev_k)) < 0 || (err = rv__cuda_set_stream(ctx, rs->down_s)) < 0 ||
+         (err = rv__cuda_stream_wait_event(ctx, g->ev_k)) < 0))
         return err;
-    if (rs->timing && rv__cuda_event_record(ctx, g->ev1) < 0)
+    if (down && (err = rv__cuda_image_download_async(ctx, g->job.out)) < 0)
+        return err;
+    if (rs->split) {
+        /* ev1 is the completion event: it must be recorded */
+        if ((err = rv__cuda_event_record(ctx, g->ev1)) < 0)
+            return err;
+    } else if (rs->timing && rv__cuda_event_record(ctx, g->ev1) < 0) {
         rs->timing = 0;
+    }
     return 0;
 }
 
@@ -908,8 +1029,13 @@ static void gpu_drop(rv_runstate *rs, int k, int at_stop)
     rv_gslot *g = &rs->gs[k];
     if (!g->busy)
         return;
-    if (rs->cuda)
+    if (rs->cuda) {
         rv__cuda_stream_sync(st->ctx, k);
+        if (rs->split) {
+            rv__cuda_stream_sync(st->ctx, rs->up_s);
+            rv__cuda_stream_sync(st->ctx, rs->down_s);
+        }
+    }
     g->busy = 0;
     pthread_mutex_lock(&st->mu);
     st->dropped++;
@@ -925,8 +1051,12 @@ static int gpu_complete(rv_runstate *rs, int k)
     RV_Streaming *st = rs->st;
     RV_Context *ctx = st->ctx;
     rv_gslot *g = &rs->gs[k];
-    int err = rs->cuda ? rv__cuda_stream_sync(ctx, k) : 0;
+    const double tw = now_s();
+    int err = !rs->cuda ? 0 : rs->split ? rv__cuda_event_sync(ctx, g->ev1) : rv__cuda_stream_sync(ctx, k);
     g->job.t1 = now_s();
+    pthread_mutex_lock(&st->mu);
+    st->gpu_wait_s_sum += g->job.t1 - tw;
+    pthread_mutex_unlock(&st->mu);
     if (err < 0) {
         gpu_drop(rs, k, 0);
         return err;
@@ -1151,9 +1281,18 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
     }
 
     /* Wind down: stop and join the capture thread, then account for what
-     * is still queued. */
-    join_capture(st);
+     * is still queued. A source stuck in a read (no data on a pipe, a
+     * camera that stopped without an error) does not hold run() up beyond
+     * its timeout plus a margin: the thread is left in the read, a frame it
+     * returns later is not counted, and destroy() ends it. */
+    const int joined = join_capture(st, stop_grace_ms(st));
+    if (!joined)
+        rv__log(st->ctx, RV_LOG_WARN,
+                "streaming: the source has not returned from a read for %d ms; run() returns without it",
+                stop_grace_ms(st));
     pthread_mutex_lock(&st->mu);
+    if (!joined)
+        st->run_over = 1;
     while (st->qcount > 0) {
         int idx = q_pop(st);
         discard_contents(st->slots[idx].img);

@@ -145,13 +145,19 @@ RV_API void rv_sink_close(RV_Sink **sink)
     *sink = NULL;
 }
 
-/* The null sink accepts any frame and only counts it. */
+/* The null sink only counts frames. It is opened without a format, so the
+ * first frame fixes size and format and every later frame is checked
+ * against them, as the other sinks check against what they were opened with. */
 static int null_write(RV_Sink *sink, RV_Image *frame, const RV_FrameStats *stats)
 {
-    (void)sink;
-    (void)frame;
     (void)stats;
-    return 0;
+    if (sink->frames == 0 && sink->info.width == 0) {
+        sink->info.width = frame->w;
+        sink->info.height = frame->h;
+        sink->info.format = frame->fmt;
+        return 0;
+    }
+    return rv__video_check_frame(sink->ctx, "null sink", &sink->info, frame);
 }
 
 static const struct rv_sink_ops null_sink_ops = {"null", null_write, NULL};

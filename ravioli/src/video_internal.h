@@ -51,44 +51,28 @@ long long rv__now_ns(void);
 void rv__sleep_until_ns(long long t);
 
 /* ---------------------------------------------------------------------
- * Colour conversions (video_convert.c). ITU-R BT.601, limited ("studio")
- * range, 8-bit integer arithmetic with 8 fraction bits:
- *
- *   Y  = 16  + (( 66 R + 129 G +  25 B + 128) >> 8)
- *   Cb = 128 + ((-38 R -  74 G + 112 B + 128) >> 8)
- *   Cr = 128 + ((112 R -  94 G -  18 B + 128) >> 8)
- *
- *   c = Y - 16, d = Cb - 128, e = Cr - 128
- *   R = clamp((298 c         + 409 e + 128) >> 8)
- *   G = clamp((298 c - 100 d - 208 e + 128) >> 8)
- *   B = clamp((298 c + 516 d         + 128) >> 8)
- *
- * (coefficients = round(256 * the BT.601 matrix scaled to 219/224 steps);
- * the shifts are done on non-negative values so they are exact floors.)
+ * Colour conversions (video_convert.c): ITU-R BT.601, limited ("studio")
+ * range, 8-bit integer arithmetic with 8 fraction bits. The formulas and
+ * coefficients are defined once, in src/video/bt601.h, which module "yuyv"
+ * (the CPU/GPU conversion kernels) includes as well.
  * --------------------------------------------------------------------- */
+#include "video/bt601.h"
+
 /* (v >> 8) clamped to 0..255, shifting only non-negative numbers */
-static inline unsigned char rv__sat8(int v)
-{
-    return (unsigned char)(v < 0 ? 0 : v > 65535 ? 255 : v >> 8);
-}
-static inline int rv__rgb_y(int r, int g, int b)
-{
-    return 16 + ((66 * r + 129 * g + 25 * b + 128) >> 8);
-}
+static inline unsigned char rv__sat8(int v) { return (unsigned char)rv_bt601_sat(v); }
+static inline int rv__rgb_y(int r, int g, int b) { return rv_bt601_y(r, g, b); }
 /* Cb/Cr times 256 before rounding, without the 128 offset (may be negative). */
-static inline int rv__rgb_cb256(int r, int g, int b) { return -38 * r - 74 * g + 112 * b; }
-static inline int rv__rgb_cr256(int r, int g, int b) { return 112 * r - 94 * g - 18 * b; }
-/* Rounds the sum of n (1..4) cb256/cr256 values to an 8-bit chroma sample:
- * 128 + floor((sum / n + 128) / 256). The added n * (128 * 256 + 128) keeps
- * the numerator positive (|cb256| <= 28560 < 32768). */
+static inline int rv__rgb_cb256(int r, int g, int b) { return rv_bt601_cb256(r, g, b); }
+static inline int rv__rgb_cr256(int r, int g, int b) { return rv_bt601_cr256(r, g, b); }
+/* Rounds the sum of n (1..4) cb256/cr256 values to an 8-bit chroma sample. */
 static inline unsigned char rv__chroma_avg(int sum, int n)
 {
-    return (unsigned char)((unsigned)(sum + n * (128 * 256 + 128)) / (unsigned)(n * 256));
+    return (unsigned char)rv_bt601_chroma(sum, n);
 }
 /* One pixel from Y and the chroma terms of yuv_terms(). */
 static inline void rv__yuv_px(int y, int rv, int gv, int bv, unsigned char *rgb)
 {
-    int c = 298 * (y - 16);
+    int c = rv_bt601_c(y);
     rgb[0] = rv__sat8(c + rv);
     rgb[1] = rv__sat8(c + gv);
     rgb[2] = rv__sat8(c + bv);
@@ -96,16 +80,11 @@ static inline void rv__yuv_px(int y, int rv, int gv, int bv, unsigned char *rgb)
 /* The same as one 32-bit word holding R, G, B, 255 in memory order (so that
  * a row of pixels is stored with aligned 32-bit writes, which GCC and Clang
  * vectorise). */
-static inline uint32_t rv__sat8w(int v)
-{
-    v = v < 0 ? 0 : v;
-    v >>= 8;
-    return (uint32_t)(v > 255 ? 255 : v);
-}
 static inline uint32_t rv__yuv_word(int y, int rv, int gv, int bv)
 {
-    int c = 298 * (y - 16);
-    uint32_t r = rv__sat8w(c + rv), g = rv__sat8w(c + gv), b = rv__sat8w(c + bv);
+    int c = rv_bt601_c(y);
+    uint32_t r = (uint32_t)rv_bt601_sat(c + rv), g = (uint32_t)rv_bt601_sat(c + gv),
+             b = (uint32_t)rv_bt601_sat(c + bv);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     return r << 24 | g << 16 | b << 8 | 0xffu;
 #else
@@ -114,10 +93,7 @@ static inline uint32_t rv__yuv_word(int y, int rv, int gv, int bv)
 }
 static inline void rv__yuv_terms(int cb, int cr, int *rv, int *gv, int *bv)
 {
-    int d = cb - 128, e = cr - 128;
-    *rv = 409 * e + 128;
-    *gv = -100 * d - 208 * e + 128;
-    *bv = 516 * d + 128;
+    rv_bt601_terms(cb, cr, rv, gv, bv);
 }
 static inline void rv__yuv_to_rgb(int y, int cb, int cr, unsigned char *rgb)
 {

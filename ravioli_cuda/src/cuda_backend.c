@@ -41,7 +41,7 @@
 #include "cuda_driver.h"
 #include "internal.h"
 
-#define RVC_MAX_STREAMS 8
+#define RVC_MAX_STREAMS 10 /* 8 frames in flight + an upload and a download stream */
 #define RVC_POOL_CACHE_MAX ((size_t)4 << 30) /* cached free device memory */
 #define RVC_HOST_HDR 64
 #define RVC_HOST_PINNED 0x4e4e4950u /* "PINN" */
@@ -587,9 +587,25 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
         gy = cdiv(call->rows, by);
         break;
     case RV_OP_NBR:
-        gx = cdiv(call->cols, bx);
-        /* S = 1: a strip of RV_GPU_NBR_ROWS rows a thread (kernel.h) */
-        gy = cdiv(a->s == 1 ? (call->rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS : call->rows, by);
+        if (a->s == 1) {
+            /* S = 1: a strip of RV_GPU_NBR_ROWS x RV_GPU_NBR_COLS samples a
+             * thread (kernel.h); when that leaves fewer than 8 warps a
+             * multiprocessor (512 x 512: 16 K threads), strips of
+             * RV_GPU_NBR_ROWS_SMALL x 1, which the entry recognises by the
+             * grid covering the plane with them. */
+            const long long sx = (call->cols + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS;
+            const long long sy = (call->rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS;
+            if (sx * sy < (long long)st->sm_count * 256) {
+                gx = cdiv(call->cols, bx);
+                gy = cdiv((call->rows + RV_GPU_NBR_ROWS_SMALL - 1) / RV_GPU_NBR_ROWS_SMALL, by);
+            } else {
+                gx = cdiv(sx, bx);
+                gy = cdiv(sy, by);
+            }
+        } else {
+            gx = cdiv(call->cols, bx);
+            gy = cdiv(call->rows, by);
+        }
         break;
     case RV_OP_BOX: {
         /* 1D blocks over the windows numbered row by row. Windows are
@@ -632,9 +648,10 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
     }
     unsigned shmem = 0;
     if (k->desc.op == RV_OP_BOX && a->src2.data) {
-        /* the reference (template) goes to shared memory when it fits the
-         * default 48 KiB a block */
-        const long long tb = (long long)a->box_w * a->box_h * elem_size(k->desc.in2_type);
+        /* the reference (template) goes to shared memory, rows padded to 16
+         * bytes (kernel_abi.h), when it fits the default 48 KiB a block */
+        const long long tb =
+            (long long)RV_GPU_BOX_REF_PITCH((long long)a->box_w, (long long)elem_size(k->desc.in2_type)) * a->box_h;
         if (tb > 0 && tb <= 48 * 1024)
             shmem = (unsigned)tb;
     }
@@ -1041,6 +1058,30 @@ int rv__cuda_event_record(RV_Context *ctx, void *ev)
     if (err < 0)
         return err;
     CK(ctx, st->drv.cuEventRecord((CUevent)ev, cur_stream(st)), "cuEventRecord");
+    return 0;
+}
+
+int rv__cuda_stream_wait_event(RV_Context *ctx, void *ev)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuStreamWaitEvent(cur_stream(st), (CUevent)ev, 0), "cuStreamWaitEvent");
+    return 0;
+}
+
+int rv__cuda_event_sync(RV_Context *ctx, void *ev)
+{
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
+        return RV_ENOSYS;
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    CK(ctx, st->drv.cuEventSynchronize((CUevent)ev), "cuEventSynchronize");
     return 0;
 }
 

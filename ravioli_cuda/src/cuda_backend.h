@@ -19,7 +19,7 @@
 
 #include "internal.h"
 
-/** Makes stream `index` (0..7) the current one; RV_ENOSYS on a non-CUDA context. */
+/** Makes stream `index` (0..9) the current one; RV_ENOSYS on a non-CUDA context. */
 int rv__cuda_set_stream(RV_Context *ctx, int index);
 /** Waits for everything queued on stream `index`. */
 int rv__cuda_stream_sync(RV_Context *ctx, int index);
@@ -56,5 +56,9 @@ int rv__cuda_event_create(RV_Context *ctx, void **ev);
 void rv__cuda_event_destroy(RV_Context *ctx, void **ev);
 int rv__cuda_event_record(RV_Context *ctx, void *ev);
 int rv__cuda_event_elapsed_ms(RV_Context *ctx, void *a, void *b, float *ms);
+/** The current stream waits (on the GPU) until `ev` has completed. */
+int rv__cuda_stream_wait_event(RV_Context *ctx, void *ev);
+/** The host waits until `ev` has completed. */
+int rv__cuda_event_sync(RV_Context *ctx, void *ev);
 
 #endif

@@ -45,6 +45,15 @@ typedef struct sim {
     const double *table; /* when set: relative cost per spatial stride instead of the formula */
     load_fn load;
     const void *load_arg;
+    /* preemption by other processes: every preempt_n-th frame that starts
+     * in [preempt_t0, preempt_t1) takes preempt_s longer (additive) */
+    int preempt_n;
+    double preempt_s, preempt_t0, preempt_t1;
+    int use_latency; /* report the latency (rv_adapt_update_latency) */
+    /* non-separable contention: when > 0, a frame at S_I > 1 is slowed by
+     * 1 + (load - 1) * sep_w instead of load (short frames fit in the time
+     * slices the competing processes leave) */
+    double sep_w;
     uint64_t rng;
     double clock;
     long long k;
@@ -66,6 +75,7 @@ static void sim_init(sim *s, const RV_AdaptSettings *set, double base, double ph
     s->load = load;
     s->load_arg = arg;
     s->rng = 0x1234567ULL;
+    s->use_latency = getenv("RV_TEST_ADAPT_LATENCY") != NULL;
 }
 
 static double uniform(uint64_t *st)
@@ -81,11 +91,15 @@ static void sim_frame(sim *s)
     double arrival = (double)s->k * D;
     double start = s->clock > arrival ? s->clock : arrival;
     double shape = s->table ? s->table[si] : (1.0 - s->phi) / (si * si) + s->phi;
-    double proc = s->base * s->load(start, s->load_arg) * shape;
+    const double ld = s->load(start, s->load_arg);
+    double proc = s->base * shape * (s->sep_w > 0 && si > 1 ? 1.0 + (ld - 1.0) * s->sep_w : ld);
     if (s->noise > 0)
         proc *= 1.0 + s->noise * uniform(&s->rng);
+    if (s->preempt_n > 0 && start >= s->preempt_t0 && start < s->preempt_t1 && s->n % s->preempt_n == 0)
+        proc += s->preempt_s;
     double end = start + proc;
-    int ch = rv_adapt_update(s->a, end, proc, si, st);
+    int ch = s->use_latency ? rv_adapt_update_latency(s->a, end, proc, end - arrival, si, st)
+                            : rv_adapt_update(s->a, end, proc, si, st);
     assert_true(ch == 0 || ch == 1);
     frame_rec *f = &s->f[s->n++];
     f->start = start;
@@ -94,7 +108,7 @@ static void sim_frame(sim *s)
     f->budget = st * D;
     f->si = si;
     f->st = st;
-    f->met = proc <= st * D;
+    f->met = (s->use_latency ? end - arrival : proc) <= st * D;
     f->changed = ch;
     rv_adapt_last_record(s->a, &f->rec);
     s->clock = end;
@@ -104,10 +118,28 @@ static void sim_frame(sim *s)
         s->k = latest;
 }
 
+/* RV_TEST_ADAPT_DUMP=prefix: each simulation's per-frame log to prefixNNN.csv (debugging) */
+static void sim_dump(const sim *s)
+{
+    static int seq;
+    const char *pre = getenv("RV_TEST_ADAPT_DUMP");
+    if (!pre)
+        return;
+    char path[512];
+    snprintf(path, sizeof(path), "%s%03d.csv", pre, seq++);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return;
+    for (int i = 0; i < s->n; i++)
+        rv_adapt_log_write(f, &s->f[i].rec, i == 0);
+    fclose(f);
+}
+
 static void sim_until(sim *s, double t)
 {
     while (s->clock < t)
         sim_frame(s);
+    sim_dump(s);
 }
 
 static void sim_frames(sim *s, int n)
@@ -400,10 +432,13 @@ static void test_exploration(void **state)
         for (int i = 0; i < s->n; i++)
             if (s->f[i].start >= 3.0 + 1.5 && (s->f[i].si != 1 || s->f[i].st != 1 || !s->f[i].met))
                 full_after = 0;
+        /* Without the probe the controller used to stay at stride 2 for
+         * good; since a finer step whose first frame is late is undone at
+         * once, the model learns stride 8 against stride 1 on the way and
+         * does not fall into that trap here, so only the probe's side is
+         * asserted. */
         if (explore)
             assert_true(full_after);
-        else
-            assert_false(full_after); /* the trap the probe gets it out of */
         rv_adapt_destroy(&s->a);
     }
 }
@@ -840,6 +875,184 @@ static void test_backoff(void **state)
     rv_adapt_destroy(&a);
 }
 
+/*
+ * Preemption: other processes take the CPU for a time slice now and then,
+ * so every 10th frame is 0.7 D later (additive, not proportional to the
+ * work: the median cost model does not see it). With the latency reported,
+ * the late-frame rule learns a jitter allowance and settles on strides
+ * whose budget holds it: after a reaction window of 1 s at least 99 % of the
+ * frames are on time; after the preemption ends the strides are back at
+ * (1,1) within 3 s (the allowance halves per quiet second).
+ */
+static void check_preemption(RV_Priority prio, double base, double extra, double *ret_s, double *met_ratio)
+{
+    RV_AdaptSettings set;
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    set.priority = prio;
+    step_load L = {0.0, 0.0, 1.0};
+    sim *s = &g_sim;
+    sim_init(s, &set, base, 0.0, 0.02, load_step, &L);
+    s->use_latency = 1;
+    s->preempt_n = 10;
+    s->preempt_s = extra;
+    s->preempt_t0 = 2.0;
+    s->preempt_t1 = 12.0;
+    sim_until(s, 18.0);
+    int n = 0, met = 0, late_before = 0;
+    double back = -1;
+    for (int i = 0; i < s->n; i++) {
+        const frame_rec *f = &s->f[i];
+        if (f->start < 2.0)
+            late_before += !f->met;
+        if (f->start >= 3.0 && f->start < 12.0) {
+            n++;
+            met += f->met;
+        }
+        if (f->start >= 12.0 && back < 0 && f->si == 1 && f->st == 1) {
+            /* back for good */
+            int stays = 1;
+            for (int j = i; j < s->n; j++)
+                stays &= s->f[j].si == 1 && s->f[j].st == 1 && s->f[j].met;
+            if (stays)
+                back = f->start - 12.0;
+        }
+    }
+    assert_int_equal(late_before, 0);
+    assert_true(n > 100);
+    *met_ratio = (double)met / n;
+    *ret_s = back;
+    rv_adapt_destroy(&s->a);
+}
+
+static void test_preemption(void **state)
+{
+    (void)state;
+    for (int p = 0; p < 3; p++) {
+        const double extra[2] = {0.7 * D, 1.2 * D};
+        for (int e = 0; e < 2; e++) {
+            double ret, ratio;
+            check_preemption(k_prio[p], 0.5 * D, extra[e], &ret, &ratio);
+            if (getenv("RV_TEST_ADAPT_VERBOSE"))
+                print_message("prio %d extra %.1f D: %.2f %% on time, back at (1,1) %.2f s after\n", p,
+                              extra[e] / D, 100 * ratio, ret);
+            if (ratio < 0.99)
+                fail_msg("prio %d extra %.1f D: %.2f %% on time after the reaction window", p, extra[e] / D,
+                         100 * ratio);
+            if (!(ret >= 0 && ret <= 3.0))
+                fail_msg("prio %d extra %.1f D: not back at (1,1) within 3 s (%.2f)", p, extra[e] / D, ret);
+        }
+    }
+}
+
+/* A finer step whose first frame is late is undone in that same update,
+ * the hold doubles (back-off) and the model's margin grows. */
+static void test_failed_probe_undone(void **state)
+{
+    (void)state;
+    RV_AdaptSettings set;
+    rv_adapt_settings_default(&set);
+    set.deadline_s = D;
+    RV_Adapt *a = NULL;
+    assert_int_equal(rv_adapt_create(&a, &set), 0);
+    double t = 0;
+    int si = 1, st = 1;
+    /* steady at 0.5 D, then 3x: coarser */
+    for (int i = 0; i < 60; i++) {
+        double proc = (i < 30 ? 0.5 : 1.5) * D * (si == 1 ? 1.0 : 1.0 / (si * si));
+        t += D;
+        rv_adapt_update_latency(a, t, proc, proc, si, st);
+        rv_adapt_strides(a, &si, &st);
+    }
+    assert_int_equal(si, 2);
+    assert_int_equal(st, 1);
+    /* the load ends: the next finer step goes to (1,1) */
+    int guard = 0;
+    while (si != 1 && guard++ < 100) {
+        double proc = 0.5 * D / (si * si);
+        t += D;
+        rv_adapt_update_latency(a, t, proc, proc, si, st);
+        rv_adapt_strides(a, &si, &st);
+    }
+    assert_int_equal(si, 1);
+    /* ... but its first frame is late (the model was too optimistic) */
+    t += D;
+    assert_int_equal(rv_adapt_update_latency(a, t, 0.9 * D, 1.1 * D, 1, 1), 1);
+    RV_AdaptRecord r;
+    rv_adapt_last_record(a, &r);
+    assert_int_equal(r.met, 0);
+    assert_int_equal(r.reason, RV_ADAPT_COARSER);
+    assert_int_equal(r.next_spatial, 2);
+    assert_true(r.margin > 1.0);
+    assert_true(fabs(r.latency_s - 1.1 * D) < 1e-12);
+    /* the hold doubled: no finer step within 2 x up_hold_s */
+    rv_adapt_strides(a, &si, &st);
+    const double t_back = t;
+    while (t < t_back + 2 * set.up_hold_s - 0.5 * D) {
+        t += D;
+        double proc = 0.2 * D / (si * si);
+        rv_adapt_update_latency(a, t, proc, proc, si, st);
+        rv_adapt_strides(a, &si, &st);
+        assert_int_equal(si, 2);
+    }
+    /* a latency below proc_s or not finite is replaced by proc_s */
+    t += D;
+    rv_adapt_update_latency(a, t, 0.1 * D, NAN, si, st);
+    rv_adapt_last_record(a, &r);
+    assert_true(r.latency_s == r.proc_s && r.met);
+    t += D;
+    rv_adapt_update_latency(a, t, 0.1 * D, 0.01 * D, si, st);
+    rv_adapt_last_record(a, &r);
+    assert_true(r.latency_s == r.proc_s);
+    assert_int_equal(rv_adapt_update_latency(NULL, t, 0.1, 0.1, 1, 1), RV_EINVAL);
+    rv_adapt_destroy(&a);
+}
+
+/*
+ * Non-separable contention (seen on the real CPU load): under the load, the
+ * strided frames are slowed less than the full-resolution ones, so the
+ * ratio learnt when the controller left stride 1 is lower than the idle
+ * ratio, and after the load the model thinks full resolution dearer than
+ * it is. The strides must still be back at (1,1) within 1.5 s after the
+ * load ends.
+ */
+static void test_nonseparable(void **state)
+{
+    (void)state;
+    static const double idle[9] = {0, 1.0, 0.6, 0.45, 0.3, 0.2, 0.15, 0.12, 0.1};
+    const double levels[3] = {2.0, 3.0, 4.0};
+    for (int p = 0; p < 3; p++)
+        for (int l = 0; l < 3; l++) {
+            RV_AdaptSettings set;
+            rv_adapt_settings_default(&set);
+            set.deadline_s = D;
+            set.priority = k_prio[p];
+            step_load L = {2.0, 5.0, levels[l]};
+            sim *s = &g_sim;
+            sim_init(s, &set, 0.55 * D, 0.0, 0.03, load_step, &L);
+            s->table = idle;
+            s->sep_w = 0.5;
+            s->use_latency = 1;
+            sim_until(s, 9.0);
+            double back = -1;
+            for (int i = 0; i < s->n; i++) {
+                const frame_rec *f = &s->f[i];
+                if (f->start >= L.t1 && back < 0 && f->si == 1 && f->st == 1) {
+                    int stays = 1;
+                    for (int j = i; j < s->n; j++)
+                        stays &= s->f[j].si == 1 && s->f[j].st == 1;
+                    if (stays)
+                        back = f->start - L.t1;
+                }
+            }
+            if (getenv("RV_TEST_ADAPT_VERBOSE"))
+                print_message("prio %d load %.0fx: back at (1,1) %.2f s after the load\n", p, levels[l], back);
+            if (!(back >= 0 && back <= 1.5))
+                fail_msg("prio %d load %.0fx: not back at (1,1) within 1.5 s (%.2f)", p, levels[l], back);
+            rv_adapt_destroy(&s->a);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -856,6 +1069,9 @@ int main(void)
         cmocka_unit_test(test_bounds_fixed),
         cmocka_unit_test(test_extreme_inputs),
         cmocka_unit_test(test_backoff),
+        cmocka_unit_test(test_preemption),
+        cmocka_unit_test(test_failed_probe_undone),
+        cmocka_unit_test(test_nonseparable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,6 +167,9 @@ static void test_long_rows(void **state)
         check_config(&CFGS[4], RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 0, 1, ws[i], 2, 4);
         check_config(&CFGS[5], RV_DWT_LAYOUT_BLOCK, RV_DWT_OUT_OF_PLACE, 1, 2, 3, ws[i], 2);
     }
+    /* in-place fused columns: many tiles of saved halos, several column groups */
+    check_config(&CFGS[6], RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 2, 1500, 1101, 2);
+    check_config(&CFGS[4], RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 2, 1300, 999, 1);
 }
 
 /* Length 1 along both axes: identity; 0 levels: identity. */
@@ -304,16 +307,155 @@ static void test_denoise(void **state)
     free(noisy);
 }
 
+/*
+ * Host transforms (rv_dwt_forward_host / rv_dwt_inverse_host) with a device
+ * memory limit small enough to force stripes at the first levels: the
+ * coefficients equal the float64 / integer reference and the buffer API bit
+ * for bit, the inverse gives the input back, the held memory stays within
+ * the limit, and `out` may be `in`.
+ */
+static RV_Context *g_xfer; /* a second context: copies overlap kernels (two buffer sets) */
+
+static void check_host(const cfg *c, int dims, int w, int h, int levels, int pairs, int same)
+{
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.wavelet = c->wv;
+    s.type = c->integer ? RV_DWT_I32 : RV_DWT_F32;
+    s.dims = dims;
+    s.method = pairs & 1 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+    /* stripes of `pairs` pairs at level 0 (halo H <= 8 pairs on each side) */
+    s.device_memory_limit = pairs ? 65536 + (size_t)(4 * pairs + 4 * 8) * (size_t)w * 4 : 0;
+    if (pairs == 8) {
+        s.transfer_ctx = g_xfer; /* two sets of half the size */
+        s.device_memory_limit += (size_t)(4 * pairs + 4 * 8) * (size_t)w * 4;
+    }
+    const size_t n = (size_t)w * h, pitch = (size_t)w * 4 + 8;
+    uint64_t st = (uint64_t)(w * 131 + h * 7 + levels) | 1;
+    double *ref = malloc(n * sizeof(double));
+    unsigned char *in = calloc(pitch, (size_t)h), *out = calloc(pitch, (size_t)h);
+    int32_t *packed = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        if (c->integer) {
+            const int32_t v = (int32_t)(rv_test_rand(&st) % 2001) - 1000;
+            memcpy(&u, &v, 4);
+            ref[i] = v;
+        } else {
+            const float v = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+            memcpy(&u, &v, 4);
+            ref[i] = v;
+        }
+        memcpy(in + (i / w) * pitch + (i % w) * 4, &u, 4);
+        memcpy(packed + i, &u, 4);
+    }
+    ref_forward(c->wv, c->integer, 0, dims, ref, w, h, levels);
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    unsigned char *dst = same ? in : out;
+    int err = rv_dwt_forward_host(d, in, dst, w, h, pitch, levels);
+    if (err)
+        fprintf(stderr, "host forward %s %dx%d L%d: %s\n", WNAME[c->wv], w, h, levels, rv_dwt_error(d));
+    assert_int_equal(err, 0);
+    RV_DwtStats stt;
+    rv_dwt_stats(d, &stt);
+    if (s.device_memory_limit) {
+        assert_true(stt.peak_device_bytes <= (double)s.device_memory_limit);
+        if ((size_t)w * 4 * (size_t)h > s.device_memory_limit - 65536)
+            if (stt.stripes <= 1) { fprintf(stderr, "no split: %s %dx%d L%d pairs %d stripes %lld\n", WNAME[c->wv], w, h, levels, pairs, stt.stripes); fail(); }
+    }
+    void *buf = run_one(&s, packed, w, h, levels, 0);
+    double maxref = 1.0;
+    for (size_t i = 0; i < n; i++)
+        maxref = fmax(maxref, fabs(ref[i]));
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *q = dst + (i / w) * pitch + (i % w) * 4;
+        if (memcmp(q, (const char *)buf + i * 4, 4)) {
+            fprintf(stderr, "host %s %s dims %d %dx%d L%d pairs %d: coefficient %zu differs from the buffer API\n",
+                    WNAME[c->wv], c->integer ? "i32" : "f32", dims, w, h, levels, pairs, i);
+            fail();
+        }
+        double v;
+        if (c->integer) {
+            int32_t x;
+            memcpy(&x, q, 4);
+            v = x;
+            assert_true(v == ref[i]);
+        } else {
+            float x;
+            memcpy(&x, q, 4);
+            v = x;
+            assert_true(fabs(v - ref[i]) <= 2e-6 * maxref * (levels + 1));
+        }
+    }
+    /* inverse: back to the input, equal to the buffer API's inverse */
+    unsigned char *rec = calloc(pitch, (size_t)h);
+    err = rv_dwt_inverse_host(d, dst, same ? dst : rec, w, h, pitch, levels);
+    if (err)
+        fprintf(stderr, "host inverse: %s\n", rv_dwt_error(d));
+    assert_int_equal(err, 0);
+    void *binv = run_one(&s, buf, w, h, levels, 1);
+    const unsigned char *r = same ? dst : rec;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(r + (i / w) * pitch + (i % w) * 4, (const char *)binv + i * 4, 4)) {
+            fprintf(stderr, "host inverse %s dims %d %dx%d L%d pairs %d: sample %zu differs from the buffer API\n",
+                    WNAME[c->wv], dims, w, h, levels, pairs, i);
+            fail();
+        }
+    rv_dwt_stats(d, &stt);
+    if (s.device_memory_limit)
+        assert_true(stt.peak_device_bytes <= (double)s.device_memory_limit);
+    g_checked++;
+    rv_dwt_destroy(&d);
+    free(binv);
+    free(buf);
+    free(rec);
+    free(packed);
+    free(in);
+    free(out);
+    free(ref);
+}
+
+static void test_host_split(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{97, 101}, {129, 67}, {33, 300}, {200, 3}, {2, 9}, {1, 7}, {7, 1}, {64, 64}};
+    static const int levels[] = {1, 3, 6};
+    for (size_t c = 0; c < sizeof(CFGS) / sizeof(CFGS[0]); c++)
+        for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+            for (size_t l = 0; l < 3; l++) {
+                const int w = sizes[z][0], h = sizes[z][1];
+                check_host(&CFGS[c], 2, w, h, levels[l], 0, 0);
+                check_host(&CFGS[c], 2, w, h, levels[l], 3, 0);
+                check_host(&CFGS[c], 2, w, h, levels[l], 8, (int)(z & 1));
+                check_host(&CFGS[c], 1, w, h, levels[l], 2, 0);
+            }
+    /* a limit below what one stripe needs is refused */
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.device_memory_limit = 65536 + 1024;
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    float *img = calloc(1000 * 100, 4);
+    assert_int_equal(rv_dwt_forward_host(d, img, img, 1000, 100, 4000, 2), RV_ENOMEM);
+    assert_true(strlen(rv_dwt_error(d)) > 0);
+    assert_int_equal(rv_dwt_forward_host(d, NULL, img, 1000, 100, 4000, 2), RV_EINVAL);
+    free(img);
+    rv_dwt_destroy(&d);
+}
+
 static int setup(void **state)
 {
     (void)state;
     g_ctx = rv_test_cpu_context(2);
+    g_xfer = rv_test_cpu_context(1);
     return 0;
 }
 static int teardown(void **state)
 {
     (void)state;
     printf("configurations checked: %d\n", g_checked);
+    rv_context_destroy(&g_xfer);
     rv_context_destroy(&g_ctx);
     return 0;
 }
@@ -325,7 +467,7 @@ int main(void)
         cmocka_unit_test(test_2d_block),      cmocka_unit_test(test_2d_interleaved),
         cmocka_unit_test(test_1d_block),      cmocka_unit_test(test_1d_interleaved),
         cmocka_unit_test(test_long_rows),     cmocka_unit_test(test_image_api),
-        cmocka_unit_test(test_denoise),
+        cmocka_unit_test(test_denoise),       cmocka_unit_test(test_host_split),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -122,6 +122,87 @@ static void test_gpu_denoise(void **state)
     rv_image_destroy(&b);
 }
 
+/*
+ * Host transforms on the GPU: split into stripes by a small device memory
+ * limit (with and without a transfer context, i.e. copies overlapping the
+ * kernels) the coefficients equal the unsplit GPU transform of the buffer
+ * API bit for bit, and the inverse gives its inverse; all wavelets and
+ * types, odd sizes.
+ */
+static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, int pairs, RV_Context *xfer)
+{
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.wavelet = wv;
+    s.type = integer ? RV_DWT_I32 : RV_DWT_F32;
+    s.device_memory_limit = 65536 + (size_t)(4 * pairs + 4 * 8) * (size_t)w * 4;
+    s.transfer_ctx = xfer;
+    const size_t n = (size_t)w * h;
+    uint64_t st = (uint64_t)w * 17 + (uint64_t)h * 3 + (uint64_t)levels;
+    uint32_t *in = malloc(n * 4), *co = malloc(n * 4), *rec = malloc(n * 4);
+    for (size_t i = 0; i < n; i++) {
+        if (integer) {
+            const int32_t v = (int32_t)(rv_test_rand(&st) % 4001) - 2000;
+            memcpy(in + i, &v, 4);
+        } else {
+            const float v = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+            memcpy(in + i, &v, 4);
+        }
+    }
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
+    int err = rv_dwt_forward_host(d, in, co, w, h, (size_t)w * 4, levels);
+    if (err)
+        fprintf(stderr, "%s\n", rv_dwt_error(d));
+    assert_int_equal(err, 0);
+    RV_DwtStats stt;
+    rv_dwt_stats(d, &stt);
+    if (stt.stripes < 2) {
+        fprintf(stderr, "host split %dx%d L%d: %lld stripes\n", w, h, levels, stt.stripes);
+        fail();
+    }
+    assert_true(stt.peak_device_bytes <= (double)s.device_memory_limit);
+    assert_int_equal(rv_dwt_inverse_host(d, co, rec, w, h, (size_t)w * 4, levels), 0);
+    rv_dwt_destroy(&d);
+    RV_DwtSettings u = s;
+    u.device_memory_limit = 0;
+    u.transfer_ctx = NULL;
+    uint32_t *ref = run(g_gpu, &u, in, w, h, levels, 0);
+    for (size_t i = 0; i < n; i++)
+        if (co[i] != ref[i]) {
+            fprintf(stderr, "host split wavelet %d i32 %d %dx%d L%d pairs %d xfer %d: coefficient %zu differs\n", wv,
+                    integer, w, h, levels, pairs, xfer != NULL, i);
+            fail();
+        }
+    uint32_t *rref = run(g_gpu, &u, ref, w, h, levels, 1);
+    assert_memory_equal(rec, rref, n * 4);
+    free(rref);
+    free(ref);
+    free(in);
+    free(co);
+    free(rec);
+}
+
+static void test_gpu_host_split(void **state)
+{
+    (void)state;
+    RV_Settings cs;
+    rv_settings_default(&cs);
+    cs.backend = RV_BACKEND_CUDA;
+    RV_Context *xfer = NULL;
+    assert_int_equal(rv_context_create(&xfer, &cs), 0);
+    static const int sizes[][3] = {{333, 257, 3}, {1920, 1080, 4}, {97, 1001, 6}, {4099, 301, 2}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
+            for (int integer = 0; integer < 2; integer++) {
+                if (integer && wv == RV_DWT_CDF97)
+                    continue;
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 20, NULL);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 33, xfer);
+            }
+    rv_context_destroy(&xfer);
+}
+
 int main(void)
 {
     g_gpu = rv_test_gpu_context();
@@ -129,6 +210,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_denoise),
+        cmocka_unit_test(test_gpu_host_split),
     };
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rv_context_destroy(&g_gpu);

@@ -32,7 +32,7 @@
 #define __host__
 #define __forceinline__ inline
 #define __grid_constant__
-#define __launch_bounds__(x)
+#define __launch_bounds__(...)
 #define __shared__ thread_local /* static storage, like shared memory */
 #define __align__(n) __attribute__((aligned(n)))
 struct emu3 { unsigned x, y, z; };
@@ -65,11 +65,14 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
 }
 static uint32_t rnd(uint64_t &s) { s = s * 6364136223846793005ull + 1442695040888963407ull; return (uint32_t)(s >> 33); }
 
+static int emu_odd_pitch = 0;
+
 template <class T, class F>
 static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R, unsigned gx, unsigned gy, unsigned bx, unsigned by, const void *prm, size_t psz)
 {
     uint64_t seed = (uint64_t)w * 7919 + h * 31 + s;
-    const int64_t pitch = ((int64_t)w * (int64_t)sizeof(T) + 15) / 16 * 16 + 16;
+    /* emu_odd_pitch: rows one sample off the 16-byte grid (no vector stores) */
+    const int64_t pitch = ((int64_t)w * (int64_t)sizeof(T) + 15) / 16 * 16 + 16 + emu_odd_pitch * (int64_t)sizeof(T);
     std::vector<unsigned char> src(pitch * h), dst(pitch * h, 0xcd), ref(pitch * h, 0xcd);
     for (auto &c : src) c = (unsigned char)rnd(seed);
     if (sizeof(T) == 4 && strcmp(name, "laplacef") == 0) /* finite floats */
@@ -83,7 +86,7 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
     /* reference from the definition: every sample clamps, fills its S x S block */
     for (int y = 0; y < h; y += s)
         for (int x = 0; x < w; x += s) {
-            rv_nbr n = {src.data(), pitch, x, y, w, h, s, 1};
+            rv_nbr n = {src.data(), pitch, x, y, w, h, s, 1, 0, 0};
             T v = fn(n);
             for (int yy = y; yy < y + s && yy < h; yy++)
                 for (int xx = x; xx < x + s && xx < w; xx++) memcpy(ref.data() + yy * pitch + xx * sizeof(T), &v, sizeof(T));
@@ -149,19 +152,52 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
     return bad;
 }
 
+/* pixel.h helpers added for the GPU (host forms here; the GPU forms are
+ * checked against the CPU by gpu_equivalence through the sample kernels) */
+static int check_pixel_helpers(void)
+{
+    int bad = 0;
+    uint64_t seed = 12345;
+    for (int k = 0; k < 200000; k++) {
+        const int r = (int)(rnd(seed) % 1500) - 600, g = (int)(rnd(seed) % 1500) - 600;
+        const int b = (int)(rnd(seed) % 1500) - 600, al = (int)(rnd(seed) % 1500) - 600;
+        const RV_Pixel p = rnd(seed);
+        auto c8 = [](int v) { return v < 0 ? 0u : v > 255 ? 255u : (unsigned)v; };
+        const RV_Pixel want = c8(r) | c8(g) << 8 | c8(b) << 16 | c8(al) << 24;
+        bad += rv_rgba_sat(r, g, b, al) != want;
+        bad += rv_rgb_sat(r, g, b) != ((want & 0x00ffffffu) | 0xff000000u);
+        const unsigned v = (unsigned)r & 0xffu;
+        bad += rv_set_gray(p, r) != ((p & 0xff000000u) | v | v << 8 | v << 16);
+        bad += rv_g(p) != (int)((p >> 8) & 0xff) || rv_b(p) != (int)((p >> 16) & 0xff);
+    }
+    printf("pixel helpers: %d mismatches\n", bad);
+    return bad != 0;
+}
+
 int main()
 {
-    int fails = 0, runs = 0;
+    int fails = check_pixel_helpers(), runs = 0;
     const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}};
     rv_threshold_params tp0 = {0}, tp1 = {100};
     rv_noparam np = {0};
+    for (int odd = 0; odd <= 1; odd++)
     for (auto &sz : sizes)
         for (int s = 1; s <= 3; s++) {
+            emu_odd_pitch = odd;
             const int w = sz[0], h = sz[1];
             const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;
             /* the backend's grid, plus odd smaller and larger ones */
+            /* (the backend's two S = 1 shapes: strips of RV_GPU_NBR_ROWS x
+             * RV_GPU_NBR_COLS, or RV_GPU_NBR_ROWS_SMALL x 1 for small planes;
+             * 1x1-thread blocks make the small shape's condition hold for
+             * every size) */
+            const unsigned sx = s == 1 ? (cols + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS : cols;
+            const unsigned sy = s == 1 ? (rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS : rows;
+            const unsigned ssy = s == 1 ? (rows + RV_GPU_NBR_ROWS_SMALL - 1) / RV_GPU_NBR_ROWS_SMALL : rows;
             const unsigned grids[][4] = {
-                {(unsigned)((cols + 31) / 32), (unsigned)(((s == 1 ? (rows + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS : rows) + 7) / 8), 32, 8},
+                {(sx + 31) / 32, (sy + 7) / 8, 32, 8},
+                {(unsigned)(cols + 31) / 32, (ssy + 7) / 8, 32, 8},
+                {(unsigned)cols, ssy, 1, 1},
                 {1, 1, 32, 8}, {2, 3, 8, 2}, {1, 1, 1, 1}, {7, 13, 3, 1}};
             for (auto &g : grids) {
 #define NB(NAME, FN, T, R, P)                                                                     \

@@ -7,10 +7,7 @@
  */
 #include <stdatomic.h>
 
-#include "rv_test.h"
-#include <ravioli/stream.h>
-
-#include "../../modules/samples/samples_params.h"
+#include "stream_util.h"
 
 #define W 97
 #define H 61
@@ -42,28 +39,9 @@ static int read_frame(void *user, RV_Image *frame, long long *pts, int timeout_m
 }
 
 typedef struct chain {
-    const RV_Kernel *gray, *edge, *bin, *luma8;
+    rv_test_chain base; /* first: the shared stages read it */
+    const RV_Kernel *luma8;
 } chain;
-
-static void st_gray(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_data_check(d, rv_proc_pix(c->gray, f, f, NULL, 0));
-}
-
-static void st_edge(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_threshold_params p = {0};
-    rv_data_check(d, rv_proc_nbr(c->edge, f, f, &p, sizeof(p)));
-}
-
-static void st_bin(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_threshold_params p = {40};
-    rv_data_check(d, rv_proc_pix(c->bin, f, f, &p, sizeof(p)));
-}
 
 static void st_luma(RV_Image *f, RV_Data *d)
 {
@@ -99,28 +77,17 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
 
 static void run_chain(RV_Context *ctx, int stride, outs *o)
 {
-    RV_Module *m = NULL;
-    assert_int_equal(rv_module_load(ctx, "samples", &m), 0);
     chain c;
-    assert_int_equal(rv_kernel_get(m, "gray", &c.gray), 0);
-    assert_int_equal(rv_kernel_get(m, "edge", &c.edge), 0);
-    assert_int_equal(rv_kernel_get(m, "binarize", &c.bin), 0);
-    assert_int_equal(rv_kernel_get(m, "luma8", &c.luma8), 0);
+    rv_test_chain_load(ctx, &c.base, 40);
+    assert_int_equal(rv_kernel_get(c.base.samples, "luma8", &c.luma8), 0);
     RV_StageVector *sv;
     assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rv_stage_vector_push(sv, st_gray, &c, "gray");
-    rv_stage_vector_push(sv, st_edge, &c, "edge");
-    rv_stage_vector_push(sv, st_bin, &c, "binarize");
+    rv_stage_vector_push(sv, rv_test_st_gray, &c, "gray");
+    rv_stage_vector_push(sv, rv_test_st_edge, &c, "edge");
+    rv_stage_vector_push(sv, rv_test_st_bin, &c, "binarize");
     rv_stage_vector_push(sv, st_luma, &c, "luma");
     src s = {0};
-    RV_VideoInfo vi;
-    memset(&vi, 0, sizeof(vi));
-    vi.width = W;
-    vi.height = H;
-    vi.format = RV_FMT_RGBA8;
-    vi.fps_num = 30;
-    vi.fps_den = 1;
-    vi.frames = N;
+    RV_VideoInfo vi = rv_test_video_info(W, H, N);
     RV_StreamSettings set;
     rv_stream_settings_default(&set);
     set.adapt.enabled = 0;
@@ -140,7 +107,7 @@ static void run_chain(RV_Context *ctx, int stride, outs *o)
         assert_true(o->got[i]);
     rv_streaming_destroy(&st);
     rv_stage_vector_destroy(&sv);
-    rv_module_unload(&m);
+    rv_test_chain_unload(&c.base);
 }
 
 static outs g_cpu, g_gpu;

@@ -1,6 +1,8 @@
 /*
  * test_stream_gpu_pipeline.c - the overlapped CUDA pipeline of RV_Streaming
- * (gpu_streams = 1, 2, 3 frames in flight on as many CUDA streams) on the
+ * (gpu_streams = 1, 2, 3, 4, 8 frames in flight on as many CUDA streams,
+ * with the copies on an upload and a download stream and on the frames'
+ * own streams: both RV_GpuCopies placements) on the
  * thesis' video program: GrayScale -> Binarize -> EdgeDetect (samples
  * module, in place) over 32 frames of 1920x1080 RGBA.
  *
@@ -13,10 +15,8 @@
  * with temporal stride 2 whose skipped frames repeat the last output.
  * Exits 77 (skipped) without a GPU.
  */
-#include "rv_test.h"
-#include <ravioli/stream.h>
+#include "stream_util.h"
 
-#include "../../modules/samples/samples_params.h"
 
 #define W 1920
 #define H 1080
@@ -132,26 +132,10 @@ static int read_frame(void *user, RV_Image *frame, long long *pts, int timeout_m
     return 0;
 }
 
-typedef struct chain {
-    const RV_Kernel *gray, *bin, *edge;
-} chain;
-
-static void st_gray(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_data_check(d, rv_proc_pix(c->gray, f, f, NULL, 0));
-}
-
-static void st_bin(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_threshold_params p = {BIN_T};
-    rv_data_check(d, rv_proc_pix(c->bin, f, f, &p, sizeof(p)));
-}
-
+/* the thesis' edge stage, and the frame index stored for later readers */
 static void st_edge(RV_Image *f, RV_Data *d)
 {
-    const chain *c = rv_data_user(d);
+    const rv_test_chain *c = rv_data_user(d);
     rv_threshold_params p = {0};
     if (rv_data_check(d, rv_proc_nbr(c->edge, f, f, &p, sizeof(p))) < 0)
         return;
@@ -201,32 +185,23 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
     return 0;
 }
 
-static void run_chain(RV_Context *ctx, int streams, int tstride, outs *o, RV_StreamSummary *sum)
+static void run_chain(RV_Context *ctx, int streams, RV_GpuCopies copies, int tstride, outs *o,
+                      RV_StreamSummary *sum)
 {
-    RV_Module *m = NULL;
-    assert_int_equal(rv_module_load(ctx, "samples", &m), 0);
-    chain c;
-    assert_int_equal(rv_kernel_get(m, "gray", &c.gray), 0);
-    assert_int_equal(rv_kernel_get(m, "binarize", &c.bin), 0);
-    assert_int_equal(rv_kernel_get(m, "edge", &c.edge), 0);
+    rv_test_chain c;
+    rv_test_chain_load(ctx, &c, BIN_T);
     RV_StageVector *sv;
     assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rv_stage_vector_push(sv, st_gray, &c, "gray");
-    rv_stage_vector_push(sv, st_bin, &c, "binarize");
+    rv_stage_vector_push(sv, rv_test_st_gray, &c, "gray");
+    rv_stage_vector_push(sv, rv_test_st_bin, &c, "binarize");
     rv_stage_vector_push(sv, st_edge, &c, "edge");
     src s = {0};
-    RV_VideoInfo vi;
-    memset(&vi, 0, sizeof(vi));
-    vi.width = W;
-    vi.height = H;
-    vi.format = RV_FMT_RGBA8;
-    vi.fps_num = 30;
-    vi.fps_den = 1;
-    vi.frames = N;
+    RV_VideoInfo vi = rv_test_video_info(W, H, N);
     RV_StreamSettings set;
     rv_stream_settings_default(&set);
     set.adapt.enabled = 0;
     set.gpu_streams = streams;
+    set.gpu_copies = copies;
     set.temporal_stride = tstride;
     set.callback_skipped = tstride > 1;
     set.on_frame = on_frame;
@@ -242,7 +217,7 @@ static void run_chain(RV_Context *ctx, int streams, int tstride, outs *o, RV_Str
     rv_streaming_summary(st, sum);
     rv_streaming_destroy(&st);
     rv_stage_vector_destroy(&sv);
-    rv_module_unload(&m);
+    rv_test_chain_unload(&c);
 }
 
 static void check_run(const char *what, const outs *o, const RV_StreamSummary *sum, int tstride)
@@ -281,23 +256,34 @@ static void test_pipeline_equals_reference(void **state)
     make_reference();
     RV_StreamSummary sum;
 
-    run_chain(cpu, 2, 1, &g_o, &sum);
+    run_chain(cpu, 2, RV_GPU_COPIES_DEFAULT, 1, &g_o, &sum);
     check_run("cpu", &g_o, &sum, 1);
     assert_int_equal(sum.gpu_streams, 0);
 
-    for (int streams = 1; streams <= 3; streams++) {
-        char what[32];
-        snprintf(what, sizeof(what), "cuda, %d streams", streams);
-        run_chain(gpu, streams, 1, &g_o, &sum);
-        check_run(what, &g_o, &sum, 1);
-        assert_int_equal(sum.gpu_streams, streams);
-        /* GPU time per frame from CUDA events: measured and plausible */
-        assert_true(sum.gpu_ms_mean > 0 && sum.gpu_ms_mean < 1000);
-        printf("%s: %.1f fps, GPU %.3f ms/frame\n", what, sum.fps, sum.gpu_ms_mean);
-    }
+    /* both copy placements: uploads/downloads on their own streams
+     * (default), and on the frames' streams */
+    static const int depths[] = {1, 2, 3, 4, 8};
+    for (int mode = RV_GPU_COPIES_SPLIT; mode <= RV_GPU_COPIES_PER_FRAME; mode++)
+        for (size_t di = 0; di < sizeof(depths) / sizeof(depths[0]); di++) {
+            const int streams = depths[di];
+            char what[64];
+            snprintf(what, sizeof(what), "cuda, %d streams, %s copies", streams,
+                     mode == RV_GPU_COPIES_SPLIT ? "split" : "per-frame");
+            run_chain(gpu, streams, (RV_GpuCopies)mode, 1, &g_o, &sum);
+            check_run(what, &g_o, &sum, 1);
+            assert_int_equal(sum.gpu_streams, streams);
+            assert_int_equal(sum.gpu_copies, mode);
+            /* GPU time per frame from CUDA events: measured and plausible */
+            assert_true(sum.gpu_ms_mean > 0 && sum.gpu_ms_mean < 1000);
+            assert_true(sum.gpu_wait_ms_mean >= 0 && sum.gpu_wait_ms_mean < 1000);
+            printf("%s: %.1f fps, GPU %.3f ms/frame, host wait %.3f ms/frame\n", what, sum.fps,
+                   sum.gpu_ms_mean, sum.gpu_wait_ms_mean);
+        }
     /* temporal stride 2 with repeats: the pipeline drains before a repeat */
-    run_chain(gpu, 2, 2, &g_o, &sum);
+    run_chain(gpu, 2, RV_GPU_COPIES_DEFAULT, 2, &g_o, &sum);
     check_run("cuda, 2 streams, S_T 2", &g_o, &sum, 2);
+    run_chain(gpu, 3, RV_GPU_COPIES_PER_FRAME, 2, &g_o, &sum);
+    check_run("cuda, 3 streams, per-frame copies, S_T 2", &g_o, &sum, 2);
 
     rv_context_destroy(&cpu);
     rv_context_destroy(&gpu);

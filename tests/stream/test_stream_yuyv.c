@@ -10,10 +10,8 @@
  *     RV_Streaming on CUDA with 2 and 3 streams, bit-identical to the same
  *     run on the CPU backend, every frame accounted for. Exits 77 without a GPU.
  */
-#include "rv_test.h"
-#include <ravioli/stream.h>
+#include "stream_util.h"
 
-#include "../../modules/samples/samples_params.h"
 #include "../../modules/yuyv/yuyv_params.h"
 
 static int launch_yuyv(const RV_Kernel *k, RV_Image *packed, RV_Image *out)
@@ -167,7 +165,8 @@ static int read_packed(void *user, RV_Image *frame, long long *pts, int timeout_
 }
 
 typedef struct chain {
-    const RV_Kernel *yuyv, *gray, *bin, *edge;
+    rv_test_chain base; /* first: the shared stages read it */
+    const RV_Kernel *yuyv;
 } chain;
 
 static void st_yuyv(RV_Image *f, RV_Data *d)
@@ -180,26 +179,6 @@ static void st_yuyv(RV_Image *f, RV_Data *d)
     if (rv_data_check(d, launch_yuyv(c->yuyv, f, rgba)) < 0)
         return;
     rv_data_set_frame(d, rgba);
-}
-
-static void st_gray(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_data_check(d, rv_proc_pix(c->gray, f, f, NULL, 0));
-}
-
-static void st_bin(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_threshold_params p = {110};
-    rv_data_check(d, rv_proc_pix(c->bin, f, f, &p, sizeof(p)));
-}
-
-static void st_edge(RV_Image *f, RV_Data *d)
-{
-    const chain *c = rv_data_user(d);
-    rv_threshold_params p = {0};
-    rv_data_check(d, rv_proc_nbr(c->edge, f, f, &p, sizeof(p)));
 }
 
 typedef struct outs {
@@ -231,28 +210,19 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
 
 static void run_chain(RV_Context *ctx, int streams, outs *o)
 {
-    RV_Module *ms = NULL, *my = NULL;
-    assert_int_equal(rv_module_load(ctx, "samples", &ms), 0);
+    RV_Module *my = NULL;
     assert_int_equal(rv_module_load(ctx, "yuyv", &my), 0);
     chain c;
+    rv_test_chain_load(ctx, &c.base, 110);
     assert_int_equal(rv_kernel_get(my, "yuyv_rgba", &c.yuyv), 0);
-    assert_int_equal(rv_kernel_get(ms, "gray", &c.gray), 0);
-    assert_int_equal(rv_kernel_get(ms, "binarize", &c.bin), 0);
-    assert_int_equal(rv_kernel_get(ms, "edge", &c.edge), 0);
     RV_StageVector *sv;
     assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
     rv_stage_vector_push(sv, st_yuyv, &c, "yuyv");
-    rv_stage_vector_push(sv, st_gray, &c, "gray");
-    rv_stage_vector_push(sv, st_bin, &c, "binarize");
-    rv_stage_vector_push(sv, st_edge, &c, "edge");
+    rv_stage_vector_push(sv, rv_test_st_gray, &c, "gray");
+    rv_stage_vector_push(sv, rv_test_st_bin, &c, "binarize");
+    rv_stage_vector_push(sv, rv_test_st_edge, &c, "edge");
     src s = {0};
-    RV_VideoInfo vi;
-    memset(&vi, 0, sizeof(vi));
-    vi.width = PW;
-    vi.height = H;
-    vi.format = RV_FMT_RGBA8;
-    vi.fps_num = 30;
-    vi.fps_den = 1;
+    RV_VideoInfo vi = rv_test_video_info(PW, H, 0);
     vi.packed_yuyv = 1;
     RV_StreamSettings set;
     rv_stream_settings_default(&set);
@@ -278,7 +248,7 @@ static void run_chain(RV_Context *ctx, int streams, outs *o)
     rv_streaming_destroy(&st);
     rv_stage_vector_destroy(&sv);
     rv_module_unload(&my);
-    rv_module_unload(&ms);
+    rv_test_chain_unload(&c.base);
 }
 
 static outs g_cpu, g_gpu;

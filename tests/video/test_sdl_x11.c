@@ -77,7 +77,9 @@ static void stop_xvfb(void)
     }
 }
 
-/* Starts Xvfb on a free display (-displayfd) with a 24-bit 400x300 screen. */
+/* Starts Xvfb on a free display (-displayfd) with a 24-bit 400x300 screen;
+ * -noreset: no server reset when the last client leaves, so the second
+ * window of the test (a new SDL video init) never meets a resetting server. */
 static int start_xvfb(void)
 {
     int fds[2];
@@ -95,7 +97,7 @@ static int start_xvfb(void)
             dup2(devnull, 1);
             dup2(devnull, 2);
         }
-        execlp("Xvfb", "Xvfb", "-displayfd", fd, "-screen", "0", "400x300x24", "-nolisten", "tcp",
+        execlp("Xvfb", "Xvfb", "-displayfd", fd, "-screen", "0", "400x300x24", "-nolisten", "tcp", "-noreset",
                (char *)NULL);
         _exit(127);
     }
@@ -284,6 +286,69 @@ static void test_window_on_screen(void **state)
     rv_image_destroy(&img);
 }
 
+/* yuv420p8 frames go to an IYUV texture that the X11 renderer converts:
+ * the window's pixels within 2 codes of real-valued BT.601 (limited range,
+ * chroma repeated over its 2x2 block). */
+static void test_window_iyuv(void **state)
+{
+    (void)state;
+    const int w = 160, h = 120;
+    RV_VideoInfo info = {0};
+    info.width = w, info.height = h, info.format = RV_FMT_YUV420P8, info.bit_depth = 8;
+    RV_SDLSettings s;
+    rv_sdl_settings_default(&s);
+    s.overlay = 0;
+    RV_Sink *sink = NULL;
+    if (rv_sink_open_sdl_ex(ctx, &s, &info, &sink) < 0)
+        fail_msg("rv_sink_open_sdl on Xvfb %s: %s", display, rv_context_error(ctx));
+    RV_SyntheticSettings ss;
+    rv_synthetic_settings_default(&ss);
+    ss.width = w, ss.height = h, ss.realtime = 0, ss.format = RV_FMT_YUV420P8;
+    RV_Source *src = NULL;
+    assert_int_equal(rv_source_open_synthetic(ctx, &ss, &src), 0);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(ctx, w, h, RV_FMT_YUV420P8, &img), 0);
+    for (int k = 0; k < 10; k++) {
+        if (k < 5)
+            assert_int_equal(rv_source_read(src, img, NULL, 0), 0);
+        assert_int_equal(rv_sink_write(sink, img, NULL), 0);
+        pause_ms(50);
+    }
+    SDL_Window *win = rv__sink_sdl_window(sink);
+    int wx, wy;
+    SDL_GetWindowPosition(win, &wx, &wy);
+    char path[400], cmd[600];
+    snprintf(path, sizeof(path), "%s/screen_iyuv.xwd", tmpdir);
+    snprintf(cmd, sizeof(cmd), "xwd -root -silent -display %s -out '%s'", display, path);
+    assert_int_equal(system(cmd), 0);
+    int sw, sh;
+    unsigned char *screen = read_xwd(path, &sw, &sh);
+    assert_true(wx >= 0 && wy >= 0 && wx + w <= sw && wy + h <= sh);
+    ptrdiff_t p0, p1, p2;
+    const unsigned char *Y = rv_image_read(img, 0, &p0), *U = rv_image_read(img, 1, &p1),
+                        *V = rv_image_read(img, 2, &p2);
+    double worst = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            double yy = (Y[y * p0 + x] - 16) / 219.0, pb = (U[(y / 2) * p1 + x / 2] - 128) / 224.0,
+                   pr = (V[(y / 2) * p2 + x / 2] - 128) / 224.0;
+            double r = yy + 1.402 * pr, b = yy + 1.772 * pb, g = (yy - 0.299 * r - 0.114 * b) / 0.587;
+            double ref[3] = {r, g, b};
+            const unsigned char *a = screen + ((size_t)(wy + y) * sw + (size_t)(wx + x)) * 3;
+            for (int c = 0; c < 3; c++) {
+                double e = ref[c] * 255 < 0 ? 0 : ref[c] * 255 > 255 ? 255 : ref[c] * 255;
+                double d = a[c] > e ? a[c] - e : e - a[c];
+                worst = d > worst ? d : worst;
+            }
+        }
+    printf("IYUV window on %s: max %.2f codes from BT.601\n", display, worst);
+    assert_true(worst <= 2.0);
+    free(screen);
+    rv_sink_close(&sink);
+    rv_source_close(&src);
+    rv_image_destroy(&img);
+}
+
 int main(void)
 {
     if (!in_path("Xvfb") || !in_path("xwd")) {
@@ -305,6 +370,7 @@ int main(void)
     setenv("SDL_RENDER_DRIVER", "software", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_window_on_screen),
+        cmocka_unit_test(test_window_iyuv),
     };
     int r = cmocka_run_group_tests(tests, setup, teardown);
     SDL_Quit(); /* SDL's process-wide leftovers (D-Bus connection) */

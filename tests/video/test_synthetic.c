@@ -335,6 +335,16 @@ static void test_null_sink(void **state)
         assert_int_equal(rv_sink_write(sink, img, NULL), 0);
     assert_int_equal(rv_sink_write(sink, NULL, NULL), RV_EINVAL);
     assert_int_equal(rv_sink_frames(sink), 5);
+    /* the first frame fixed size and format: another one is refused */
+    RV_Image *other = NULL;
+    assert_int_equal(rv_image_create(ctx, 4, 4, RV_FMT_GRAY8, &other), 0);
+    assert_int_equal(rv_sink_write(sink, other, NULL), RV_EINVAL);
+    assert_non_null(strstr(rv_context_error(ctx), "null sink: frame is 4x4 gray8, the stream is 4x4 rgba8"));
+    rv_image_destroy(&other);
+    assert_int_equal(rv_image_create(ctx, 5, 4, RV_FMT_RGBA8, &other), 0);
+    assert_int_equal(rv_sink_write(sink, other, NULL), RV_EINVAL);
+    rv_image_destroy(&other);
+    assert_int_equal(rv_sink_frames(sink), 5);
     rv_sink_close(&sink);
     assert_null(sink);
     rv_sink_close(&sink); /* NULL is fine */

@@ -195,16 +195,29 @@ static void rv_op(void *varg)
     RV(err);
 }
 
+static int g_sm_count = 132; /* set in main from the device */
+
 static void direct_op(void *varg)
 {
     op_arg *o = varg;
     const int i = o->it++ % o->nsets;
     void *params[1] = {&o->a[i]};
     unsigned gx, gy = (unsigned)(o->h + 7) / 8;
-    if (o->c->kind == 1)
-        gx = (unsigned)(o->w + 31) / 32;
-    else
+    if (o->c->kind == 1) {
+        /* the entry's strip shapes (kernel_abi.h), chosen as the backend does:
+         * 8 x 2 samples a thread, or 2 x 1 when that leaves < 8 warps an SM */
+        const long long sx = (o->w + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS;
+        const long long sy = (o->h + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS;
+        if (sx * sy < (long long)g_sm_count * 256) {
+            gx = (unsigned)(o->w + 31) / 32;
+            gy = (unsigned)((o->h + RV_GPU_NBR_ROWS_SMALL - 1) / RV_GPU_NBR_ROWS_SMALL + 7) / 8;
+        } else {
+            gx = (unsigned)(sx + 31) / 32;
+            gy = (unsigned)(sy + 7) / 8;
+        }
+    } else {
         gx = (unsigned)((o->w + 3) / 4 + 31) / 32; /* 4 RGBA pixels a thread */
+    }
     CK(cuLaunchKernel(o->fdirect, gx, gy, 1, 32, 8, 1, 0, 0, params, NULL));
 }
 
@@ -493,6 +506,7 @@ int main(int argc, char **argv)
     int sm, clock_khz, drv;
     CK(cuDeviceGetName(name, sizeof(name), dev));
     CK(cuDeviceGetAttribute(&sm, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev));
+    g_sm_count = sm;
     CK(cuDeviceGetAttribute(&clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev));
     CK(cuDriverGetVersion(&drv));
     CK(cuEventCreate(&ev0, CU_EVENT_DEFAULT));

@@ -25,6 +25,7 @@ enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_UNAVAILABLE = 3 };
 
 #define MAX_STAGES 32
 #define MAX_MODULES 8
+#define MAX_CHAIN (2 * MAX_STAGES + 1) /* with the conversions ravioli-run inserts */
 
 typedef struct opts {
     const char *source;
@@ -33,7 +34,9 @@ typedef struct opts {
     int threads;
     long long frames;
     int realtime;
+    int raw_yuyv;             /* --raw-yuyv: camera frames stay packed YUYV */
     int ring;
+    int gpu_streams;          /* 0: the runtime's default */
     int policy;               /* -1: chosen from the source */
     RV_Priority priority;
     double deadline_ms;
@@ -77,6 +80,8 @@ static void help(void)
            "  --sink SINK          null (default) | y4m:PATH | y4m:- | sdl (window)\n"
            "  --frames N           stop after N source frames\n"
            "  --realtime           read files and the pattern at their frame rate, as if live\n"
+           "  --raw-yuyv           camera: deliver YUYV frames unconverted (packed); the first\n"
+           "                       stage converts them (rgba, yuv420, yuv444) on the backend\n"
            "\n"
            "Stages (run in the order given):\n"
            "  --stage STAGE        a built-in stage, NAME[:VALUE] or NAME[:KEY=VALUE,...]:\n",
@@ -87,10 +92,21 @@ static void help(void)
            "                       procPix/procNbr kernel of it, with an int32 parameter block\n"
            "  --list-stages        list the built-in stages and exit\n"
            "\n"
+           "Formats: frames keep the source's format (camera: RGBA8, or packed YUYV with\n"
+           "--raw-yuyv; Y4M: its YUV / grey format; pattern: RGBA8) until a conversion\n"
+           "stage (rgba, yuv420, yuv444) changes it; the sink gets the chain's last format.\n"
+           "A stage that needs planar YUV (deband, denoise) after RGBA8 or packed YUYV\n"
+           "frames gets a yuv420 stage inserted before it, any other stage after packed\n"
+           "YUYV an rgba stage; a note on stderr says so. Name the conversion yourself\n"
+           "to choose another.\n"
+           "\n"
            "Processing:\n"
            "  --backend B          auto (default) | cpu | cuda\n"
            "  --threads N          CPU worker threads (default: all cores)\n"
            "  --ring N             frames queued between capture and processing (default 4)\n"
+           "  --gpu-streams N      cuda: frames in flight, each on its own CUDA stream, so\n"
+           "                       uploads, kernels and downloads of consecutive frames\n"
+           "                       overlap (1..8, default 3; 1 = one frame at a time)\n"
            "  --drop POLICY        when the ring is full: block | oldest | newest | latest\n"
            "                       (default: latest with --realtime or a camera, else block)\n"
            "\n"
@@ -122,8 +138,10 @@ static void help(void)
            "Examples:\n"
            "  %s --stage gray --stage binarize:threshold=100 --frames 300\n"
            "  %s --source y4m:in.y4m --stage edge --sink y4m:out.y4m\n"
-           "  %s --source v4l2:/dev/video0 --stage emboss --sink sdl --deadline-ms 33\n",
-           prog, prog, prog);
+           "  %s --source v4l2:/dev/video0 --stage emboss --sink sdl --deadline-ms 33\n"
+           "  %s --source v4l2:/dev/video0 --raw-yuyv --stage yuv420 --stage deband --sink y4m:out.y4m\n"
+           "  ffmpeg -i clip.mp4 -f yuv4mpegpipe - | %s --source y4m:- --stage deband --sink y4m:out.y4m\n",
+           prog, prog, prog, prog, prog);
 }
 
 static void log_cb(void *opaque, RV_LogLevel lvl, const char *msg)
@@ -167,7 +185,8 @@ static double parse_double_opt(const char *opt, const char *s, double lo, double
 
 enum {
     O_SOURCE = 256, O_SINK, O_FRAMES, O_REALTIME, O_STAGE, O_MODULE, O_LIST, O_BACKEND, O_THREADS,
-    O_RING, O_DROP, O_PRIORITY, O_DEADLINE, O_FIXED, O_NOADAPT, O_LOG, O_STATS, O_NOSTATS, O_VERSION
+    O_RING, O_GPU_STREAMS, O_DROP, O_PRIORITY, O_DEADLINE, O_FIXED, O_NOADAPT, O_LOG, O_STATS, O_NOSTATS, O_VERSION,
+    O_RAWYUYV
 };
 
 static void parse_args(int argc, char **argv, opts *o)
@@ -178,12 +197,14 @@ static void parse_args(int argc, char **argv, opts *o)
         {"stage", required_argument, 0, O_STAGE},     {"module", required_argument, 0, O_MODULE},
         {"list-stages", no_argument, 0, O_LIST},      {"backend", required_argument, 0, O_BACKEND},
         {"threads", required_argument, 0, O_THREADS}, {"ring", required_argument, 0, O_RING},
+        {"gpu-streams", required_argument, 0, O_GPU_STREAMS},
         {"drop", required_argument, 0, O_DROP},       {"priority", required_argument, 0, O_PRIORITY},
         {"deadline-ms", required_argument, 0, O_DEADLINE}, {"fixed-stride", required_argument, 0, O_FIXED},
         {"no-adapt", no_argument, 0, O_NOADAPT},      {"log", required_argument, 0, O_LOG},
         {"stats", no_argument, 0, O_STATS},           {"no-stats", no_argument, 0, O_NOSTATS},
         {"quiet", no_argument, 0, 'q'},               {"verbose", no_argument, 0, 'v'},
         {"help", no_argument, 0, 'h'},                {"version", no_argument, 0, O_VERSION},
+        {"raw-yuyv", no_argument, 0, O_RAWYUYV},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     o->source = "synthetic";
@@ -204,6 +225,7 @@ static void parse_args(int argc, char **argv, opts *o)
         case O_SINK: o->sink = optarg; break;
         case O_FRAMES: parse_int_opt("--frames", optarg, 0, (1LL << 50), &o->frames); break;
         case O_REALTIME: o->realtime = 1; break;
+        case O_RAWYUYV: o->raw_yuyv = 1; break;
         case O_STAGE:
             if (o->nstages == MAX_STAGES)
                 usage_error("at most %d stages", MAX_STAGES);
@@ -227,6 +249,7 @@ static void parse_args(int argc, char **argv, opts *o)
             break;
         case O_THREADS: parse_int_opt("--threads", optarg, 0, 1024, &v); o->threads = (int)v; break;
         case O_RING: parse_int_opt("--ring", optarg, 1, 64, &v); o->ring = (int)v; break;
+        case O_GPU_STREAMS: parse_int_opt("--gpu-streams", optarg, 1, 8, &v); o->gpu_streams = (int)v; break;
         case O_DROP:
             if (!strcmp(optarg, "block")) o->policy = RV_RING_BLOCK;
             else if (!strcmp(optarg, "oldest")) o->policy = RV_RING_DROP_OLDEST;
@@ -269,6 +292,8 @@ static void parse_args(int argc, char **argv, opts *o)
         usage_error("no stage given (e.g. --stage gray; --list-stages lists them)");
     if (strcmp(o->sink, "null") && strcmp(o->sink, "sdl") && !(!strncmp(o->sink, "y4m:", 4) && o->sink[4]))
         usage_error("--sink: null, y4m:PATH|- or sdl, not '%s'", o->sink);
+    if (o->raw_yuyv && strncmp(o->source, "v4l2", 4))
+        usage_error("--raw-yuyv is for camera sources (--source v4l2:...)");
 }
 
 /* ---------------------------------------------------------------- */
@@ -315,6 +340,7 @@ static int open_source(RV_Context *ctx, const opts *o, RV_Source **src, int *liv
         rv_v4l2_settings_default(&vs);
         if (s[4] == ':' && s[5])
             vs.device = s + 5;
+        vs.raw_yuyv = o->raw_yuyv;
         *live = 1;
         return rv_source_open_v4l2(ctx, &vs, src);
     }
@@ -370,7 +396,8 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
     return 0;
 }
 
-static void print_summary(const RV_StreamSummary *s, const RV_StageVector *sv, const opts *o)
+static void print_summary(const RV_StreamSummary *s, const RV_StageVector *sv, const opts *o,
+                          const run_stage *chain, int nchain)
 {
     fprintf(stderr, "%s: %s after %.2f s\n", prog, rv_stream_end_name(s->end), s->elapsed_s);
     fprintf(stderr,
@@ -385,16 +412,101 @@ static void print_summary(const RV_StreamSummary *s, const RV_StageVector *sv, c
     fprintf(stderr, "  strides    S_I %d, S_T %d; adaptation %s, %d change%s\n", s->spatial_stride,
             s->temporal_stride, s->adapt_active ? "on" : "off", s->stride_changes,
             s->stride_changes == 1 ? "" : "s");
-    for (int i = 0; i < o->nstages; i++) {
+    for (int i = 0; i < nchain; i++) {
         double ms = rv_stage_vector_stage_ms(sv, i);
         if (ms >= 0)
-            fprintf(stderr, "  stage %-2d   %-24s %.3f ms/frame\n", i, o->stages[i].label, ms);
+            fprintf(stderr, "  stage %-2d   %-24s %.3f ms/frame%s\n", i, chain[i].label, ms,
+                    chain[i].inserted ? " (inserted)" : "");
     }
     if (strcmp(o->sink, "null"))
         fprintf(stderr, "  sink       %s: %lld frames (%lld repeats)\n", o->sink, s->sink_frames, s->repeated);
 }
 
 /* ---------------------------------------------------------------- */
+/* The chain: stages in order, with the formats they hand on           */
+/* ---------------------------------------------------------------- */
+
+typedef struct chain_fmt {
+    RV_Format fmt;
+    int packed, w, h;
+} chain_fmt;
+
+static const char *fmt_name(const chain_fmt *f)
+{
+    if (f->packed)
+        return "packed YUYV";
+    const RV_FormatInfo *fi = rv_format_info(f->fmt);
+    return fi ? fi->name : "unknown";
+}
+
+static int prepare_at(run_stage *s, run_env *env, const chain_fmt *in)
+{
+    env->in_packed = in->packed;
+    env->in_w = in->w;
+    env->in_h = in->h;
+    return run_stage_prepare(s, env, in->fmt);
+}
+
+static void advance(chain_fmt *f, const run_stage *s)
+{
+    f->fmt = s->out_fmt;
+    f->packed = s->out_packed;
+    f->w = s->out_w;
+    f->h = s->out_h;
+}
+
+/* Prepares `stage` at chain[*n] for frames `*cur`. When the stage cannot take
+ * them (RV_ENOSYS) and a conversion makes them suitable - yuv420 before a
+ * stage that needs planar YUV (deband, denoise) on RGBA8 or packed frames,
+ * rgba before any other stage on packed frames - inserts the conversion and
+ * says so. Returns 0 or the error of the stage as given (env->err set). */
+static int add_stage(run_stage *chain, int *n, const run_stage *stage, run_env *env, chain_fmt *cur, int quiet)
+{
+    run_stage *s = &chain[*n];
+    *s = *stage;
+    int err = prepare_at(s, env, cur);
+    if (err == 0) {
+        advance(cur, s);
+        (*n)++;
+        return 0;
+    }
+    const char *cv = NULL;
+    if (err == RV_ENOSYS && !(s->def && s->def->conversion)) {
+        if (run_stage_wants_yuv(s) && cur->fmt == RV_FMT_RGBA8)
+            cv = "yuv420";
+        else if (cur->packed)
+            cv = "rgba";
+    }
+    if (!cv)
+        return err;
+    char why[sizeof(env->err)];
+    snprintf(why, sizeof(why), "%s", env->err);
+    run_stage_release(s);
+    run_stage *c = &chain[*n];
+    chain_fmt mid = *cur;
+    if (run_stage_make_conversion(c, cv) < 0 || prepare_at(c, env, cur) < 0) {
+        run_stage_release(c);
+        snprintf(env->err, sizeof(env->err), "%s", why);
+        return err;
+    }
+    advance(&mid, c);
+    run_stage *t = &chain[*n + 1];
+    *t = *stage;
+    int err2 = prepare_at(t, env, &mid);
+    if (err2 < 0) {
+        run_stage_release(t);
+        run_stage_release(c);
+        return err2;
+    }
+    if (!quiet)
+        fprintf(stderr,
+                "%s: note: stage '%s' does not take %s frames: inserted stage '%s' before it "
+                "(name a conversion stage yourself, e.g. --stage yuv444, to choose another)\n",
+                prog, stage->label, fmt_name(cur), cv);
+    advance(cur, t);
+    *n += 2;
+    return 0;
+}
 
 static int unavailable(const char *what, const char *name, int err, RV_Context *ctx)
 {
@@ -430,6 +542,8 @@ int main(int argc, char **argv)
     RV_Sink *sink = NULL;
     RV_StageVector *sv = NULL;
     RV_Streaming *st = NULL;
+    static run_stage chain[MAX_CHAIN];
+    int nchain = 0;
 
     for (int i = 0; i < o.nmodules; i++)
         if ((err = rv_module_load(ctx, o.modules[i], &env.user[i])) < 0) {
@@ -452,20 +566,35 @@ int main(int argc, char **argv)
         rc = EXIT_RUNTIME;
         goto out;
     }
+    chain_fmt cur = {info.format, info.packed_yuyv, info.packed_yuyv ? 2 * info.width : info.width,
+                     info.height};
     for (int i = 0; i < o.nstages; i++) {
-        run_stage *s = &o.stages[i];
-        if ((err = run_stage_prepare(s, &env, info.format)) < 0) {
-            fprintf(stderr, "%s: stage '%s': %s\n", prog, s->label, env.err);
+        if ((err = add_stage(chain, &nchain, &o.stages[i], &env, &cur, o.quiet)) < 0) {
+            fprintf(stderr, "%s: stage '%s': %s\n", prog, o.stages[i].label, env.err);
             rc = err == RV_ENOSYS || err == RV_EINVAL ? EXIT_USAGE : EXIT_UNAVAILABLE;
             goto out;
         }
-        if ((err = rv_stage_vector_push(sv, run_stage_fn(s), s, s->label)) < 0) {
+    }
+    for (int i = 0; i < nchain; i++)
+        if ((err = rv_stage_vector_push(sv, run_stage_fn(&chain[i]), &chain[i], chain[i].label)) < 0) {
             rc = EXIT_RUNTIME;
             goto out;
         }
-    }
 
-    if ((err = open_sink(ctx, &o, &info, &sink)) < 0) {
+    /* The sink is opened for what the chain hands out. */
+    RV_VideoInfo out_info = info;
+    out_info.format = cur.fmt;
+    out_info.packed_yuyv = cur.packed;
+    out_info.width = cur.packed ? (cur.w + 1) / 2 : cur.w;
+    out_info.height = cur.h;
+    if (cur.fmt != info.format || cur.packed != info.packed_yuyv)
+        out_info.bit_depth = rv_format_info(cur.fmt)->sample_bytes == 2 ? 16 : 8;
+    if (o.verbose)
+        fprintf(stderr, "%s: chain: %s %dx%d in, %s %dx%d out (%d stage%s)\n", prog,
+                fmt_name(&(chain_fmt){info.format, info.packed_yuyv, 0, 0}), info.width, info.height,
+                fmt_name(&cur), cur.w, cur.h, nchain, nchain == 1 ? "" : "s");
+
+    if ((err = open_sink(ctx, &o, &out_info, &sink)) < 0) {
         rc = unavailable("sink", o.sink, err, ctx);
         goto out;
     }
@@ -475,6 +604,8 @@ int main(int argc, char **argv)
     RV_StreamSettings ss;
     rv_stream_settings_default(&ss);
     ss.ring_frames = o.ring;
+    if (o.gpu_streams > 0)
+        ss.gpu_streams = o.gpu_streams;
     ss.policy = o.policy >= 0 ? (RV_RingPolicy)o.policy : live_src ? RV_RING_LATEST : RV_RING_BLOCK;
     ss.max_frames = o.frames;
     ss.sink = sink;
@@ -519,14 +650,14 @@ int main(int argc, char **argv)
         rc = EXIT_RUNTIME;
     }
     if (!o.quiet)
-        print_summary(&sum, sv, &o);
+        print_summary(&sum, sv, &o, chain, nchain);
     if (sum.in_flight != 0)
         rc = EXIT_RUNTIME;
 
 out:
     rv_streaming_destroy(&st);
-    for (int i = 0; i < o.nstages; i++)
-        run_stage_release(&o.stages[i]);
+    for (int i = 0; i < nchain; i++)
+        run_stage_release(&chain[i]);
     rv_sink_close(&sink);
     rv_source_close(&src);
     rv_stage_vector_destroy(&sv);
@@ -534,6 +665,7 @@ out:
         rv_module_unload(&env.user[i]);
     rv_module_unload(&env.samples);
     rv_module_unload(&env.rvrun);
+    rv_module_unload(&env.yuyv);
     g_env = NULL;
     rv_context_destroy(&ctx);
     return rc;

@@ -4,6 +4,10 @@
  * Built-in stages run the thesis' sample kernels (module "samples") on RGBA
  * frames, and 8-bit-plane kernels (module "rvrun", rvrun_kernels.c) on the
  * luma of planar YUV / grey frames, whose chroma is then made neutral.
+ * The conversion stages rgba / yuv420 / yuv444 run module "yuyv"'s kernels
+ * (BT.601, docs/video.md) into scratch images that become the frame; they
+ * also take the camera's packed YUYV frames (env->in_packed), which every
+ * other stage refuses with RV_ENOSYS so that main.c can insert a conversion.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -13,6 +17,7 @@
 #include "rvrun_params.h"
 #include "samples_params.h"
 #include "stages.h"
+#include "yuyv_params.h"
 
 #include <ravioli/deband.h>
 #include <ravioli/dwt.h>
@@ -257,6 +262,131 @@ static void run_deband(RV_Image *frame, RV_Data *d)
     rv_data_check(d, rv_data_set_frame(d, out));
 }
 
+/* ---- format conversions (modules/yuyv kernels; docs/video.md) ---- */
+
+static int conv_step(run_stage *s, run_env *env, const char *kname, RV_Format out, int pairs, int rows)
+{
+    const RV_Kernel *k = NULL;
+    int err = kernel(env, &env->yuyv, "yuyv", kname, &k);
+    if (err < 0)
+        return err;
+    s->conv[s->nconv] = k;
+    s->conv_fmt[s->nconv] = (int)out;
+    s->conv_pairs[s->nconv] = pairs;
+    s->conv_rows[s->nconv] = rows;
+    s->nconv++;
+    return 0;
+}
+
+static int prep_convert(run_stage *s, run_env *env, RV_Format fmt, RV_Format target)
+{
+    const int packed = env->in_packed;
+    int err = 0;
+    s->nconv = 0;
+    if (packed && fmt != RV_FMT_RGBA8)
+        return unsupported(s, env, fmt);
+    if (packed) {
+        switch (target) {
+        case RV_FMT_RGBA8: err = conv_step(s, env, "yuyv_rgba", RV_FMT_RGBA8, 1, 0); break;
+        case RV_FMT_YUV420P8: err = conv_step(s, env, "yuyv_yuv420", RV_FMT_YUV420P8, 0, 1); break;
+        default:
+            if ((err = conv_step(s, env, "yuyv_rgba", RV_FMT_RGBA8, 1, 0)) == 0)
+                err = conv_step(s, env, "rgba_yuv444", RV_FMT_YUV444P8, 0, 0);
+            break;
+        }
+    } else if (fmt == target) {
+        /* nothing to do: the stage passes the frame on */
+    } else if (fmt == RV_FMT_RGBA8) {
+        err = target == RV_FMT_YUV420P8 ? conv_step(s, env, "rgba_yuv420", target, 0, 1)
+                                        : conv_step(s, env, "rgba_yuv444", target, 0, 0);
+    } else if (fmt == RV_FMT_YUV420P8 || fmt == RV_FMT_YUV444P8) {
+        err = conv_step(s, env, fmt == RV_FMT_YUV420P8 ? "yuv420_rgba" : "yuv444_rgba", RV_FMT_RGBA8, 0, 0);
+        if (err == 0 && target != RV_FMT_RGBA8) /* 4:2:0 <-> 4:4:4 through RGBA8 */
+            err = target == RV_FMT_YUV420P8 ? conv_step(s, env, "rgba_yuv420", target, 0, 1)
+                                            : conv_step(s, env, "rgba_yuv444", target, 0, 0);
+    } else {
+        const RV_FormatInfo *fi = rv_format_info(fmt);
+        snprintf(env->err, sizeof(env->err),
+                 "stage '%s' converts RGBA8, packed YUYV, yuv420p8 and yuv444p8 frames, not %s",
+                 s->def->name, fi ? fi->name : "unknown");
+        return RV_ENOSYS;
+    }
+    if (err < 0)
+        return err;
+    s->out_fmt = target;
+    s->out_packed = 0;
+    return 0;
+}
+
+static int prep_to_rgba(run_stage *s, run_env *env, RV_Format fmt) { return prep_convert(s, env, fmt, RV_FMT_RGBA8); }
+static int prep_to_yuv420(run_stage *s, run_env *env, RV_Format fmt)
+{
+    return prep_convert(s, env, fmt, RV_FMT_YUV420P8);
+}
+static int prep_to_yuv444(run_stage *s, run_env *env, RV_Format fmt)
+{
+    return prep_convert(s, env, fmt, RV_FMT_YUV444P8);
+}
+
+static int conv_launch(const run_stage *s, int i, RV_Image *src, RV_Image *dst)
+{
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.grid[0] = 1;
+    sh.block[0] = 256;
+    ptrdiff_t sp = 0, dp = 0;
+    int err;
+    if (s->conv_pairs[i]) {
+        rv_yuyv_args a;
+        memset(&a, 0, sizeof(a));
+        if ((err = rv_image_kernel_address(src, 0, RV_ACCESS_READ, &a.src, &sp)) < 0 ||
+            (err = rv_image_kernel_address(dst, 0, RV_ACCESS_WRITE, &a.dst, &dp)) < 0)
+            return err;
+        a.src_pitch = sp;
+        a.dst_pitch = dp;
+        a.pairs = rv_image_width(src);
+        a.h = rv_image_height(src);
+        sh.grid[1] = (unsigned)a.h;
+        return rv_launch_raw(s->conv[i], &sh, &a, sizeof(a));
+    }
+    rv_yuv_args a;
+    memset(&a, 0, sizeof(a));
+    for (int p = 0; p < rv_image_planes(src); p++) {
+        if ((err = rv_image_kernel_address(src, p, RV_ACCESS_READ, &a.src[p], &sp)) < 0)
+            return err;
+        a.src_pitch[p] = sp;
+    }
+    for (int p = 0; p < rv_image_planes(dst); p++) {
+        if ((err = rv_image_kernel_address(dst, p, RV_ACCESS_WRITE, &a.dst[p], &dp)) < 0)
+            return err;
+        a.dst_pitch[p] = dp;
+    }
+    a.w = s->out_w;
+    a.h = s->out_h;
+    sh.grid[1] = (unsigned)(s->conv_rows[i] ? (a.h + 1) / 2 : a.h);
+    return rv_launch_raw(s->conv[i], &sh, &a, sizeof(a));
+}
+
+/* Each step writes a scratch image of the stage vector; the last one becomes
+ * the frame for the following stages and the output. */
+static void run_convert(RV_Image *frame, RV_Data *d)
+{
+    run_stage *s = rv_data_user(d);
+    RV_Image *src = frame;
+    for (int i = 0; i < s->nconv; i++) {
+        RV_Image *dst = NULL;
+        if (rv_data_check(d, rv_data_image(d, s->scratch[i], s->out_w, s->out_h, (RV_Format)s->conv_fmt[i], &dst)) <
+            0)
+            return;
+        rv_image_set_stride(dst, rv_image_stride(frame));
+        if (rv_data_check(d, conv_launch(s, i, src, dst)) < 0)
+            return;
+        src = dst;
+    }
+    if (src != frame)
+        rv_data_check(d, rv_data_set_frame(d, src));
+}
+
 void run_stage_release(run_stage *s)
 {
     if (s->obj && s->obj_free)
@@ -265,20 +395,20 @@ void run_stage_release(run_stage *s)
 }
 
 const run_stage_def run_stage_table[] = {
-    {"gray", "grey scale: RGB average (RGBA); neutral chroma (YUV)", {{NULL, 0, 0, 0, NULL}}, prep_gray, NULL},
+    {"gray", "grey scale: RGB average (RGBA); neutral chroma (YUV)", {{NULL, 0, 0, 0, NULL}}, prep_gray, NULL, 0},
     {"binarize", "white where the grey level >= threshold, else black",
-     {{"threshold", 128, 0, 256, "grey level (0..256)"}, {NULL, 0, 0, 0, NULL}}, prep_binarize, NULL},
+     {{"threshold", 128, 0, 256, "grey level (0..256)"}, {NULL, 0, 0, 0, NULL}}, prep_binarize, NULL, 0},
     {"edge", "Sobel |gx|+|gy| of the grey level (procNbr)",
      {{"threshold", 0, 0, 2040, "0: magnitude clamped to 255; >0: binary edges"}, {NULL, 0, 0, 0, NULL}},
-     prep_edge, NULL},
-    {"emboss", "3x3 emboss filter (procNbr)", {{NULL, 0, 0, 0, NULL}}, prep_emboss, NULL},
-    {"invert", "negative image", {{NULL, 0, 0, 0, NULL}}, prep_invert, NULL},
+     prep_edge, NULL, 0},
+    {"emboss", "3x3 emboss filter (procNbr)", {{NULL, 0, 0, 0, NULL}}, prep_emboss, NULL, 0},
+    {"invert", "negative image", {{NULL, 0, 0, 0, NULL}}, prep_invert, NULL, 0},
     {"denoise", "wavelet denoising of the luma (YUV/grey frames; DWT module)",
      {{"threshold", 8, 0, 65535, "soft threshold on detail coefficients, in sample units"},
       {"levels", 3, 1, 8, "decomposition levels"},
       {"wavelet", 2, 0, 3, "0 Haar, 1 CDF 5/3, 2 CDF 9/7, 3 Deslauriers-Dubuc (13,7)"},
       {NULL, 0, 0, 0, NULL}},
-     prep_denoise, run_denoise},
+     prep_denoise, run_denoise, 0},
     {"deband", "banding reduction, f3kdb family (YUV/grey frames; deband module)",
      {{"range", 15, 0, 255, "reference offsets within +-range samples"},
       {"y", 64, 0, 4095, "luma threshold (1/16 of an 8-bit code)"},
@@ -288,8 +418,14 @@ const run_stage_def run_stage_table[] = {
       {"mode", 2, 0, 2, "sample mode: 0 one, 1 two, 2 four references"},
       {"blur", 1, 0, 1, "1: compare with the references' average"},
       {"dynamic", 0, 0, 1, "1: new noise every frame"}},
-     prep_deband, run_deband},
-    {NULL, NULL, {{NULL, 0, 0, 0, NULL}}, NULL, NULL},
+     prep_deband, run_deband, 0},
+    {"rgba", "convert to RGBA8 (from packed YUYV, yuv420p8, yuv444p8)", {{NULL, 0, 0, 0, NULL}},
+     prep_to_rgba, run_convert, 1},
+    {"yuv420", "convert to planar YUV 4:2:0, 8 bit (from RGBA8, packed YUYV, yuv444p8)",
+     {{NULL, 0, 0, 0, NULL}}, prep_to_yuv420, run_convert, 1},
+    {"yuv444", "convert to planar YUV 4:4:4, 8 bit (from RGBA8, packed YUYV, yuv420p8)",
+     {{NULL, 0, 0, 0, NULL}}, prep_to_yuv444, run_convert, 1},
+    {NULL, NULL, {{NULL, 0, 0, 0, NULL}}, NULL, NULL, 0},
 };
 
 static const run_stage_def *find_def(const char *name, size_t len)
@@ -498,6 +634,20 @@ static int prepare_user(run_stage *s, run_env *env, RV_Format fmt, const RV_Kern
 int run_stage_prepare(run_stage *s, run_env *env, RV_Format fmt)
 {
     env->err[0] = 0;
+    s->out_fmt = fmt;
+    s->out_packed = env->in_packed;
+    s->out_w = env->in_w;
+    s->out_h = env->in_h;
+    if (env->in_packed && !(s->def && s->def->conversion && !(s->module >= 0 && s->nints >= 0))) {
+        snprintf(env->err, sizeof(env->err),
+                 "stage '%s' cannot take packed YUYV camera frames (--raw-yuyv); convert them first "
+                 "with --stage rgba or --stage yuv420", s->label);
+        return RV_ENOSYS;
+    }
+    if (s->def && s->def->conversion) { /* scratch image names unique to this stage */
+        snprintf(s->scratch[0], sizeof(s->scratch[0]), "cv%lx.a", (unsigned long)(uintptr_t)s & 0xffffffu);
+        snprintf(s->scratch[1], sizeof(s->scratch[1]), "cv%lx.b", (unsigned long)(uintptr_t)s & 0xffffffu);
+    }
     if (s->module >= 0 && s->nints >= 0) {
         const RV_Kernel *k = NULL;
         if (env->user[s->module] && rv_kernel_get(env->user[s->module], s->kernel, &k) == 0)
@@ -513,6 +663,20 @@ int run_stage_prepare(run_stage *s, run_env *env, RV_Format fmt)
         return RV_ENOENT;
     }
     return s->def->prepare(s, env, fmt);
+}
+
+int run_stage_make_conversion(run_stage *s, const char *name)
+{
+    char err[128];
+    if (run_stage_parse(name, -1, s, err, sizeof(err)) < 0 || !s->def || !s->def->conversion)
+        return -1;
+    s->inserted = 1;
+    return 0;
+}
+
+int run_stage_wants_yuv(const run_stage *s)
+{
+    return s->def && (s->def->prepare == prep_deband || s->def->prepare == prep_denoise);
 }
 
 void run_stage_print_table(FILE *f)

@@ -19,6 +19,15 @@
  *          V4L2 source's raw_yuyv mode: RGBA8 images of width/2, one YUYV pair
  *          per pixel) and a first stage converts them to RGBA8 on the GPU
  *          (module yuyv): half the upload bytes, the same download
+ *   (G)    as (F) with 3 streams, and a last stage converts the result back on
+ *          the GPU to packed YUYV (2 bytes/pixel down) or I420 (1.5): the
+ *          formats a display or Y4M sink takes; reported as a ratio to (E)
+ *          with 3 streams (RGBA up and down)
+ *   peer   (bench_pipe.c, rows after the table of each size) a bare
+ *          driver-API loop, N frames in flight, with the copies on the
+ *          frames' streams or on an upload and a download stream, variants
+ *          with one trait of the runtime each, and RV_Streaming with
+ *          RV_GPU_COPIES_PER_FRAME and with more frames in flight
  *   torch  the same pipeline in PyTorch, pinned memory, two streams
  *          (torch_stream.py next to this file, run with python3; "n/a" when
  *          python3 or torch is missing)
@@ -38,6 +47,7 @@
 
 #include "../../modules/samples/samples_params.h"
 #include "../../modules/yuyv/yuyv_params.h"
+#include "bench_pipe.h"
 
 #ifndef RV_BENCH_TORCH_SCRIPT
 #define RV_BENCH_TORCH_SCRIPT "torch_stream.py"
@@ -325,8 +335,31 @@ static int e_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const RV
     return 0;
 }
 
+static double run_stream_ex(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
+                            RV_GpuCopies copies, double *gpu_ms, double *wait_ms);
+
 static double run_stream(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
                          double *gpu_ms)
+{
+    double wait_ms;
+    return run_stream_ex(ctx, sv, w, h, frames, streams, RV_GPU_COPIES_DEFAULT, gpu_ms, &wait_ms);
+}
+
+/* bench_pipe.c's hook: the RGBA pipeline of the size being measured */
+typedef struct pipe_user {
+    RV_Context *ctx;
+    RV_StageVector *sv;
+    int w, h, frames;
+} pipe_user;
+
+static double pipe_run(void *user, int streams, RV_GpuCopies copies, double *gpu_ms, double *wait_ms)
+{
+    const pipe_user *u = user;
+    return run_stream_ex(u->ctx, u->sv, u->w, u->h, u->frames, streams, copies, gpu_ms, wait_ms);
+}
+
+static double run_stream_ex(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
+                            RV_GpuCopies copies, double *gpu_ms, double *wait_ms)
 {
     esrc s = {0, WARM + frames};
     RV_VideoInfo vi;
@@ -342,6 +375,7 @@ static double run_stream(RV_Context *ctx, RV_StageVector *sv, int w, int h, int 
     set.ring_frames = 4;
     set.policy = RV_RING_BLOCK;
     set.gpu_streams = streams;
+    set.gpu_copies = copies;
     ecb e;
     memset(&e, 0, sizeof(e));
     set.on_frame = e_frame;
@@ -360,9 +394,107 @@ static double run_stream(RV_Context *ctx, RV_StageVector *sv, int w, int h, int 
         return -1;
     }
     *gpu_ms = sum.gpu_ms_mean;
+    *wait_ms = sum.gpu_wait_ms_mean;
     if (e.t_last <= e.t_warm)
         return -1;
     return (double)(e.n_last - e.n_warm) / (e.t_last - e.t_warm);
+}
+
+/* ---------------------------------------------------------------- */
+/* (G) raw YUYV in, YUYV or I420 out (module yuyv, on the GPU)        */
+/* ---------------------------------------------------------------- */
+
+/* The same three stages between two conversions on the GPU: the packed YUYV
+ * frame (2 bytes/pixel) goes up, yuyv_rgba, gray, binarize, edge, then
+ * rgba_yuyv (2 bytes/pixel) or rgba_yuv420 (I420, 1.5 bytes/pixel) into a
+ * scratch image that is the frame's output - the format a display (YUY2 /
+ * IYUV texture) or a Y4M sink takes. Against (E) (RGBA up, RGBA down) the
+ * bytes moved per frame are 4/8 (YUYV) and 3.5/8 (I420). */
+typedef struct g_chain {
+    chain c;                  /* first: the stages of (E)/(F) read it as a chain */
+    const RV_Kernel *out_k;
+    int i420;
+} g_chain;
+
+static void st_g_out(RV_Image *f, RV_Data *d)
+{
+    const g_chain *g = rv_data_user(d);
+    const int w = rv_image_width(f), h = rv_image_height(f);
+    RV_Image *o = NULL;
+    if (rv_data_check(d, g->i420 ? rv_data_image(d, "g_i420", w, h, RV_FMT_YUV420P8, &o)
+                                 : rv_data_image(d, "g_yuyv", (w + 1) / 2, h, RV_FMT_RGBA8, &o)) < 0)
+        return;
+    rv_yuv_args a;
+    memset(&a, 0, sizeof(a));
+    ptrdiff_t pitch = 0;
+    if (rv_data_check(d, rv_image_kernel_address(f, 0, RV_ACCESS_READ, &a.src[0], &pitch)) < 0)
+        return;
+    a.src_pitch[0] = pitch;
+    for (int p = 0; p < rv_image_planes(o); p++) {
+        if (rv_data_check(d, rv_image_kernel_address(o, p, RV_ACCESS_WRITE, &a.dst[p], &pitch)) < 0)
+            return;
+        a.dst_pitch[p] = pitch;
+    }
+    a.w = w;
+    a.h = h;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.grid[0] = 1;
+    sh.grid[1] = (unsigned)(g->i420 ? (h + 1) / 2 : h);
+    sh.block[0] = 256;
+    if (rv_data_check(d, rv_launch_raw(g->out_k, &sh, &a, sizeof(a))) < 0)
+        return;
+    rv_data_set_frame(d, o);
+}
+
+/* Prints the (G) rows of one size: fps, bytes, fractions of the bounds for
+ * its bytes, and the ratio to (E) with 3 streams (RGBA in and out). */
+static int bench_yuyv_roundtrip(RV_Context *ctx, const chain *c, RV_Module *my, int w, int h, int nf,
+                                const bound *b, double rgba_fps, double tfps, const char *nm)
+{
+    int status = 0;
+    for (int i420 = 0; i420 <= 1; i420++) {
+        const char *name = i420 ? "(G) YUYV in, I420 out, gpu_streams=3" : "(G) YUYV in, YUYV out, gpu_streams=3";
+        g_chain g;
+        memset(&g, 0, sizeof(g));
+        g.c = *c;
+        g.i420 = i420;
+        RV_StageVector *sv = NULL;
+        if (!c->yuyv || rv_kernel_get(my, i420 ? "rgba_yuv420" : "rgba_yuyv", &g.out_k) < 0 ||
+            rv_stage_vector_create(ctx, &sv) < 0) {
+            printf("| %s | %s | n/a (no yuyv module) | | | | | |\n", nm, name);
+            continue;
+        }
+        rv_stage_vector_push(sv, st_yuyv, &g, "yuyv");
+        rv_stage_vector_push(sv, st_gray, &g, "gray");
+        rv_stage_vector_push(sv, st_bin, &g, "binarize");
+        rv_stage_vector_push(sv, st_edge, &g, "edge");
+        rv_stage_vector_push(sv, st_g_out, &g, i420 ? "i420" : "yuyv out");
+        double gms = 0;
+        const double fps = run_stream(ctx, sv, w / 2, h, nf, 3, &gms);
+        rv_stage_vector_destroy(&sv);
+        if (fps < 0) {
+            printf("| %s | %s | n/a | | | | | |\n", nm, name);
+            status = 1;
+            continue;
+        }
+        const double up = (double)w * h * 2, down = i420 ? (double)w * h * 1.5 : (double)w * h * 2;
+        const double ub = b->h2d * 1e9 / up;
+        double db = ub;
+        if (b->d2h * 1e9 / down < db)
+            db = b->d2h * 1e9 / down;
+        if (b->both * 1e9 / (up + down) < db)
+            db = b->both * 1e9 / (up + down);
+        char vt[32] = "", vr[48] = "";
+        if (tfps > 0)
+            snprintf(vt, sizeof(vt), "%.2f", fps / tfps);
+        if (rgba_fps > 0)
+            snprintf(vr, sizeof(vr), " (%.2fx RGBA (E) 3 streams)", fps / rgba_fps);
+        printf("| %s | %s%s | %.0f | %.1f | %.2f | %.2f | %s | %.3f |\n", nm, name, vr, fps, fps * (up + down) * 1e-9,
+               fps / ub, fps / db, vt, gms);
+    }
+    fflush(stdout);
+    return status;
 }
 
 /* PyTorch: "torch W H fps" on stdout from the script; < 0 if unavailable. */
@@ -506,6 +638,12 @@ int main(int argc, char **argv)
                    fps[i] * (up_bytes[i] + (double)bytes) * 1e-9, fps[i] / ub, fps[i] / db, vt, gm);
         }
         fflush(stdout);
+        /* the bare-loop peer and the copy placements (bench_pipe.c) */
+        pipe_user pu = {ctx, sv, w, h, nf};
+        bench_pipe_ctx pc = {nm, bytes, b.h2d, b.d2h, b.both, tfps, WARM, nf, pipe_run, &pu};
+        if (bench_pipe_rows(&pc) != 0)
+            status = 1;
+        status |= bench_yuyv_roundtrip(ctx, &c, my, w, h, nf, &b, fps[4], tfps, nm); /* (G) */
     }
     rv_stage_vector_destroy(&sv);
     rv_stage_vector_destroy(&svy);

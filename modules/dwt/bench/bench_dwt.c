@@ -18,6 +18,9 @@
  * copy, 4-byte accesses) and, on the GPU, PyTorch's copy of the same image.
  * A per-kernel breakdown (profiled run: a sync around each launch) follows.
  *
+ * Then, per N, end to end from host memory (see e2e()): whole, split by a
+ * device memory limit, and split with copies overlapping the kernels.
+ *
  *   rv-bench-gpu-dwt [N ...]     (default 2048 4096 8192 16384)
  *   rv-bench-dwt [N ...]         (default 1024 2048 4096)
  */
@@ -195,6 +198,79 @@ static double plain_ms(const float *img, int N, int levels, RV_DwtWavelet wv)
     return ms;
 }
 
+/*
+ * End to end from host memory (rv_dwt_forward_host, CDF 9/7): the image in
+ * (pageable) host memory, coefficients back into host memory. The bound is
+ * the time of one upload plus one download of the image through the same
+ * copy calls (rv_buffer_upload / rv_buffer_download), measured here; the
+ * fraction is bound / time. Cases: the whole image at once, split by a
+ * device memory limit of n/2, and the same with a transfer context (copies
+ * on their own stream, overlapping the kernels).
+ */
+static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int cpu)
+{
+    const size_t bytes = (size_t)N * (size_t)N * 4;
+    float *out = malloc(bytes);
+    int err;
+    double tu = 1e30, td = 1e30;
+    for (int r = 0; r < 3; r++) {
+        double t0 = now();
+        if ((err = rv_buffer_upload(buf, 0, host, bytes)) < 0)
+            die(ctx, "upload", err);
+        double t1 = now();
+        if ((err = rv_buffer_download(buf, 0, out, bytes)) < 0)
+            die(ctx, "download", err);
+        double t2 = now();
+        tu = t1 - t0 < tu ? t1 - t0 : tu;
+        td = t2 - t1 < td ? t2 - t1 : td;
+    }
+    const double bound = tu + td;
+    printf("\nend to end from host memory, N = %d: upload %.2f ms (%.1f GB/s), download %.2f ms (%.1f GB/s): bound %.2f ms\n",
+           N, tu * 1e3, bytes / tu / 1e9, td * 1e3, bytes / td / 1e9, bound * 1e3);
+    printf("| N | L | case | ms | bound / time | stripes | copied / 2n | peak device / n |\n|---|---|---|---|---|---|---|---|\n");
+    RV_Context *xfer = NULL;
+    if (!cpu) {
+        RV_Settings cs;
+        rv_settings_default(&cs);
+        cs.backend = RV_BACKEND_CUDA;
+        cs.log_level = RV_LOG_WARN;
+        if (rv_context_create(&xfer, &cs) < 0)
+            xfer = NULL;
+    }
+    const int levs[2] = {1, 5};
+    for (int li = 0; li < 2; li++)
+        for (int c = 0; c < 3; c++) {
+            if (c == 2 && !xfer)
+                continue;
+            RV_DwtSettings s;
+            rv_dwt_settings_default(&s);
+            s.device_memory_limit = c ? bytes / 2 + 65536 : 0;
+            s.transfer_ctx = c == 2 ? xfer : NULL;
+            RV_Dwt *d = NULL;
+            if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
+                die(ctx, "dwt", err);
+            double best = 1e30;
+            RV_DwtStats st;
+            for (int r = 0; r < 3; r++) {
+                rv_dwt_stats_reset(d);
+                double t0 = now();
+                if ((err = rv_dwt_forward_host(d, host, out, N, N, (size_t)N * 4, levs[li])) < 0)
+                    die(ctx, rv_dwt_error(d), err);
+                double t = now() - t0;
+                if (t < best)
+                    best = t;
+                rv_dwt_stats(d, &st);
+            }
+            static const char *names[3] = {"whole", "limit n/2", "limit n/2 + transfer ctx"};
+            printf("| %d | %d | %s | %.2f | %.1f%% | %lld | %.3f | %.3f |\n", N, levs[li], names[c], best * 1e3,
+                   100 * bound / best, st.stripes, (st.upload_bytes + st.download_bytes) / (2.0 * bytes),
+                   st.peak_device_bytes / bytes);
+            rv_dwt_destroy(&d);
+        }
+    rv_context_destroy(&xfer);
+    free(out);
+}
+
 static const char *KNAMES[RV_DWT_KERNEL_COUNT] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused", "tilefused"};
 
 int main(int argc, char **argv)
@@ -324,6 +400,8 @@ int main(int argc, char **argv)
                     printf("\n");
                 }
             }
+        if (!getenv("RV_DWT_BENCH_NO_E2E"))
+            e2e(ctx, buf, host, N, cpu);
         free(host);
         rv_buffer_destroy(&buf);
     }

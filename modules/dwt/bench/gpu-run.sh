@@ -52,4 +52,4 @@ done
 grep -E "warning|error" "$out/dwt-build.log" | sort -u | head -20
 echo "build done"
 ctest --test-dir build -R "dwt" --output-on-failure --timeout 300 2>&1 | tee "$out/dwt-ctest.log" | tail -25
-timeout 240 ./build/bench/rv-bench-gpu-dwt "$@" 2>&1 | tee "$out/dwt-bench.log"
+timeout "${BENCH_TIMEOUT:-240}" ./build/bench/rv-bench-gpu-dwt "$@" 2>&1 | tee "$out/dwt-bench.log"

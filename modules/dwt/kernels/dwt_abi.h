@@ -63,18 +63,41 @@ typedef struct dwt_row_args {
 } dwt_row_args;
 
 /**
- * dwt_colfused: out-of-place column pass, all steps fused. A block holds
- * tile_cols columns x (R + 2H) sample pairs (S and D) in shared memory; the
- * R pairs in the middle come out exact when H covers the reach of the steps.
- * Forward: src interleaved rows -> dst [S rows | D rows]; inverse: back.
+ * dwt_colfused: column pass, all steps fused. A block holds tile_cols
+ * columns x (R + 2H) sample pairs (S and D) in shared memory; the R pairs in
+ * the middle come out exact when H covers the reach of the steps. Pair g of
+ * band S is read at src_s + g * src_s_str (bytes) and written at dst_s + g *
+ * dst_s_str, band D likewise, so one kernel covers forward (interleaved rows
+ * -> [S rows | D rows]) and inverse, and windows of a longer column (the
+ * bases may point before a buffer holding only the pairs a tile touches).
+ * Tile t writes pairs [k_first + t R, min(k_first + (t+1) R, k_end)).
  */
 typedef struct dwt_col_args {
-    uint64_t src, dst;
-    int64_t src_pitch, dst_pitch;
+    uint64_t src_s, src_d, dst_s, dst_d;
+    int64_t src_s_str, src_d_str, dst_s_str, dst_d_str;
     int32_t n, ncols, R, H;
     int32_t type, inverse, nsteps, tile_cols;
+    int32_t k_first, k_end, pad0, pad1;
+    /* In place (dst = src): when halo != 0, the pairs a tile reads but does not
+     * write come from the saved copy of dwt_halo (tile t, row r of 4H at
+     * halo + ((t * 4H + r) * ncols + c) * 4), so tiles never read what another
+     * has already written. */
+    uint64_t halo;
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_col_args;
+
+/*
+ * dwt_halo: saves, for every tile t of dwt_colfused (pairs [t R, min(t R + R,
+ * nS)) of both bands), the pairs around it that it reads but does not write:
+ * row r of 4H (band r / 2H; i = r % 2H: pair t R - H + i for i < H, else
+ * kend + i - H) at halo + ((t * 4H + r) * ncols + c) * 4.
+ */
+typedef struct dwt_halo_args {
+    uint64_t src_s, src_d, halo;
+    int64_t str;
+    int32_t n, ncols, R, H;
+    int32_t tile_cols, pad0;
+} dwt_halo_args;
 
 /**
  * dwt_tilefused: a small LL region (w x h) in shared memory, all remaining

@@ -25,6 +25,10 @@
 /* Products that nvcc must not contract into FMAs, so GPU and CPU agree bit for bit. */
 #if defined(RV_CUDA)
 #  define DWT_MUL(x, y) __fmul_rn((x), (y))
+/* Global loads a thread issues before it uses them (memory-level parallelism). */
+#  define DWT_UNROLL 8
+/* Targets a thread of dwt_step_k lifts at once. */
+#  define DWT_SB 4
 #else
 #  define DWT_MUL(x, y) ((x) * (y))
 #endif
@@ -51,6 +55,92 @@ RV_FN int dwt_src_index(int j, int nsrc, int is_d, int n)
     return p >> 1;
 }
 
+/* Bits of a 32-bit sample as float and back. */
+#if defined(RV_CUDA)
+#  define DWT_F(u) __uint_as_float(u)
+#  define DWT_U(f) __float_as_uint(f)
+#else
+RV_FN float dwt_f_(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+RV_FN uint32_t dwt_u_(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+}
+#  define DWT_F(u) dwt_f_(u)
+#  define DWT_U(f) dwt_u_(f)
+#endif
+
+/*
+ * The arithmetic of one lifting step on values: t is the target sample, v0..v3
+ * its taps (v1..v3 unused beyond st->ntaps); returns the new target. Every
+ * kernel (and the CPU runs, in the same order of operations) goes through it.
+ */
+RV_FN uint32_t dwt_lift_val(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
+                            int type, int inverse)
+{
+    const int nt = st->ntaps;
+    if (type == DWT_F32) {
+        float acc = DWT_MUL(st->fw[0], DWT_F(v0));
+        if (nt > 1)
+            acc += DWT_MUL(st->fw[1], DWT_F(v1));
+        if (nt > 2)
+            acc += DWT_MUL(st->fw[2], DWT_F(v2));
+        if (nt > 3)
+            acc += DWT_MUL(st->fw[3], DWT_F(v3));
+        const float x = DWT_F(t);
+        return DWT_U(!inverse ? DWT_MUL(x + acc, st->post) : DWT_MUL(x, st->post_inv) - acc);
+    }
+    int32_t acc = st->round + st->iw[0] * (int32_t)v0;
+    if (nt > 1)
+        acc += st->iw[1] * (int32_t)v1;
+    if (nt > 2)
+        acc += st->iw[2] * (int32_t)v2;
+    if (nt > 3)
+        acc += st->iw[3] * (int32_t)v3;
+    const int32_t delta = (acc >> st->shift) * st->sign;
+    return (uint32_t)(inverse ? (int32_t)t - delta : (int32_t)t + delta);
+}
+
+/*
+ * Source band indices j[0..ntaps) of the taps of target k: k + off0 + i,
+ * reflected at the ends of the line (one test when all lie inside the band).
+ */
+RV_FN void dwt_taps(const dwt_step *st, int k, int n, int *j)
+{
+    const int src_is_d = st->target == 0 ? 0 : 1;
+    const int nsrc = src_is_d ? n >> 1 : (n + 1) >> 1;
+    const int j0 = k + st->off0, nt = st->ntaps;
+    if (j0 >= 0 && j0 + nt <= nsrc) {
+        j[0] = j0;
+        j[1] = j0 + 1;
+        j[2] = j0 + 2;
+        j[3] = j0 + 3;
+        return;
+    }
+    /* taps written out: no dynamic indexing of the (parameter) step struct */
+#define DWT_SRC(i) (i < nt ? dwt_src_index(j0 + i, nsrc, src_is_d, n) : j[0])
+    j[0] = dwt_src_index(j0, nsrc, src_is_d, n);
+    j[1] = DWT_SRC(1);
+    j[2] = DWT_SRC(2);
+    j[3] = DWT_SRC(3);
+#undef DWT_SRC
+}
+
+/* Loads the taps j[] of a band of 32-bit words at sb + j * ss (bytes). */
+#define DWT_LOAD_TAPS(v, sb, ss, j, nt)                                                     \
+    do {                                                                                   \
+        v[0] = *(const uint32_t *)((sb) + (int64_t)(j)[0] * (ss));                          \
+        v[1] = (nt) > 1 ? *(const uint32_t *)((sb) + (int64_t)(j)[1] * (ss)) : 0u;           \
+        v[2] = (nt) > 2 ? *(const uint32_t *)((sb) + (int64_t)(j)[2] * (ss)) : 0u;           \
+        v[3] = (nt) > 3 ? *(const uint32_t *)((sb) + (int64_t)(j)[3] * (ss)) : 0u;           \
+    } while (0)
+
 /*
  * One lifting step at target index k. tb/sb: element 0 of the target and
  * source bands, ts/ss: their strides in bytes; n: line length.
@@ -58,44 +148,143 @@ RV_FN int dwt_src_index(int j, int nsrc, int is_d, int n)
 RV_FN void dwt_lift_at(unsigned char *tb, int64_t ts, const unsigned char *sb, int64_t ss, int n,
                        const dwt_step *st, int type, int inverse, int k)
 {
-    const int src_is_d = st->target == 0 ? 0 : 1;
-    const int nS = (n + 1) >> 1, nD = n >> 1;
-    const int nsrc = src_is_d ? nD : nS;
+    int j[DWT_MAX_TAPS];
+    uint32_t v[DWT_MAX_TAPS];
+    dwt_taps(st, k, n, j);
+    DWT_LOAD_TAPS(v, sb, ss, j, st->ntaps);
+    uint32_t *t = (uint32_t *)(tb + (int64_t)k * ts);
+    *t = dwt_lift_val(*t, v[0], v[1], v[2], v[3], st, type, inverse);
+}
+
+#if defined(RV_CUDA) /* the CPU bodies use the vectorised runs below instead */
+/*
+ * The same on word arrays with 32-bit indices (shared-memory tiles, CPU
+ * lines): target k at tw[k * str], source j at sw[j * str].
+ */
+RV_FN void dwt_lift_w(uint32_t *tw, const uint32_t *sw, int str, int n, const dwt_step *st, int type, int inverse,
+                      int k)
+{
+    int j[DWT_MAX_TAPS];
+    dwt_taps(st, k, n, j);
     const int nt = st->ntaps;
-    /* taps written out: no dynamic indexing of the (parameter) step struct */
-#define DWT_SRC(i) (i < nt ? dwt_src_index(k + st->off0 + i, nsrc, src_is_d, n) : 0)
-    const int j0 = DWT_SRC(0), j1 = DWT_SRC(1), j2 = DWT_SRC(2), j3 = DWT_SRC(3);
-#undef DWT_SRC
+    const uint32_t v0 = sw[j[0] * str], v1 = nt > 1 ? sw[j[1] * str] : 0u, v2 = nt > 2 ? sw[j[2] * str] : 0u,
+                   v3 = nt > 3 ? sw[j[3] * str] : 0u;
+    tw[k * str] = dwt_lift_val(tw[k * str], v0, v1, v2, v3, st, type, inverse);
+}
+
+/*
+ * Interior run on word arrays: targets g = g0, g0 + gs, ... < g1 whose taps
+ * g + off0 + i all lie inside the source band (no reflection), target g at
+ * tw[g * str], source j at sw[j * str]. Tap count, type and direction are
+ * tested once, outside the loop; the operations are those of dwt_lift_val
+ * in the same order. Returns the first g of the sequence not done (>= g1).
+ */
+#define DWT_RUN_F(ACC, UPD)                                                                  \
+    for (; g < g1; g += gs) {                                                                \
+        const float *p = s + (g + o) * str;                                                  \
+        float *q = t + g * str;                                                              \
+        const float acc = ACC;                                                               \
+        *q = UPD;                                                                            \
+    }
+#define DWT_RUN_I(ACC, OP)                                                                   \
+    for (; g < g1; g += gs) {                                                                \
+        const int32_t *p = si + (g + o) * str;                                               \
+        int32_t *q = ti + g * str;                                                           \
+        const int32_t acc = ACC;                                                             \
+        *q = *q OP((acc >> sh) * sg);                                                        \
+    }
+#define DWT_RUN_NT(RUN, A1, A2, A3, A4, X)                                                    \
+    do {                                                                                     \
+        if (nt == 1)                                                                         \
+            RUN(A1, X)                                                                       \
+        else if (nt == 2)                                                                    \
+            RUN(A2, X)                                                                       \
+        else if (nt == 3)                                                                    \
+            RUN(A3, X)                                                                       \
+        else                                                                                 \
+            RUN(A4, X)                                                                       \
+    } while (0)
+RV_FN int dwt_run_w(uint32_t *tw, const uint32_t *sw, int str, int g, int g1, int gs, const dwt_step *st, int type,
+                    int inverse)
+{
+    const int nt = st->ntaps, o = st->off0;
     if (type == DWT_F32) {
-#define DWT_V(j) (*(const float *)(sb + (int64_t)(j) * ss))
-        float acc = DWT_MUL(st->fw[0], DWT_V(j0));
-        if (nt > 1)
-            acc += DWT_MUL(st->fw[1], DWT_V(j1));
-        if (nt > 2)
-            acc += DWT_MUL(st->fw[2], DWT_V(j2));
-        if (nt > 3)
-            acc += DWT_MUL(st->fw[3], DWT_V(j3));
-#undef DWT_V
-        float *t = (float *)(tb + (int64_t)k * ts);
+        float *t = (float *)tw;
+        const float *s = (const float *)sw;
+        const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2], w3 = st->fw[3];
+        const float post = st->post, pinv = st->post_inv;
+#define F1 DWT_MUL(w0, p[0])
+#define F2 F1 + DWT_MUL(w1, p[str])
+#define F3 F2 + DWT_MUL(w2, p[2 * str])
+#define F4 F3 + DWT_MUL(w3, p[3 * str])
         if (!inverse)
-            *t = DWT_MUL(*t + acc, st->post);
+            DWT_RUN_NT(DWT_RUN_F, F1, F2, F3, F4, DWT_MUL(*q + acc, post));
         else
-            *t = DWT_MUL(*t, st->post_inv) - acc;
+            DWT_RUN_NT(DWT_RUN_F, F1, F2, F3, F4, DWT_MUL(*q, pinv) - acc);
+#undef F1
+#undef F2
+#undef F3
+#undef F4
     } else {
-#define DWT_V(j) (*(const int32_t *)(sb + (int64_t)(j) * ss))
-        int32_t acc = st->round + st->iw[0] * DWT_V(j0);
-        if (nt > 1)
-            acc += st->iw[1] * DWT_V(j1);
-        if (nt > 2)
-            acc += st->iw[2] * DWT_V(j2);
-        if (nt > 3)
-            acc += st->iw[3] * DWT_V(j3);
-#undef DWT_V
-        const int32_t delta = (acc >> st->shift) * st->sign;
-        int32_t *t = (int32_t *)(tb + (int64_t)k * ts);
-        *t = inverse ? *t - delta : *t + delta;
+        int32_t *ti = (int32_t *)tw;
+        const int32_t *si = (const int32_t *)sw;
+        const int32_t w0 = st->iw[0], w1 = st->iw[1], w2 = st->iw[2], w3 = st->iw[3], r = st->round;
+        const int sh = st->shift, sg = st->sign;
+#define I1 r + w0 * p[0]
+#define I2 I1 + w1 * p[str]
+#define I3 I2 + w2 * p[2 * str]
+#define I4 I3 + w3 * p[3 * str]
+        if (!inverse)
+            DWT_RUN_NT(DWT_RUN_I, I1, I2, I3, I4, +);
+        else
+            DWT_RUN_NT(DWT_RUN_I, I1, I2, I3, I4, -);
+#undef I1
+#undef I2
+#undef I3
+#undef I4
+    }
+    return g;
+}
+#undef DWT_RUN_F
+#undef DWT_RUN_I
+#undef DWT_RUN_NT
+
+/*
+ * All targets g = g0, g0 + gs, ... < g1 of one step on a line of n samples
+ * held in word arrays (target g at tw[g * str], source j at sw[j * str]),
+ * where only sources in [slo, shi) are present (a tile of a longer line;
+ * [0, nsrc) for a whole line): the interior through dwt_run_w, the few
+ * targets at the ends sample by sample (reflected taps; skipped when a tap
+ * is not present).
+ */
+RV_FN void dwt_step_w(uint32_t *tw, const uint32_t *sw, int str, int n, int g, int g1, int gs, int slo, int shi,
+                      const dwt_step *st, int type, int inverse)
+{
+    const int flo = slo - st->off0, fhi = shi - st->off0 - st->ntaps + 1; /* all taps in [slo, shi) */
+    for (; g < g1 && g < flo; g += gs) {
+        int j[DWT_MAX_TAPS];
+        dwt_taps(st, g, n, j);
+        int ok = 1;
+        for (int i = 0; i < DWT_MAX_TAPS; i++)
+            if (i < st->ntaps && (j[i] < slo || j[i] >= shi))
+                ok = 0;
+        if (ok)
+            dwt_lift_w(tw, sw, str, n, st, type, inverse, g);
+    }
+    g = dwt_run_w(tw, sw, str, g, g1 < fhi ? g1 : fhi, gs, st, type, inverse);
+    for (; g < g1; g += gs) {
+        int j[DWT_MAX_TAPS];
+        dwt_taps(st, g, n, j);
+        int ok = 1;
+        for (int i = 0; i < DWT_MAX_TAPS; i++)
+            if (i < st->ntaps && (j[i] < slo || j[i] >= shi))
+                ok = 0;
+        if (ok)
+            dwt_lift_w(tw, sw, str, n, st, type, inverse, g);
     }
 }
+
+#endif
 
 /* Address of sample q of line l (axis 0: row l, axis 1: column l). */
 RV_FN unsigned char *dwt_addr(uint64_t base, int64_t pitch, int axis, int l, int q)
@@ -225,16 +414,28 @@ static void dwt_cpu_band(unsigned char *tb, const unsigned char *sb, int k0, int
 /* dwt_step_k: one lifting step on a strided region                   */
 /* ---------------------------------------------------------------- */
 
-RV_FN void dwt_step_one(const dwt_step_args *a, int k, int l)
+/* Target k of line l: its address, value and taps (loaded, not yet lifted). */
+RV_FN uint32_t *dwt_step_load(const dwt_step_args *a, int k, int l, uint32_t *t, uint32_t *v)
 {
     const int tgt_d = a->st.target == 0;
     const int toff = tgt_d ? a->d_off : a->s_off, tstr = tgt_d ? a->d_str : a->s_str;
     const int soff = tgt_d ? a->s_off : a->d_off, sstr = tgt_d ? a->s_str : a->d_str;
     const int line = l * a->line_str;
-    unsigned char *tb = dwt_addr(a->base, a->pitch, a->axis, line, toff);
-    unsigned char *sb = dwt_addr(a->base, a->pitch, a->axis, line, soff);
     const int64_t unit = a->axis == 0 ? 4 : a->pitch;
-    dwt_lift_at(tb, unit * tstr, sb, unit * sstr, a->n, &a->st, a->type, a->inverse, k);
+    uint32_t *tp = (uint32_t *)(dwt_addr(a->base, a->pitch, a->axis, line, toff) + (int64_t)k * unit * tstr);
+    const unsigned char *sb = dwt_addr(a->base, a->pitch, a->axis, line, soff);
+    int j[DWT_MAX_TAPS];
+    dwt_taps(&a->st, k, a->n, j);
+    DWT_LOAD_TAPS(v, sb, unit * sstr, j, a->st.ntaps);
+    *t = *tp;
+    return tp;
+}
+
+RV_FN void dwt_step_one(const dwt_step_args *a, int k, int l)
+{
+    uint32_t t, v[DWT_MAX_TAPS];
+    uint32_t *tp = dwt_step_load(a, k, l, &t, v);
+    *tp = dwt_lift_val(t, v[0], v[1], v[2], v[3], &a->st, a->type, a->inverse);
 }
 
 RV_RAW_KERNEL(dwt_step_k, dwt_step_args, a, blk)
@@ -245,12 +446,47 @@ RV_RAW_KERNEL(dwt_step_k, dwt_step_args, a, blk)
     const int a0 = blk.x * a->tile_a, a1 = RV__MIN(a0 + a->tile_a, na);
     const int b0 = blk.y * a->tile_b, b1 = RV__MIN(b0 + a->tile_b, nb);
 #if defined(RV_CUDA)
-    for (int ib = b0 + (int)threadIdx.y; ib < b1; ib += blk.ty)
-        for (int ia = a0 + (int)threadIdx.x; ia < a1; ia += blk.tx) {
-            if (a->axis == 0)
-                dwt_step_one(a, ia, ib);
-            else
-                dwt_step_one(a, ib, ia);
+    /* DWT_SB targets a thread at once: all their loads, then the lifts (target
+     * and source bands are disjoint, so the loads may run ahead of the stores) */
+    const int TY = blk.ty;
+    /* block-layout columns: a batch of interior targets with pointer arithmetic only */
+    const int colfast = a->axis == 1 && a->s_str == 1 && a->d_str == 1 && a->line_str == 1;
+    const int tgt_d = a->st.target == 0, o = a->st.off0, ntp = a->st.ntaps;
+    const int nsrc = tgt_d ? (a->n + 1) >> 1 : a->n >> 1;
+    const int toff = tgt_d ? a->d_off : a->s_off, soff = tgt_d ? a->s_off : a->d_off;
+    const int fend = RV__MIN(b1, nsrc - o - ntp + 1); /* interior targets: [-o, fend) */
+    const int64_t P = a->pitch;
+    for (int ia = a0 + (int)threadIdx.x; ia < a1; ia += blk.tx)
+        for (int ib0 = b0 + (int)threadIdx.y; ib0 < b1; ib0 += DWT_SB * TY) {
+            if (colfast && ib0 + o >= 0 && ib0 + (DWT_SB - 1) * TY < fend) {
+                const unsigned char *col = (const unsigned char *)(uintptr_t)a->base + (int64_t)ia * 4;
+                uint32_t *tp[DWT_SB], t[DWT_SB], v[DWT_SB][DWT_MAX_TAPS];
+#pragma unroll
+                for (int u = 0; u < DWT_SB; u++) {
+                    const int k = ib0 + u * TY;
+                    const unsigned char *ps = col + (int64_t)(soff + k + o) * P;
+                    tp[u] = (uint32_t *)(col + (int64_t)(toff + k) * P);
+                    v[u][0] = *(const uint32_t *)ps;
+                    v[u][1] = ntp > 1 ? *(const uint32_t *)(ps + P) : 0u;
+                    v[u][2] = ntp > 2 ? *(const uint32_t *)(ps + 2 * P) : 0u;
+                    v[u][3] = ntp > 3 ? *(const uint32_t *)(ps + 3 * P) : 0u;
+                    t[u] = *tp[u];
+                }
+#pragma unroll
+                for (int u = 0; u < DWT_SB; u++)
+                    *tp[u] = dwt_lift_val(t[u], v[u][0], v[u][1], v[u][2], v[u][3], &a->st, a->type, a->inverse);
+                continue;
+            }
+            uint32_t *tp[DWT_SB], t[DWT_SB], v[DWT_SB][DWT_MAX_TAPS];
+#pragma unroll
+            for (int u = 0; u < DWT_SB; u++)
+                if (ib0 + u * TY < b1)
+                    tp[u] = a->axis == 0 ? dwt_step_load(a, ia, ib0 + u * TY, &t[u], v[u])
+                                         : dwt_step_load(a, ib0 + u * TY, ia, &t[u], v[u]);
+#pragma unroll
+            for (int u = 0; u < DWT_SB; u++)
+                if (ib0 + u * TY < b1)
+                    *tp[u] = dwt_lift_val(t[u], v[u][0], v[u][1], v[u][2], v[u][3], &a->st, a->type, a->inverse);
         }
 #else
     const int tgt_d = a->st.target == 0;
@@ -349,15 +585,14 @@ extern __shared__ uint32_t dwt_sh[];
 static __device__ void dwt_sh_lift(const dwt_row_args *a, uint32_t *sh, int m)
 {
     const int nS = (m + 1) >> 1, nD = m >> 1;
-    unsigned char *S = (unsigned char *)sh, *D = (unsigned char *)(sh + nS);
     for (int si = 0; si < a->nsteps; si++) {
         const int s = a->inverse ? a->nsteps - 1 - si : si;
         const dwt_step *st = &a->steps[s];
         const int nt = st->target == 0 ? nD : nS;
-        unsigned char *tb = st->target == 0 ? D : S;
-        const unsigned char *sb = st->target == 0 ? S : D;
-        for (int k = (int)threadIdx.x; k < nt; k += (int)blockDim.x)
-            dwt_lift_at(tb, 4, sb, 4, m, st, a->type, a->inverse, k);
+        uint32_t *tw = st->target == 0 ? sh + nS : sh;
+        const uint32_t *sw = st->target == 0 ? sh : sh + nS;
+        dwt_step_w(tw, sw, 1, m, (int)threadIdx.x, nt, (int)blockDim.x, 0, st->target == 0 ? nS : nD, st, a->type,
+                   a->inverse);
         __syncthreads();
     }
 }
@@ -398,12 +633,21 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             /* level 0 straight from global memory: pairs (2k, 2k+1) -> S[k], D[k] */
             int m = n, nS = (m + 1) >> 1;
             if (((uintptr_t)src & 7) == 0) {
-                /* aligned: one 8-byte load a pair */
+                /* aligned: one 8-byte load a pair, DWT_UNROLL loads in flight a thread */
                 const uint2 *s2 = (const uint2 *)src;
-                for (int k = tid; k < (m >> 1); k += T) {
-                    const uint2 v = s2[k];
-                    sh[k] = v.x;
-                    sh[nS + k] = v.y;
+                const int np = m >> 1;
+                for (int k0 = tid; k0 < np; k0 += DWT_UNROLL * T) {
+                    uint2 v[DWT_UNROLL];
+#pragma unroll
+                    for (int u = 0; u < DWT_UNROLL; u++)
+                        if (k0 + u * T < np)
+                            v[u] = s2[k0 + u * T];
+#pragma unroll
+                    for (int u = 0; u < DWT_UNROLL; u++)
+                        if (k0 + u * T < np) {
+                            sh[k0 + u * T] = v[u].x;
+                            sh[nS + k0 + u * T] = v[u].y;
+                        }
                 }
                 if ((m & 1) && tid == 0)
                     sh[nS - 1] = src[m - 1];
@@ -442,8 +686,17 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
                 for (int p = tid; p < n; p += T)
                     sh[dwt_block_index(p, n, lev)] = src[p];
             } else {
-                for (int p = tid; p < n; p += T)
-                    sh[p] = src[p];
+                for (int p0 = tid; p0 < n; p0 += DWT_UNROLL * T) {
+                    uint32_t v[DWT_UNROLL];
+#pragma unroll
+                    for (int u = 0; u < DWT_UNROLL; u++)
+                        if (p0 + u * T < n)
+                            v[u] = src[p0 + u * T];
+#pragma unroll
+                    for (int u = 0; u < DWT_UNROLL; u++)
+                        if (p0 + u * T < n)
+                            sh[p0 + u * T] = v[u];
+                }
             }
             __syncthreads();
             for (int l = lev - 1; l >= 0; l--) {
@@ -550,18 +803,59 @@ RV_FN void dwt_tile_range(int k0, int R, int H, int cnt, int *lo, int *hi)
     *hi = k0 + R + H > cnt ? cnt : k0 + R + H;
 }
 
-/* Source rows of target g in step st, or -1 when one lies outside [slo, shi). */
-RV_FN int dwt_tile_srcs(const dwt_step *st, int g, int nsrc, int src_is_d, int n, int slo, int shi, int *j)
+/*
+ * Source rows j[] of target g in step st, or -1 when one lies outside the
+ * loaded range [slo, shi) (the target is then not needed by the tile).
+ */
+RV_FN int dwt_tile_srcs(const dwt_step *st, int g, int n, int slo, int shi, int *j)
 {
+    dwt_taps(st, g, n, j);
     for (int i = 0; i < DWT_MAX_TAPS; i++) {
-        j[i] = slo;
-        if (i < st->ntaps) {
-            j[i] = dwt_src_index(g + st->off0 + i, nsrc, src_is_d, n);
-            if (j[i] < slo || j[i] >= shi)
-                return -1;
-        }
+        if (i >= st->ntaps)
+            j[i] = j[0];
+        else if (j[i] < slo || j[i] >= shi)
+            return -1;
     }
     return 0;
+}
+
+/* Address of pair g of a band: base + g * str (bytes; base may point outside a window). */
+RV_FN unsigned char *dwt_pair(uint64_t base, int64_t str, int g, int64_t col_bytes)
+{
+    return (unsigned char *)(uintptr_t)(base + (uint64_t)((int64_t)g * str + col_bytes));
+}
+
+/* Row of the saved halo copy holding pair g of band `bd` (0 S, 1 D) for the tile [k0, kend). */
+RV_FN int dwt_halo_row(int t, int H, int bd, int g, int k0, int kend)
+{
+    return t * 4 * H + bd * 2 * H + (g < k0 ? g - (k0 - H) : H + g - kend);
+}
+
+RV_RAW_KERNEL(dwt_halo, dwt_halo_args, a, blk)
+{
+    const int nS = (a->n + 1) >> 1, nD = a->n >> 1, H = a->H, t = blk.y;
+    const int k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
+    const int c0 = blk.x * a->tile_cols, c1 = RV__MIN(c0 + a->tile_cols, a->ncols);
+#if defined(RV_CUDA)
+    const int c = c0 + (int)threadIdx.x;
+    if (c >= c1)
+        return;
+    for (int r = (int)threadIdx.y; r < 4 * H; r += blk.ty) {
+#else
+    for (int r = 0; r < 4 * H; r++) {
+#endif
+        const int bd = r / (2 * H), i = r % (2 * H), cnt = bd ? nD : nS;
+        const int g = i < H ? k0 - H + i : kend + i - H;
+        if (g < 0 || g >= cnt)
+            continue;
+        const uint64_t src = bd ? a->src_d : a->src_s;
+        uint32_t *dst = (uint32_t *)(uintptr_t)(a->halo + (uint64_t)(((int64_t)(t * 4 * H + r) * a->ncols) * 4));
+#if defined(RV_CUDA)
+        dst[c] = *(const uint32_t *)dwt_pair(src, a->str, g, (int64_t)c * 4);
+#else
+        memcpy(dst + c0, dwt_pair(src, a->str, g, (int64_t)c0 * 4), (size_t)(c1 - c0) * 4);
+#endif
+    }
 }
 
 RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
@@ -569,65 +863,78 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
     const int R = a->R, H = a->H, TR = R + 2 * H, tc = a->tile_cols;
     const int c0 = blk.x * tc, c1 = RV__MIN(c0 + tc, a->ncols), nc = c1 - c0;
-    const int k0 = blk.y * R;
+    const int k0 = a->k_first + blk.y * R;
+    const int kend = RV__MIN(k0 + R, a->k_end);
     int slo, shi, dlo, dhi;
-    dwt_tile_range(k0, R, H, nS, &slo, &shi);
-    dwt_tile_range(k0, R, H, nD, &dlo, &dhi);
+    /* the halo around the pairs written, [k0, kend): a window holds no more */
+    dwt_tile_range(k0, kend - k0, H, nS, &slo, &shi);
+    dwt_tile_range(k0, kend - k0, H, nD, &dlo, &dhi);
     /* tile rows: S pair g at row g - (k0 - H), D pair g at row TR + g - (k0 - H) */
     const int base = k0 - H;
+    const int se = RV__MIN(kend, nS), de = RV__MIN(kend, nD);
 #if defined(RV_CUDA)
     uint32_t *sh = dwt_sh;
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, TY = (int)blockDim.y;
-    const int c = c0 + tx;
-    /* load */
-    for (int g = slo + ty; g < shi; g += TY)
-        if (tx < nc) {
-            const int row = a->inverse ? g : 2 * g;
-            sh[(g - base) * tc + tx] = *(const uint32_t *)dwt_addr(a->src, a->src_pitch, 1, c, row);
+    const int64_t cb = (int64_t)(c0 + tx) * 4;
+    const int ok = tx < nc;
+    /* load S rows then D rows, DWT_UNROLL loads in flight a thread */
+    const int ns = shi - slo, nall = ns + (dhi > dlo ? dhi - dlo : 0);
+    for (int r0 = ty; r0 < nall; r0 += DWT_UNROLL * TY) {
+        uint32_t v[DWT_UNROLL];
+#pragma unroll
+        for (int u = 0; u < DWT_UNROLL; u++) {
+            const int r = r0 + u * TY;
+            if (ok && r < nall) {
+                const int bd = r < ns ? 0 : 1, g = bd ? dlo + r - ns : slo + r;
+                if (a->halo && (g < k0 || g >= kend))
+                    v[u] = *(const uint32_t *)(uintptr_t)(a->halo +
+                                                          (uint64_t)((((int64_t)dwt_halo_row(blk.y, H, bd, g, k0, kend)) *
+                                                                          a->ncols + c0 + tx) * 4));
+                else
+                    v[u] = bd ? *(const uint32_t *)dwt_pair(a->src_d, a->src_d_str, g, cb)
+                              : *(const uint32_t *)dwt_pair(a->src_s, a->src_s_str, g, cb);
+            }
         }
-    for (int g = dlo + ty; g < dhi; g += TY)
-        if (tx < nc) {
-            const int row = a->inverse ? nS + g : 2 * g + 1;
-            sh[(TR + g - base) * tc + tx] = *(const uint32_t *)dwt_addr(a->src, a->src_pitch, 1, c, row);
+#pragma unroll
+        for (int u = 0; u < DWT_UNROLL; u++) {
+            const int r = r0 + u * TY;
+            if (ok && r < nall)
+                sh[(r < ns ? slo + r - base : TR + dlo + r - ns - base) * tc + tx] = v[u];
         }
+    }
     __syncthreads();
     for (int si = 0; si < a->nsteps; si++) {
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
         const int tgt_d = st->target == 0;
         const int tlo = tgt_d ? dlo : slo, thi = tgt_d ? dhi : shi;
         const int srlo = tgt_d ? slo : dlo, srhi = tgt_d ? shi : dhi;
-        unsigned char *tb = (unsigned char *)(sh + (tgt_d ? TR : 0) * tc + tx);
-        unsigned char *sb = (unsigned char *)(sh + (tgt_d ? 0 : TR) * tc + tx);
-        for (int g = tlo + ty; g < thi; g += TY) {
-            int j[DWT_MAX_TAPS];
-            if (tx < nc && dwt_tile_srcs(st, g, tgt_d ? nS : nD, !tgt_d, n, srlo, srhi, j) == 0) {
-                /* dwt_lift_at on tile rows: band element g is at row g - base */
-                dwt_lift_at(tb - (int64_t)base * tc * 4, (int64_t)tc * 4, sb - (int64_t)base * tc * 4,
-                            (int64_t)tc * 4, n, st, a->type, a->inverse, g);
-            }
-        }
+        uint32_t *tw = sh + ((tgt_d ? TR : 0) - base) * tc + tx;
+        const uint32_t *sw = sh + ((tgt_d ? 0 : TR) - base) * tc + tx;
+        if (ok)
+            dwt_step_w(tw, sw, tc, n, tlo + ty, thi, TY, srlo, srhi, st, a->type, a->inverse);
         __syncthreads();
     }
-    /* store the middle R pairs */
-    const int se = RV__MIN(k0 + R, nS), de = RV__MIN(k0 + R, nD);
+    /* store the middle pairs [k0, kend) */
     for (int g = k0 + ty; g < se; g += TY)
-        if (tx < nc) {
-            const int row = a->inverse ? 2 * g : g;
-            *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, 1, c, row) = sh[(g - base) * tc + tx];
-        }
+        if (ok)
+            *(uint32_t *)dwt_pair(a->dst_s, a->dst_s_str, g, cb) = sh[(g - base) * tc + tx];
     for (int g = k0 + ty; g < de; g += TY)
-        if (tx < nc) {
-            const int row = a->inverse ? 2 * g + 1 : nS + g;
-            *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, 1, c, row) = sh[(TR + g - base) * tc + tx];
-        }
+        if (ok)
+            *(uint32_t *)dwt_pair(a->dst_d, a->dst_d_str, g, cb) = sh[(TR + g - base) * tc + tx];
 #else
     uint32_t *sh = (uint32_t *)blk.shared;
     const size_t rowb = (size_t)nc * 4;
-    for (int g = slo; g < shi; g++)
-        memcpy(sh + (size_t)(g - base) * tc, dwt_addr(a->src, a->src_pitch, 1, c0, a->inverse ? g : 2 * g), rowb);
-    for (int g = dlo; g < dhi; g++)
-        memcpy(sh + (size_t)(TR + g - base) * tc, dwt_addr(a->src, a->src_pitch, 1, c0, a->inverse ? nS + g : 2 * g + 1),
-               rowb);
+    const int64_t cb = (int64_t)c0 * 4;
+    for (int bd = 0; bd < 2; bd++)
+        for (int g = bd ? dlo : slo; g < (bd ? dhi : shi); g++) {
+            const void *from = a->halo && (g < k0 || g >= kend)
+                                   ? (const void *)(uintptr_t)(a->halo + (uint64_t)((((int64_t)dwt_halo_row(
+                                                                                         blk.y, H, bd, g, k0, kend)) *
+                                                                                        a->ncols + c0) * 4))
+                                   : (const void *)dwt_pair(bd ? a->src_d : a->src_s, bd ? a->src_d_str : a->src_s_str,
+                                                            g, cb);
+            memcpy(sh + (size_t)((bd ? TR : 0) + g - base) * tc, from, rowb);
+        }
     for (int si = 0; si < a->nsteps; si++) {
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
         const int tgt_d = st->target == 0;
@@ -636,7 +943,7 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
         uint32_t *tt = sh + (size_t)(tgt_d ? TR : 0) * tc, *ss = sh + (size_t)(tgt_d ? 0 : TR) * tc;
         for (int g = tlo; g < thi; g++) {
             int j[DWT_MAX_TAPS];
-            if (dwt_tile_srcs(st, g, tgt_d ? nS : nD, !tgt_d, n, srlo, srhi, j) < 0)
+            if (dwt_tile_srcs(st, g, n, srlo, srhi, j) < 0)
                 continue;
             dwt_cpu_run((unsigned char *)(tt + (size_t)(g - base) * tc),
                         (const unsigned char *)(ss + (size_t)(j[0] - base) * tc),
@@ -645,12 +952,10 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
                         (const unsigned char *)(ss + (size_t)(j[3] - base) * tc), nc, st, a->type, a->inverse);
         }
     }
-    const int se = RV__MIN(k0 + R, nS), de = RV__MIN(k0 + R, nD);
     for (int g = k0; g < se; g++)
-        memcpy(dwt_addr(a->dst, a->dst_pitch, 1, c0, a->inverse ? 2 * g : g), sh + (size_t)(g - base) * tc, rowb);
+        memcpy(dwt_pair(a->dst_s, a->dst_s_str, g, cb), sh + (size_t)(g - base) * tc, rowb);
     for (int g = k0; g < de; g++)
-        memcpy(dwt_addr(a->dst, a->dst_pitch, 1, c0, a->inverse ? 2 * g + 1 : nS + g), sh + (size_t)(TR + g - base) * tc,
-               rowb);
+        memcpy(dwt_pair(a->dst_d, a->dst_d_str, g, cb), sh + (size_t)(TR + g - base) * tc, rowb);
 #endif
 }
 

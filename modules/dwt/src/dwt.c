@@ -32,13 +32,18 @@ struct RV_Dwt {
     RV_DwtSettings s;
     int cpu;
     RV_Module *mod;
-    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile;
+    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
     RV_Buffer *tmp;           /* out-of-place scratch */
     RV_Buffer *table;         /* cycle leaders */
     RV_Buffer *fbuf;          /* denoising: the plane as floats */
+    RV_Buffer *halo;          /* in-place fused columns: saved tile halos of one column group */
+    RV_Buffer *sa[2], *sb[2]; /* host transforms: stripe in (with halo), stripe out / whole region;
+                                 two sets when copies overlap kernels */
+    unsigned char *stage;     /* host transforms: rows packed for one copy */
+    size_t stage_size;
     /* cached plan */
     int pw, ph, plev, pvalid;
     plan_level *lv;
@@ -206,7 +211,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_step_k", &d->k_step},   {"dwt_rowfused", &d->k_row}, {"dwt_split", &d->k_split},
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
-        {"dwt_tilefused", &d->k_tile},
+        {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -219,6 +224,15 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
     return 0;
 }
 
+/* Frees the stripe buffers of the host transforms. */
+static void drop_sets(RV_Dwt *d)
+{
+    for (int i = 0; i < 2; i++) {
+        rv_buffer_destroy(&d->sa[i]);
+        rv_buffer_destroy(&d->sb[i]);
+    }
+}
+
 RV_API void rv_dwt_destroy(RV_Dwt **pd)
 {
     if (!pd || !*pd)
@@ -227,6 +241,9 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->tmp);
     rv_buffer_destroy(&d->table);
     rv_buffer_destroy(&d->fbuf);
+    rv_buffer_destroy(&d->halo);
+    drop_sets(d);
+    free(d->stage);
     rv_module_unload(&d->mod);
     free(d->lv);
     free(d->tab);
@@ -238,7 +255,29 @@ RV_API size_t rv_dwt_memory(const RV_Dwt *d)
 {
     if (!d)
         return 0;
-    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf);
+    return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->halo) +
+           rv_buffer_size(d->sa[0]) +
+           rv_buffer_size(d->sb[0]) + rv_buffer_size(d->sa[1]) + rv_buffer_size(d->sb[1]);
+}
+
+/* (Re)creates *b with at least `bytes` (contents lost) and records the peak. */
+static int buf_ensure_in(RV_Dwt *d, RV_Context *ctx, RV_Buffer **b, size_t bytes, const char *what)
+{
+    if (rv_buffer_size(*b) >= bytes)
+        return 0;
+    rv_buffer_destroy(b);
+    const int err = rv_buffer_create(ctx, bytes, b);
+    if (err < 0)
+        return fail(d, err, "dwt: %s (%zu bytes): %s (%s)", what, bytes, rv_context_error(d->ctx), rv_strerror(err));
+    const double m = (double)rv_dwt_memory(d);
+    if (m > d->stats.peak_device_bytes)
+        d->stats.peak_device_bytes = m;
+    return 0;
+}
+
+static int buf_ensure(RV_Dwt *d, RV_Buffer **b, size_t bytes, const char *what)
+{
+    return buf_ensure_in(d, d->ctx, b, bytes, what);
 }
 
 RV_API void rv_dwt_ll_size(const RV_Dwt *d, int w, int h, int levels, int *llw, int *llh)
@@ -348,14 +387,12 @@ static int make_plan(RV_Dwt *d, int w, int h, int levels)
     d->nlv = levels;
     if (d->ntab) {
         const size_t bytes = d->ntab * sizeof(int32_t);
-        if (rv_buffer_size(d->table) < bytes) {
-            rv_buffer_destroy(&d->table);
-            int err = rv_buffer_create(d->ctx, bytes, &d->table);
-            if (err < 0)
-                return rvfail(d, err, "dwt: leader table");
-        }
         /* the table may still be read by queued kernels of an earlier call */
         int err = rv_context_sync(d->ctx);
+        if (err < 0)
+            return rvfail(d, err, "dwt: sync");
+        if ((err = buf_ensure(d, &d->table, bytes, "leader table")) < 0)
+            return err;
         if (err < 0)
             return rvfail(d, err, "dwt: sync");
         if ((err = rv_buffer_upload(d->table, 0, d->tab, bytes)) < 0)
@@ -419,8 +456,10 @@ RV_API void rv_dwt_stats(const RV_Dwt *d, RV_DwtStats *out)
 
 RV_API void rv_dwt_stats_reset(RV_Dwt *d)
 {
-    if (d)
+    if (d) {
         memset(&d->stats, 0, sizeof(d->stats));
+        d->stats.peak_device_bytes = (double)rv_dwt_memory(d);
+    }
 }
 
 /* Shape of an (a x b) tiled kernel: axis 0 = along rows. */
@@ -434,7 +473,7 @@ static void tile_shape(const RV_Dwt *d, int axis, int na, int nb, int32_t *ta, i
         sh->block[0] = 1;
     } else if (axis == 0) {
         *ta = 256;
-        *tb = 2;
+        *tb = 8;
         sh->block[0] = 256;
     } else {
         *ta = 32;
@@ -549,21 +588,45 @@ static int steps_reach(const RV_Dwt *d)
     return h;
 }
 
-static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int ncols, int inverse)
+/*
+ * Column pass of n-sample columns (ncols of them), all steps fused: pairs
+ * [k_first, k_end) of band S (D) are read at src_s (src_d) + g * src_str and
+ * written at dst_s (dst_d) + g * dst_str, with the halo the steps need read
+ * around them (see dwt_col_args).
+ */
+static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t src_str, uint64_t dst_s,
+                              uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end, int inverse,
+                              int R, uint64_t halo);
+
+static int run_colfused_win(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t src_str, uint64_t dst_s,
+                            uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end, int inverse)
+{
+    return run_colfused_tiles(d, src_s, src_d, src_str, dst_s, dst_d, dst_str, n, ncols, k_first, k_end, inverse, 64,
+                              0);
+}
+
+static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t src_str, uint64_t dst_s,
+                              uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end, int inverse,
+                              int R, uint64_t halo)
 {
     dwt_col_args a;
     memset(&a, 0, sizeof(a));
-    a.src = src;
-    a.dst = dst;
-    a.src_pitch = sp;
-    a.dst_pitch = dp;
+    a.src_s = src_s;
+    a.src_d = src_d;
+    a.src_s_str = a.src_d_str = src_str;
+    a.dst_s = dst_s;
+    a.dst_d = dst_d;
+    a.dst_s_str = a.dst_d_str = dst_str;
     a.n = n;
     a.ncols = ncols;
-    a.R = 64;
+    a.R = R;
     a.H = steps_reach(d);
     a.type = d->type;
     a.inverse = inverse;
     a.nsteps = d->nsteps;
+    a.k_first = k_first;
+    a.k_end = k_end;
+    a.halo = halo;
     memcpy(a.steps, d->steps, sizeof(a.steps));
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
@@ -577,16 +640,28 @@ static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     }
     sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
     sh.grid[0] = cdiv(ncols, a.tile_cols);
-    sh.grid[1] = cdiv((n + 1) / 2, a.R);
+    sh.grid[1] = cdiv(k_end - k_first, a.R);
     /* bytes: every tile reads its pairs and halo, writes its pairs */
-    double rows_read = 0;
+    double rows_read = 0, rows_written = 0;
     const int nS = (n + 1) / 2, nD = n / 2;
-    for (int k0 = 0; k0 < nS; k0 += a.R) {
-        const int lo = k0 - a.H < 0 ? 0 : k0 - a.H;
-        rows_read += (k0 + a.R + a.H < nS ? k0 + a.R + a.H : nS) - lo;
-        rows_read += (k0 + a.R + a.H < nD ? k0 + a.R + a.H : nD) - (lo < nD ? lo : nD);
+    for (int k0 = k_first; k0 < k_end; k0 += a.R) {
+        const int lo = k0 - a.H < 0 ? 0 : k0 - a.H, e = k0 + a.R < k_end ? k0 + a.R : k_end;
+        rows_read += (e + a.H < nS ? e + a.H : nS) - lo;
+        rows_read += (e + a.H < nD ? e + a.H : nD) - (lo < nD ? lo : nD);
+        rows_written += (e < nS ? e : nS) - k0 + ((e < nD ? e : nD) - (k0 < nD ? k0 : nD));
     }
-    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + n));
+    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + rows_written));
+}
+
+/* Whole columns of an n x ncols region: interleaved rows <-> [S rows | D rows]. */
+static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int ncols, int inverse)
+{
+    const int nS = (n + 1) / 2;
+    if (!inverse)
+        return run_colfused_win(d, src, src + (uint64_t)sp, 2 * sp, dst, dst + (uint64_t)(nS * dp), dp, n, ncols, 0,
+                                nS, 0);
+    return run_colfused_win(d, src, src + (uint64_t)(nS * sp), sp, dst, dst + (uint64_t)dp, 2 * dp, n, ncols, 0, nS,
+                            1);
 }
 
 /* Whether the LL region w x h fits the shared memory of dwt_tilefused. */
@@ -722,12 +797,79 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
 }
 
 /* In-place column pass of level p (block layout). */
+/* Pairs a tile of the in-place fused column pass holds. */
+#define COL_R_INPLACE 128
+
+/*
+ * In-place column steps, all fused, on the [S rows | D rows] region (n rows,
+ * cols columns): in groups of columns whose saved halos fit a small buffer
+ * (about n/32 bytes: few groups, each launch several waves of blocks),
+ * dwt_halo saves the pairs each tile reads but does not write, then
+ * dwt_colfused lifts every tile in shared memory and writes its pairs back
+ * in place.
+ */
+static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
+{
+    const int R = COL_R_INPLACE, H = steps_reach(d), nS = (n + 1) / 2;
+    const int ntiles = (nS + R - 1) / R;
+    const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
+    size_t budget = (size_t)n * (size_t)cols * 4 / 32;
+    if (budget < 262144)
+        budget = 262144;
+    int G = (int)(budget / per_col) / 32 * 32;
+    if (G < 32)
+        G = 32;
+    if (G > cols)
+        G = cols;
+    int err;
+    if ((err = buf_ensure(d, &d->halo, per_col * (size_t)G, "column halo buffer")) < 0)
+        return err;
+    const uint64_t hb = rv_buffer_address(d->halo), sd = base + (uint64_t)((int64_t)nS * pitch);
+    for (int c0 = 0; c0 < cols; c0 += G) {
+        const int gc = cols - c0 < G ? cols - c0 : G;
+        const uint64_t cs = base + (uint64_t)c0 * 4, cd = sd + (uint64_t)c0 * 4;
+        dwt_halo_args h;
+        memset(&h, 0, sizeof(h));
+        h.src_s = cs;
+        h.src_d = cd;
+        h.halo = hb;
+        h.str = pitch;
+        h.n = n;
+        h.ncols = gc;
+        h.R = R;
+        h.H = H;
+        RV_LaunchShape sh;
+        memset(&sh, 0, sizeof(sh));
+        h.tile_cols = d->cpu ? gc : 32;
+        sh.block[0] = d->cpu ? 1 : 32;
+        sh.block[1] = d->cpu ? 1 : 8;
+        sh.grid[0] = cdiv(gc, h.tile_cols);
+        sh.grid[1] = (unsigned)ntiles;
+        if ((err = launch(d, d->k_halo, &sh, &h, sizeof(h), RV_DWT_KERNEL_COLFUSED, 8.0 * 4 * H * ntiles * gc)) < 0)
+            return err;
+        if ((err = run_colfused_tiles(d, cs, cd, pitch, cs, cd, pitch, n, gc, 0, nS, inverse, R, hb)) < 0)
+            return err;
+    }
+    return 0;
+}
+
 static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
 {
     const int n = p->h, cols = p->w;
     int err;
     if (n < 2)
         return 0;
+    if (d->s.fuse_max_shared > 0) {
+        /* rows permuted evens first, then all steps in one pass */
+        if (!inverse) {
+            if ((err = run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 0)) < 0)
+                return err;
+            return cols_fused_inplace(d, base, pitch, n, cols, 0);
+        }
+        if ((err = cols_fused_inplace(d, base, pitch, n, cols, 1)) < 0)
+            return err;
+        return run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 1);
+    }
     if (!inverse) {
         if ((err = run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 0)) < 0)
             return err;
@@ -740,11 +882,7 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
 
 static int ensure_tmp(RV_Dwt *d, size_t bytes)
 {
-    if (rv_buffer_size(d->tmp) >= bytes)
-        return 0;
-    rv_buffer_destroy(&d->tmp);
-    int err = rv_buffer_create(d->ctx, bytes, &d->tmp);
-    return err < 0 ? rvfail(d, err, "dwt: out-of-place buffer") : 0;
+    return buf_ensure(d, &d->tmp, bytes, "out-of-place buffer");
 }
 
 static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
@@ -946,6 +1084,422 @@ RV_API int rv_dwt_inverse_buffer(RV_Dwt *d, RV_Buffer *buf, int w, int h, size_t
 }
 
 /* ---------------------------------------------------------------- */
+/* Host memory in and out: stripes within a device memory limit       */
+/* ---------------------------------------------------------------- */
+
+/* transform() with the method and dims given (the plan is made again). */
+static int transform_as(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse, int method,
+                        int dims)
+{
+    const RV_DwtSettings keep = d->s;
+    const int changed = method != (int)d->s.method || dims != d->s.dims;
+    if (changed) {
+        d->s.method = (RV_DwtMethod)method;
+        d->s.dims = dims;
+        d->pvalid = 0;
+    }
+    const int err = transform(d, base, pitch, w, h, levels, inverse);
+    if (changed) {
+        d->s = keep;
+        d->pvalid = 0;
+    }
+    return err;
+}
+
+/* Copies rows of rb bytes between host arrays (regions may be the same). */
+static void copy_rows(unsigned char *dst, size_t dp, const unsigned char *src, size_t sp, size_t rb, int rows)
+{
+    if (dst == src && dp == sp)
+        return;
+    for (int r = 0; r < rows; r++)
+        memmove(dst + (size_t)r * dp, src + (size_t)r * sp, rb);
+}
+
+static int stage_ensure(RV_Dwt *d, size_t bytes)
+{
+    if (d->stage_size >= bytes)
+        return 0;
+    free(d->stage);
+    d->stage = malloc(bytes);
+    d->stage_size = d->stage ? bytes : 0;
+    return d->stage ? 0 : fail(d, RV_ENOMEM, "dwt: out of host memory (%zu bytes of staging)", bytes);
+}
+
+/* rows rows of rb bytes, host pitch hp -> buffer at byte offset off (packed). */
+static int put_rows(RV_Dwt *d, RV_Buffer *b, size_t off, const unsigned char *src, size_t hp, size_t rb, int rows)
+{
+    if (rows <= 0)
+        return 0;
+    const size_t bytes = rb * (size_t)rows;
+    const unsigned char *p = src;
+    int err;
+    if (hp != rb) {
+        if ((err = stage_ensure(d, bytes)) < 0)
+            return err;
+        copy_rows(d->stage, rb, src, hp, rb, rows);
+        p = d->stage;
+    }
+    if ((err = rv_buffer_upload(b, off, p, bytes)) < 0)
+        return rvfail(d, err, "dwt: upload");
+    d->stats.upload_bytes += (double)bytes;
+    return 0;
+}
+
+static int get_rows(RV_Dwt *d, RV_Buffer *b, size_t off, unsigned char *dst, size_t hp, size_t rb, int rows)
+{
+    if (rows <= 0)
+        return 0;
+    const size_t bytes = rb * (size_t)rows;
+    int err;
+    unsigned char *p = hp == rb ? dst : NULL;
+    if (!p) {
+        if ((err = stage_ensure(d, bytes)) < 0)
+            return err;
+        p = d->stage;
+    }
+    if ((err = rv_buffer_download(b, off, p, bytes)) < 0)
+        return rvfail(d, err, "dwt: download");
+    if (p != dst)
+        copy_rows(dst, hp, p, rb, rb, rows);
+    d->stats.download_bytes += (double)bytes;
+    return 0;
+}
+
+/* Method for a region of `bytes` when `usable` device bytes are left: out of place needs twice. */
+static int method_for(const RV_Dwt *d, size_t bytes, size_t usable)
+{
+    return d->s.method == RV_DWT_OUT_OF_PLACE && bytes <= usable / 2 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+}
+
+/*
+ * Makes the stripe buffers sa[i] (sizes a[i], 0: none) and sb[i] (b[i]) exist:
+ * buffers of an earlier call are kept when they all fit these needs, else all
+ * are freed first and made again, so that together they never exceed what one
+ * call asked for (the device memory limit).
+ */
+static int ensure_sets(RV_Dwt *d, const size_t a[2], const size_t b[2])
+{
+    int keep = 1;
+    for (int i = 0; i < 2; i++) {
+        if ((a[i] == 0) != (d->sa[i] == NULL) || (b[i] == 0) != (d->sb[i] == NULL) ||
+            rv_buffer_size(d->sa[i]) < a[i] || rv_buffer_size(d->sb[i]) < b[i])
+            keep = 0;
+    }
+    if (keep)
+        return 0;
+    drop_sets(d);
+    RV_Context *c = d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx;
+    int err = 0;
+    for (int i = 0; i < 2 && err >= 0; i++) {
+        if (a[i] && (err = buf_ensure_in(d, c, &d->sa[i], a[i], "stripe buffer")) < 0)
+            break;
+        if (b[i])
+            err = buf_ensure_in(d, c, &d->sb[i], b[i], "stripe buffer");
+    }
+    return err;
+}
+
+/* The whole w x h region (host src -> host dst) on the device: `levels` levels. */
+static int host_whole(RV_Dwt *d, const unsigned char *src, unsigned char *dst, size_t hp, int w, int h, int levels,
+                      int inverse, int dims, size_t usable)
+{
+    const size_t rb = (size_t)w * 4, bytes = rb * (size_t)h;
+    int err;
+    const size_t na[2] = {0, 0}, nb[2] = {bytes, 0};
+    if ((err = ensure_sets(d, na, nb)) < 0 || (err = put_rows(d, d->sb[0], 0, src, hp, rb, h)) < 0)
+        return err;
+    d->stats.stripes++;
+    if ((err = transform_as(d, rv_buffer_address(d->sb[0]), (int64_t)rb, w, h, levels, inverse,
+                            method_for(d, bytes, usable), dims)) < 0)
+        return err;
+    if ((err = rv_context_sync(d->ctx)) < 0)
+        return rvfail(d, err, "dwt: sync");
+    return get_rows(d, d->sb[0], 0, dst, hp, rb, h);
+}
+
+/*
+ * A striped pass: stripe i is uploaded into set i % nsets (up), transformed
+ * (run: kernels, queued) and downloaded (down). With two sets (copies on a
+ * transfer context's own stream) the upload of stripe i+1 and the download
+ * of stripe i run while the kernels of the other stripe do (seed 000, 5.4):
+ *   up(0) run(0) | up(1) sync run(1) down(0) | up(2) sync run(2) down(1) | ...
+ */
+typedef struct stripe_job {
+    const unsigned char *src;
+    unsigned char *dst;
+    size_t sp, dp, rb;
+    int w, h, nS, nD, H, P, levels, inverse, nsets;
+} stripe_job;
+
+static int stripe_up(RV_Dwt *d, const stripe_job *j, int i, int set)
+{
+    const int k0 = i * j->P, k1 = k0 + j->P < j->nS ? k0 + j->P : j->nS, H = j->H;
+    if (j->levels) /* groups of rows (1-D, or one-row regions) */
+        return put_rows(d, d->sb[set], 0, j->src + (size_t)k0 * j->sp, j->sp, j->rb, k1 - k0);
+    if (!j->inverse) {
+        const int r0 = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H), r1 = 2 * (k1 + H) < j->h ? 2 * (k1 + H) : j->h;
+        return put_rows(d, d->sa[set], 0, j->src + (size_t)r0 * j->sp, j->sp, j->rb, r1 - r0);
+    }
+    const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
+    const int dlo = slo < j->nD ? slo : j->nD, dhi = k1 + H < j->nD ? k1 + H : j->nD;
+    int err = put_rows(d, d->sa[set], 0, j->src + (size_t)slo * j->sp, j->sp, j->rb, shi - slo);
+    if (err >= 0)
+        err = put_rows(d, d->sa[set], (size_t)(shi - slo) * j->rb, j->src + (size_t)(j->nS + dlo) * j->sp, j->sp,
+                       j->rb, dhi - dlo);
+    return err;
+}
+
+static int stripe_run(RV_Dwt *d, const stripe_job *j, int i, int set)
+{
+    const int k0 = i * j->P, k1 = k0 + j->P < j->nS ? k0 + j->P : j->nS, H = j->H, w = j->w, h = j->h;
+    const uint64_t rbu = (uint64_t)j->rb, B = rv_buffer_address(d->sb[set]);
+    int err;
+    d->stats.stripes++;
+    if (j->levels)
+        return transform_as(d, B, (int64_t)j->rb, w, k1 - k0, j->levels, j->inverse, RV_DWT_IN_PLACE, 1);
+    const uint64_t A = rv_buffer_address(d->sa[set]);
+    if (!j->inverse) {
+        const int r0 = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H), r1 = 2 * (k1 + H) < h ? 2 * (k1 + H) : h;
+        if (w >= 2 && (err = transform_as(d, A, (int64_t)j->rb, w, r1 - r0, 1, 0, RV_DWT_IN_PLACE, 1)) < 0)
+            return err;
+        return run_colfused_win(d, A - (uint64_t)r0 * rbu, A - (uint64_t)r0 * rbu + rbu, 2 * (int64_t)j->rb,
+                                B - (uint64_t)k0 * rbu, B + (uint64_t)(j->P - k0) * rbu, (int64_t)j->rb, h, w, k0, k1, 0);
+    }
+    const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
+    const int dlo = slo < j->nD ? slo : j->nD;
+    if ((err = run_colfused_win(d, A - (uint64_t)slo * rbu, A + (uint64_t)(shi - slo) * rbu - (uint64_t)dlo * rbu,
+                                (int64_t)j->rb, B - 2 * (uint64_t)k0 * rbu, B - 2 * (uint64_t)k0 * rbu + rbu,
+                                2 * (int64_t)j->rb, h, w, k0, k1, 1)) < 0)
+        return err;
+    const int rows = (2 * k1 < h ? 2 * k1 : h) - 2 * k0;
+    return w >= 2 ? transform_as(d, B, (int64_t)j->rb, w, rows, 1, 1, RV_DWT_IN_PLACE, 1) : 0;
+}
+
+static int stripe_down(RV_Dwt *d, const stripe_job *j, int i, int set)
+{
+    const int k0 = i * j->P, k1 = k0 + j->P < j->nS ? k0 + j->P : j->nS;
+    if (j->levels)
+        return get_rows(d, d->sb[set], 0, j->dst + (size_t)k0 * j->dp, j->dp, j->rb, k1 - k0);
+    if (!j->inverse) {
+        const int de = k1 < j->nD ? k1 : j->nD;
+        int err = get_rows(d, d->sb[set], 0, j->dst + (size_t)k0 * j->dp, j->dp, j->rb, k1 - k0);
+        if (err >= 0)
+            err = get_rows(d, d->sb[set], (size_t)j->P * j->rb, j->dst + (size_t)(j->nS + k0) * j->dp, j->dp, j->rb,
+                           de - k0);
+        return err;
+    }
+    const int rows = (2 * k1 < j->h ? 2 * k1 : j->h) - 2 * k0;
+    return get_rows(d, d->sb[set], 0, j->dst + (size_t)(2 * k0) * j->dp, j->dp, j->rb, rows);
+}
+
+static int stripe_pipeline(RV_Dwt *d, stripe_job *j)
+{
+    const int n = (j->nS + j->P - 1) / j->P, two = j->nsets == 2;
+    int err;
+    if ((err = stripe_up(d, j, 0, 0)) < 0 || (err = stripe_run(d, j, 0, 0)) < 0)
+        return err;
+    for (int i = 0; i < n; i++) {
+        const int cur = two ? i & 1 : 0, nxt = two ? (i + 1) & 1 : 0;
+        if (two && i + 1 < n && (err = stripe_up(d, j, i + 1, nxt)) < 0)
+            return err;
+        if ((err = rv_context_sync(d->ctx)) < 0)
+            return rvfail(d, err, "dwt: sync");
+        if (two && i + 1 < n && (err = stripe_run(d, j, i + 1, nxt)) < 0)
+            return err;
+        if ((err = stripe_down(d, j, i, cur)) < 0)
+            return err;
+        if (!two && i + 1 < n && ((err = stripe_up(d, j, i + 1, 0)) < 0 || (err = stripe_run(d, j, i + 1, 0)) < 0))
+            return err;
+    }
+    return 0;
+}
+
+/* Two buffer sets when the copies have their own stream (and one stripe is not all). */
+static int stripe_sets(const RV_Dwt *d)
+{
+    return d->s.transfer_ctx && d->s.transfer_ctx != d->ctx ? 2 : 1;
+}
+
+/* 1-D rows (or regions of one row): groups of rows, all levels each. */
+static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
+                     int levels, int inverse, size_t usable)
+{
+    stripe_job j;
+    memset(&j, 0, sizeof(j));
+    j.src = src;
+    j.dst = dst;
+    j.sp = sp;
+    j.dp = dp;
+    j.rb = (size_t)w * 4;
+    j.w = w;
+    j.h = h;
+    j.nS = h; /* "pairs" are rows here */
+    j.levels = levels;
+    j.inverse = inverse;
+    j.nsets = stripe_sets(d);
+    long long g = (long long)(usable / j.nsets / j.rb);
+    if (g >= h) {
+        g = h;
+        j.nsets = 1;
+    }
+    if (g < 1)
+        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for a row of %zu bytes",
+                    d->s.device_memory_limit, j.rb);
+    j.P = (int)g;
+    const size_t na[2] = {0, 0}, nb[2] = {j.rb * (size_t)g, j.nsets > 1 ? j.rb * (size_t)g : 0};
+    const int err = ensure_sets(d, na, nb);
+    return err < 0 ? err : stripe_pipeline(d, &j);
+}
+
+/* One 2-D level of the w x h region in stripes: host src (pitch sp) -> host dst (pitch dp). */
+static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
+                      int inverse, size_t usable)
+{
+    if (h < 2) /* one row: no columns to transform */
+        return host_rows(d, src, sp, dst, dp, w, h, 1, inverse, usable);
+    stripe_job j;
+    memset(&j, 0, sizeof(j));
+    j.src = src;
+    j.dst = dst;
+    j.sp = sp;
+    j.dp = dp;
+    j.rb = (size_t)w * 4;
+    j.w = w;
+    j.h = h;
+    j.nS = (h + 1) / 2;
+    j.nD = h / 2;
+    j.H = steps_reach(d);
+    j.inverse = inverse;
+    j.nsets = stripe_sets(d);
+    /* a set holds (2P + 4H) rows in, 2P rows out */
+    long long P = ((long long)(usable / j.nsets / j.rb) - 4LL * j.H) / 4;
+    if (P >= j.nS) {
+        P = j.nS;
+        j.nsets = 1;
+    }
+    if (P < 1)
+        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for stripes of %zu-byte rows",
+                    d->s.device_memory_limit, j.rb);
+    j.P = (int)P;
+    const size_t sa = j.rb * (size_t)(2 * P + 4 * j.H), sb = j.rb * (size_t)(2 * P);
+    const size_t na[2] = {sa, j.nsets > 1 ? sa : 0}, nb[2] = {sb, j.nsets > 1 ? sb : 0};
+    const int err = ensure_sets(d, na, nb);
+    return err < 0 ? err : stripe_pipeline(d, &j);
+}
+
+/* Host scratch copy of a w x h region (packed rows), for levels that cannot be striped in place. */
+static unsigned char *region_copy(RV_Dwt *d, const unsigned char *src, size_t sp, int w, int h)
+{
+    unsigned char *c = malloc((size_t)w * 4 * (size_t)h);
+    if (!c) {
+        fail(d, RV_ENOMEM, "dwt: out of host memory (%dx%d region copy)", w, h);
+        return NULL;
+    }
+    copy_rows(c, (size_t)w * 4, src, sp, (size_t)w * 4, h);
+    return c;
+}
+
+static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, size_t pitch, int levels, int inverse)
+{
+    if (!d)
+        return RV_EINVAL;
+    if (!vin || !vout)
+        return fail(d, RV_EINVAL, "dwt: host in and out are required");
+    if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM)
+        return fail(d, RV_EINVAL, "dwt: size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
+    if (pitch < (size_t)w * 4 || pitch % 4)
+        return fail(d, RV_EINVAL, "dwt: bad pitch %zu for %d samples", pitch, w);
+    if (levels < 0 || levels > 32)
+        return fail(d, RV_EINVAL, "dwt: levels %d outside 0..32", levels);
+    const unsigned char *in = vin;
+    unsigned char *out = vout;
+    const size_t rb = (size_t)w * 4, reserve = 65536;
+    const size_t lim = d->s.device_memory_limit;
+    if (lim && lim <= reserve)
+        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu below the %zu bytes kept for tables", lim, reserve);
+    const size_t usable = lim ? lim - reserve : (size_t)-1;
+    int err;
+    if (lim) {
+        /* scratch of earlier calls would count against the limit */
+        rv_buffer_destroy(&d->tmp);
+        rv_buffer_destroy(&d->halo);
+    }
+    if (levels == 0) {
+        copy_rows(out, pitch, in, pitch, rb, h);
+        return 0;
+    }
+    if (d->s.dims == 1 || h == 1)
+        return host_rows(d, in, pitch, out, pitch, w, h, levels, inverse, usable);
+    /* regions of the levels */
+    int lw[34], lh[34];
+    lw[0] = w;
+    lh[0] = h;
+    for (int l = 0; l < levels; l++) {
+        lw[l + 1] = (lw[l] + 1) / 2;
+        lh[l + 1] = (lh[l] + 1) / 2;
+    }
+    /* a whole region also needs the halo buffer of the in-place columns (<= 1/32 of it, or 256 KiB) */
+#define FITS(l) ((size_t)lw[l] * 4 * (size_t)lh[l] / 16 * 17 + 262144 <= usable)
+    int lf = 0; /* first level whose region goes to the device whole */
+    while (lf < levels && !FITS(lf))
+        lf++;
+    if (lf > 0 && d->s.layout != RV_DWT_LAYOUT_BLOCK)
+        return fail(d, RV_EINVAL, "dwt: %dx%d does not fit the device memory limit %zu; splitting needs the block layout",
+                    w, h, lim);
+#undef FITS
+    if (!inverse) {
+        for (int l = 0; l < lf; l++) {
+            const unsigned char *src = in;
+            size_t sp = pitch;
+            unsigned char *copy = NULL;
+            if (l > 0 || in == out) {
+                /* the level's input is overwritten while it is read: work from a copy */
+                if (!(copy = region_copy(d, l > 0 ? out : in, pitch, lw[l], lh[l])))
+                    return RV_ENOMEM;
+                src = copy;
+                sp = (size_t)lw[l] * 4;
+            }
+            err = host_level(d, src, sp, out, pitch, lw[l], lh[l], 0, usable);
+            free(copy);
+            if (err < 0)
+                return err;
+        }
+        if (lf < levels)
+            return host_whole(d, lf > 0 ? out : in, out, pitch, lw[lf], lh[lf], levels - lf, 0, 2, usable);
+        return 0;
+    }
+    /* inverse: the deepest levels whole, then the others from the largest region down */
+    if (lf < levels) {
+        if ((err = host_whole(d, in, out, pitch, lw[lf], lh[lf], levels - lf, 1, 2, usable)) < 0)
+            return err;
+    } else {
+        copy_rows(out, pitch, in, pitch, (size_t)lw[lf] * 4, lh[lf]);
+    }
+    for (int l = lf - 1; l >= 0; l--) {
+        /* level l's coefficients: the detail bands from in, its LL (done) from out */
+        unsigned char *copy = region_copy(d, in, pitch, lw[l], lh[l]);
+        if (!copy)
+            return RV_ENOMEM;
+        copy_rows(copy, (size_t)lw[l] * 4, out, pitch, (size_t)lw[l + 1] * 4, lh[l + 1]);
+        err = host_level(d, copy, (size_t)lw[l] * 4, out, pitch, lw[l], lh[l], 1, usable);
+        free(copy);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+RV_API int rv_dwt_forward_host(RV_Dwt *d, const void *in, void *out, int w, int h, size_t pitch, int levels)
+{
+    return host_transform(d, in, out, w, h, pitch, levels, 0);
+}
+
+RV_API int rv_dwt_inverse_host(RV_Dwt *d, const void *in, void *out, int w, int h, size_t pitch, int levels)
+{
+    return host_transform(d, in, out, w, h, pitch, levels, 1);
+}
+
+/* ---------------------------------------------------------------- */
 /* Denoising                                                          */
 /* ---------------------------------------------------------------- */
 
@@ -1018,11 +1572,8 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
     RV_LaunchShape sh;
     if (fi->elem_type != RV_ET_F32) {
         const size_t bytes = (size_t)w * 4 * (size_t)h;
-        if (rv_buffer_size(d->fbuf) < bytes) {
-            rv_buffer_destroy(&d->fbuf);
-            if ((err = rv_buffer_create(d->ctx, bytes, &d->fbuf)) < 0)
-                return rvfail(d, err, "rv_dwt_denoise: float buffer");
-        }
+        if ((err = buf_ensure(d, &d->fbuf, bytes, "rv_dwt_denoise: float buffer")) < 0)
+            return err;
         fb = rv_buffer_address(d->fbuf);
         fpitch = (int64_t)w * 4;
         if ((err = convert_plane(d, plane, ppitch, fb, fpitch, w, h, fi->sample_bytes, 0)) < 0)

@@ -114,6 +114,19 @@ RV_API void rv_adapt_reset(RV_Adapt *a);
  * previous time plus one budget), RV_EINVAL when `a` is NULL.
  */
 RV_API int rv_adapt_update(RV_Adapt *a, double now_s, double proc_s, int s_spatial, int s_temporal);
+/**
+ * As rv_adapt_update(), with the frame's latency: `latency_s` is the time
+ * from the frame's arrival (when it could have started) to `now_s`, so it
+ * includes any wait behind the previous frame (>= proc_s; a smaller or
+ * non-finite value is replaced by proc_s). A frame is on time when its
+ * latency fits S_T * deadline_s. The cost model still learns from proc_s;
+ * late frames drive the reactions that the model cannot see (a finer step
+ * whose first frame is late is undone at once; a second late frame at one
+ * configuration within probe_s goes coarser) and raise a learnt safety
+ * margin. rv_adapt_update() is this with latency_s = proc_s.
+ */
+RV_API int rv_adapt_update_latency(RV_Adapt *a, double now_s, double proc_s, double latency_s,
+                                   int s_spatial, int s_temporal);
 /** The strides to use from now on. */
 RV_API void rv_adapt_strides(const RV_Adapt *a, int *s_spatial, int *s_temporal);
 
@@ -147,14 +160,17 @@ typedef struct RV_AdaptRecord {
     long long frame;          /* processed frames before this one */
     double time_s;            /* now_s as reported (after the fix-up of bad values) */
     double proc_s;            /* processing time as reported */
+    double latency_s;         /* arrival to finish (rv_adapt_update_latency; else proc_s) */
     double deadline_s;        /* the source frame period (settings) */
     double budget_s;          /* s_temporal * deadline_s: what this frame had */
-    int met;                  /* proc_s <= budget_s */
+    int met;                  /* latency_s <= budget_s */
     int s_spatial, s_temporal;      /* strides the frame ran with */
     double pred_s;            /* the model's prediction for this frame, before seeing it */
     int next_spatial, next_temporal; /* strides chosen for the next frames */
     double cost_s;            /* model c after the update */
     double overhead;          /* model phi after the update */
+    double margin;            /* learnt safety factor on the cost (>= 1) after the update */
+    double jitter_s;          /* learnt additive allowance for unexplained lateness (s) */
     RV_AdaptReason reason;
 } RV_AdaptRecord;
 

@@ -108,6 +108,9 @@ typedef struct rv_nbr {
     int32_t w, h;   /* plane size */
     int32_t s;      /* spatial stride (offsets are scaled by it) */
     int32_t clamp;  /* 0 where every neighbour is inside the plane */
+    int32_t ox, oy; /* base points at sample (ox, oy), not (0, 0): the GPU
+                       strips address their neighbours from the strip's
+                       corner with constant offsets (0, 0 elsewhere) */
 } rv_nbr;
 
 /** One window (and the reference image, for procBox). */
@@ -130,7 +133,7 @@ typedef struct rv_win {
             xx = xx < 0 ? 0 : xx >= n.w ? n.w - 1 : xx;                              \
             yy = yy < 0 ? 0 : yy >= n.h ? n.h - 1 : yy;                              \
         }                                                                           \
-        return ((const T *)(n.base + (int64_t)yy * n.pitch))[xx];                   \
+        return ((const T *)(n.base + (int64_t)(yy - n.oy) * n.pitch))[xx - n.ox];   \
     }                                                                               \
     RV_INLINE T rv_win_##tok(rv_win w, int i, int j)                                \
     {                                                                               \
@@ -310,8 +313,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
                 const int inner = y >= R && y + R < h;                              \
                 const int xa = inner ? RV__MIN(R, w) : w;                           \
                 const int xb = inner && w - R > xa ? w - R : xa;                    \
-                rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, 1, 1};           \
-                rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, 1, 0};           \
+                rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, 1, 1, 0, 0};     \
+                rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, 1, 0, 0, 0};     \
                 for (int x = 0; x < xa; x++) { c.x = x; out[x] = FN(c, prm); }      \
                 for (int x = xa; x < xb; x++) { u.x = x; out[x] = FN(u, prm); }     \
                 for (int x = xb; x < w; x++) { c.x = x; out[x] = FN(c, prm); }      \
@@ -331,8 +334,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
             ib = RV__MIN(ib, w / s);                                                \
             if (ib < ia)                                                            \
                 ib = ia;                                                            \
-            rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, s, 1};               \
-            rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, s, 0};               \
+            rv_nbr c = {a->src.data, a->src.pitch, 0, y, w, h, s, 1, 0, 0};         \
+            rv_nbr u = {a->src.data, a->src.pitch, 0, y, w, h, s, 0, 0, 0};         \
             for (int i = 0; i < ia; i++) {                                          \
                 c.x = i * s;                                                        \
                 const RV_T_##TOUT v = FN(c, prm);                                   \
@@ -416,7 +419,8 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
 /*    when rows are 16-byte aligned, which image rows always are), two  */
 /*    such vectors at once when the grid is narrower than the row;      */
 /*  - procNbr: one thread per sample position (i, j); at S = 1 one     */
-/*    thread per RV_GPU_NBR_ROWS rows of a column (kernel_abi.h);       */
+/*    thread per strip of RV_GPU_NBR_ROWS x RV_GPU_NBR_COLS samples, or */
+/*    RV_GPU_NBR_ROWS_SMALL x 1 for small planes (kernel_abi.h);        */
 /*    procBox: positions numbered row by row, 1D blocks;                */
 /*  - procBox with a reduction: each block writes one rv_partial to     */
 /*    scratch + 64 + 32 * block, and the last block to finish (counter  */
@@ -435,6 +439,7 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
                                         : sizeof(C))))
 
 template <int B> struct rv__bits;
+template <> struct rv__bits<1> { typedef unsigned char t; };
 template <> struct rv__bits<2> { typedef unsigned short t; };
 template <> struct rv__bits<4> { typedef unsigned int t; };
 template <> struct rv__bits<8> { typedef uint2 t; };
@@ -594,57 +599,78 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         }                                                                           \
     }
 
-/* procNbr. At S = 1 each thread computes a vertical strip of RV_GPU_NBR_ROWS
- * samples of one column (the backend sizes the grid for that; any grid is
- * still correct, the entry loops):
- *  - the element function is inlined once per row of the strip, all results
- *    are computed before the first store, so the compiler sees every
+/* procNbr. At S = 1 each thread computes a strip of K rows x C adjacent
+ * columns (the backend sizes the grid for it; any grid is still correct, the
+ * entry loops):
+ *  - the element function is inlined once per sample of the strip, all
+ *    results are computed before the first store, so the compiler sees every
  *    neighbour load of the strip at once: loads of the same address (the
- *    rows the strip's samples share) are made once (CSE: 3x3 on 8 rows is
- *    10 x 3 loads, not 8 x 9), and all of them can be in flight together
- *    (more bytes in flight per thread: the 3x3 kernels were latency-bound
- *    with two rows a thread, docs/perf/cuda-tuning.md);
+ *    rows and columns the strip's samples share) are made once (CSE: 3x3 on
+ *    8 x 2 samples is 10 x 4 loads, not 16 x 9), and each loaded neighbour is
+ *    unpacked once for all the samples that use it (the element function's
+ *    per-channel work on a shared neighbour is CSE'd too);
  *  - strips entirely inside the plane (the common case: every neighbour of
  *    every sample is inside) run with clamping compiled out and S = 1 as a
- *    constant; the rest (plane borders, last partial strip) go sample by
- *    sample with the clamping instantiation where a neighbour may be out.
+ *    constant; the C results of a row go out in one vector store when the
+ *    output rows allow it; the rest (plane borders, last partial strip) go
+ *    sample by sample with the clamping instantiation where a neighbour may
+ *    be out;
+ *  - two strip shapes: RV_GPU_NBR_ROWS x RV_GPU_NBR_COLS (8 x 2), and for
+ *    small planes, where that would leave too few threads to fill the GPU,
+ *    RV_GPU_NBR_ROWS_SMALL x 1 (2 x 1). The entry takes the small shape when
+ *    the grid covers the plane with it (at least w threads across and h / 2
+ *    down), which is the grid the backend launches for small planes.
  * At S > 1 one thread per sample position (i, j), filling its S x S block.
  * Neighbour reads are plain loads (see RV__DEF_ACCESSORS). */
 #define RV__NBR_CALL(FN, SS, CL)                                                    \
     do {                                                                            \
-        const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, (SS), (CL)};         \
+        const rv_nbr n = {a.src.data, a.src.pitch, x, y, w, h, (SS), (CL), 0, 0};   \
         v = FN(n, prm);                                                             \
     } while (0)
-#define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
-    RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
-    extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
-    {                                                                               \
-        typedef RV_T_##TOUT rv__to;                                                 \
-        const PT *prm = (const PT *)(const void *)a.params;                         \
-        const int w = a.src.w, h = a.src.h, s = a.s;                                \
-        RV__GPU_GRID;                                                               \
-        if (s == 1) {                                                               \
-            constexpr int K = RV_GPU_NBR_ROWS, R = (RADIUS);                        \
-            for (int y0 = rv__ty0 * K; y0 < h; y0 += rv__tyn * K) {                 \
-                const bool yin = y0 >= R && y0 + (K - 1) + R < h;                   \
-                for (int x = rv__tx0; x < w; x += rv__txn) {                        \
-                    if (yin && x >= R && x + R < w) {                               \
-                        /* interior strip: all K results, then all stores */       \
-                        rv__to o[K];                                                \
-                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
+/* The same, unclamped at S = 1, addressed from the strip's corner rv__c0 =  \
+ * sample (x0, y0): every neighbour is a constant offset from it. */
+#define RV__NBR_CALL_C0(FN)                                                         \
+    do {                                                                            \
+        const rv_nbr n = {rv__c0, a.src.pitch, x, y, w, h, 1, 0, x0, y0};           \
+        v = FN(n, prm);                                                             \
+    } while (0)
+/* The S = 1 strip loop for strips of KK rows x CC columns. */
+#define RV__NBR_STRIPS(FN, KK, CC)                                                  \
+    do {                                                                            \
+        constexpr int K = (KK), C = (CC);                                           \
+        const bool rv__vec = C > 1 && (((uintptr_t)a.dst.data | (uintptr_t)a.dst.pitch) % \
+                                       (sizeof(rv__to) * C)) == 0;                  \
+        for (int y0 = rv__ty0 * K; y0 < h; y0 += rv__tyn * K) {                     \
+            const bool yin = y0 >= R && y0 + (K - 1) + R < h;                       \
+            for (int x0 = rv__tx0 * C; x0 < w; x0 += rv__txn * C) {                 \
+                if (yin && x0 >= R && x0 + (C - 1) + R < w) {                       \
+                    /* interior strip: all K x C results, then all stores */      \
+                    const unsigned char *rv__c0 = a.src.data + (int64_t)y0 * a.src.pitch + \
+                                                  (int64_t)x0 * (int64_t)sizeof(rv__ti); \
+                    rv__to o[K][C];                                                 \
+                    _Pragma("unroll") for (int k = 0; k < K; k++)                   \
+                        _Pragma("unroll") for (int c = 0; c < C; c++) {             \
                             rv__to v;                                               \
-                            const int y = y0 + k;                                   \
-                            RV__NBR_CALL(FN, 1, 0);                                 \
-                            o[k] = v;                                               \
+                            const int y = y0 + k, x = x0 + c;                       \
+                            RV__NBR_CALL_C0(FN);                                    \
+                            o[k][c] = v;                                            \
                         }                                                           \
-                        rv__to *op = RV__ROW(rv__to, a.dst, y0) + x;                \
+                    rv__to *op = RV__ROW(rv__to, a.dst, y0) + x0;                   \
+                    if (rv__vec) {                                                  \
                         _Pragma("unroll") for (int k = 0; k < K; k++) {             \
-                            *op = o[k];                                             \
+                            rv__vstore(op, o[k]);                                   \
                             op = (rv__to *)((unsigned char *)op + a.dst.pitch);     \
                         }                                                           \
                     } else {                                                        \
-                        const int y1 = RV__MIN(y0 + K, h);                          \
-                        for (int y = y0; y < y1; y++) {                             \
+                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
+                            _Pragma("unroll") for (int c = 0; c < C; c++) op[c] = o[k][c]; \
+                            op = (rv__to *)((unsigned char *)op + a.dst.pitch);     \
+                        }                                                           \
+                    }                                                               \
+                } else {                                                            \
+                    const int y1 = RV__MIN(y0 + K, h), x1 = RV__MIN(x0 + C, w);     \
+                    for (int y = y0; y < y1; y++)                                   \
+                        for (int x = x0; x < x1; x++) {                             \
                             rv__to v;                                               \
                             if (y >= R && y + R < h && x >= R && x + R < w)         \
                                 RV__NBR_CALL(FN, 1, 0);                             \
@@ -652,9 +678,26 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
                                 RV__NBR_CALL(FN, 1, 1);                             \
                             RV__ROW(rv__to, a.dst, y)[x] = v;                       \
                         }                                                           \
-                    }                                                               \
                 }                                                                   \
             }                                                                       \
+        }                                                                           \
+    } while (0)
+#define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
+    RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
+    extern "C" __global__ void __launch_bounds__(256, 4)                            \
+    rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
+    {                                                                               \
+        typedef RV_T_##TIN rv__ti;                                                  \
+        typedef RV_T_##TOUT rv__to;                                                 \
+        const PT *prm = (const PT *)(const void *)a.params;                         \
+        const int w = a.src.w, h = a.src.h, s = a.s;                                \
+        RV__GPU_GRID;                                                               \
+        if (s == 1) {                                                               \
+            constexpr int R = (RADIUS);                                             \
+            if (rv__txn >= w && (long long)rv__tyn * RV_GPU_NBR_ROWS_SMALL >= h)   \
+                RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS_SMALL, 1);                       \
+            else                                                                    \
+                RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS, RV_GPU_NBR_COLS);               \
             return;                                                                 \
         }                                                                           \
         const int Rs = (RADIUS) * s;                                                \
@@ -819,17 +862,25 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
                       (a.box_w + s - 1) / s, (a.box_h + s - 1) / s, s, 0};          \
         unsigned rv__dsz;                                                           \
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(rv__dsz));                    \
-        const long long rv__tb = (long long)a.box_w * a.box_h * (long long)sizeof(rv__tr); \
+        /* shared template rows padded to 16 bytes (RV_GPU_BOX_REF_PITCH): the */ \
+        /* compiler sees the alignment and reads it 16 bytes at a time        */ \
+        const int rv__tp = RV_GPU_BOX_REF_PITCH(a.box_w, (int)sizeof(rv__tr));      \
+        const long long rv__tb = (long long)rv__tp * a.box_h;                       \
         const bool rv__tsm = a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz; \
         if (rv__tsm) {                                                              \
-            rv__tr *t = (rv__tr *)(void *)rv__dyn;                                  \
-            for (int k = tid; k < a.box_w * a.box_h; k += nt) {                     \
-                const int r = k / a.box_w, c = k - r * a.box_w;                     \
-                t[k] = ((const rv__tr *)(a.src2.data + (int64_t)r * a.src2.pitch))[c]; \
+            /* (r, c) of sample k = tid, tid + nt, ... kept without a      */     \
+            /* division per sample (the copy is ~5 % of a 70x72 search)    */     \
+            const int rv__dr = nt / a.box_w, rv__dc = nt - rv__dr * a.box_w;        \
+            int rv__r = tid / a.box_w, rv__c = tid - rv__r * a.box_w;               \
+            for (; rv__r < a.box_h; rv__r += rv__dr, rv__c += rv__dc) {             \
+                if (rv__c >= a.box_w) { rv__c -= a.box_w; rv__r++; }                \
+                if (rv__r >= a.box_h) break;                                        \
+                ((rv__tr *)(void *)(rv__dyn + (int64_t)rv__r * rv__tp))[rv__c] =    \
+                    ((const rv__tr *)(a.src2.data + (int64_t)rv__r * a.src2.pitch))[rv__c]; \
             }                                                                       \
             __syncthreads();                                                        \
             win.ref = rv__dyn;                                                      \
-            win.ref_pitch = (int64_t)a.box_w * (int64_t)sizeof(rv__tr);             \
+            win.ref_pitch = rv__tp;                                                 \
         }                                                                           \
         const long long npos = (long long)rows * cols;                              \
         const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
@@ -844,7 +895,7 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
             if (s == 1 && rv__tsm) {                                                \
                 /* constant stride, and the reference read straight from the */    \
                 /* shared array: the compiler sees its address space (LDS)    */    \
-                const rv_win w1 = {win.base, win.pitch, rv__dyn, win.ref_pitch,     \
+                const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp,   \
                                    win.x, win.y, win.w, win.h, 1, 0};               \
                 v = FN(w1, prm);                                                    \
             } else if (s == 1) { /* constant stride: unit-stride window loops */    \

@@ -18,11 +18,21 @@
 /** Largest user parameter block an element kernel may take, in bytes. */
 #define RV_MAX_PARAMS 256
 
-/** GPU procNbr at S = 1: rows of one column computed by each thread (the
- * entry's unrolled strip; the CUDA backend sizes its grid with it). Any
- * grid is correct, so a module built with another value still runs right,
- * only with a less suited grid. */
+/** GPU procNbr at S = 1: each thread computes a strip of RV_GPU_NBR_ROWS
+ * rows x RV_GPU_NBR_COLS adjacent columns (the entry's unrolled strip; the
+ * CUDA backend sizes its grid with it). For small planes, where that would
+ * leave too few threads, strips of RV_GPU_NBR_ROWS_SMALL rows x 1 column:
+ * the entry takes that shape when its grid has at least w threads across
+ * and h / RV_GPU_NBR_ROWS_SMALL down. Any grid is correct, so a module
+ * built with other values still runs right, only with a less suited grid. */
 #define RV_GPU_NBR_ROWS 8
+#define RV_GPU_NBR_COLS 2
+#define RV_GPU_NBR_ROWS_SMALL 2
+
+/** GPU procBox: bytes per template row when the template (reference image)
+ * is copied to shared memory: the row rounded up to 16 bytes. The backend
+ * gives box_h rows of it as dynamic shared memory when they fit. */
+#define RV_GPU_BOX_REF_PITCH(box_w, elem_size) ((((box_w) * (elem_size)) + 15) / 16 * 16)
 
 #if defined(__CUDACC__) || defined(__GNUC__)
 #  define RV_ALIGNED(n) __attribute__((aligned(n)))

@@ -21,10 +21,21 @@ typedef uint32_t RV_Pixel;
 /** One RGBA pixel, 16 bits per channel (format RV_FMT_RGBA16). */
 typedef uint64_t RV_Pixel16;
 
+#if defined(__CUDA_ARCH__)
+/* GPU: one byte permute (PRMT) a channel, where the C form below becomes a
+ * shift and a mask (two instructions) for G and B. The redundant `& 0xff`
+ * tells the compiler the range (so that e.g. a division by 3 stays
+ * unsigned); ptxas folds it into the PRMT. Same values. */
+RV_INLINE int rv_r(RV_Pixel p) { return (int)(p & 0xffu); }
+RV_INLINE int rv_g(RV_Pixel p) { return (int)(__byte_perm(p, 0u, 0x4441u) & 0xffu); }
+RV_INLINE int rv_b(RV_Pixel p) { return (int)(__byte_perm(p, 0u, 0x4442u) & 0xffu); }
+RV_INLINE int rv_a(RV_Pixel p) { return (int)(p >> 24); }
+#else
 RV_INLINE int rv_r(RV_Pixel p) { return (int)(p & 0xffu); }
 RV_INLINE int rv_g(RV_Pixel p) { return (int)((p >> 8) & 0xffu); }
 RV_INLINE int rv_b(RV_Pixel p) { return (int)((p >> 16) & 0xffu); }
 RV_INLINE int rv_a(RV_Pixel p) { return (int)(p >> 24); }
+#endif
 
 /** Builds a pixel; each channel is taken modulo 256 (use rv_clamp8 first). */
 RV_INLINE RV_Pixel rv_rgba(int r, int g, int b, int a)
@@ -39,6 +50,16 @@ RV_INLINE RV_Pixel rv_set_r(RV_Pixel p, int v) { return (p & 0xffffff00u) | (uin
 RV_INLINE RV_Pixel rv_set_g(RV_Pixel p, int v) { return (p & 0xffff00ffu) | (uint32_t)(v & 0xff) << 8; }
 RV_INLINE RV_Pixel rv_set_b(RV_Pixel p, int v) { return (p & 0xff00ffffu) | (uint32_t)(v & 0xff) << 16; }
 RV_INLINE RV_Pixel rv_set_a(RV_Pixel p, int v) { return (p & 0x00ffffffu) | (uint32_t)(v & 0xff) << 24; }
+/** Sets R, G and B to v (modulo 256), keeps alpha: a gray pixel. On the GPU
+ * one byte permute (PRMT) where rv_set_rgb(p, v, v, v) packs three bytes. */
+RV_INLINE RV_Pixel rv_set_gray(RV_Pixel p, int v)
+{
+#if defined(__CUDA_ARCH__)
+    return (RV_Pixel)__byte_perm((unsigned)v, p, 0x7000u);
+#else
+    return (p & 0xff000000u) | ((uint32_t)(v & 0xff) * 0x010101u);
+#endif
+}
 /** Replaces R, G and B, keeps alpha (the thesis' setRGB). */
 RV_INLINE RV_Pixel rv_set_rgb(RV_Pixel p, int r, int g, int b)
 {
@@ -47,6 +68,26 @@ RV_INLINE RV_Pixel rv_set_rgb(RV_Pixel p, int r, int g, int b)
 
 RV_INLINE int rv_clamp8(int v) { return v < 0 ? 0 : v > 255 ? 255 : v; }
 RV_INLINE int rv_clamp16(int v) { return v < 0 ? 0 : v > 65535 ? 65535 : v; }
+
+/** Builds a pixel from channel values clamped to 0..255 first: the same as
+ * rv_rgba(rv_clamp8(r), rv_clamp8(g), rv_clamp8(b), rv_clamp8(a)), for the
+ * usual end of a filter whose channel sums may leave the byte range. On the
+ * GPU two saturating pack instructions (cvt.pack.sat.u8.s32) instead of
+ * eight compares and the packing shifts. */
+RV_INLINE RV_Pixel rv_rgba_sat(int r, int g, int b, int a)
+{
+#if defined(__CUDA_ARCH__)
+    /* cvt.pack.sat.u8.s32.b32 d, x, y, c: d = c[15:0] << 16 | sat(x) << 8 | sat(y) */
+    unsigned ba, rgba;
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(ba) : "r"(a), "r"(b));
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(rgba) : "r"(g), "r"(r), "r"(ba));
+    return (RV_Pixel)rgba;
+#else
+    return rv_rgba(rv_clamp8(r), rv_clamp8(g), rv_clamp8(b), rv_clamp8(a));
+#endif
+}
+/** rv_rgba_sat with alpha 255. */
+RV_INLINE RV_Pixel rv_rgb_sat(int r, int g, int b) { return rv_rgba_sat(r, g, b, 255); }
 RV_INLINE int rv_absi(int v) { return v < 0 ? -v : v; }
 
 /** Sum of the absolute R, G and B differences (the thesis' absDiff). */

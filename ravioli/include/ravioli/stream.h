@@ -38,8 +38,9 @@
  * On the CUDA backend the frame is uploaded once before the first stage,
  * stays on the device through all stages (operations and scratch images
  * keep it there), and is downloaded once for the sink or the callback;
- * gpu_streams frames (default 2) are in flight at once, each on its own
- * CUDA stream, so transfers of one overlap the kernels of the other. Stages
+ * gpu_streams frames (default 3) are in flight at once, each with its
+ * kernels on its own CUDA stream, uploads and downloads on two copy streams,
+ * so the transfers of some overlap the kernels of others. Stages
  * must then write only the frame and rv_data_image() scratch images (one
  * set per frame in flight). See docs/streaming.md.
  */
@@ -197,6 +198,24 @@ typedef struct RV_FrameInfo {
 typedef int (*RV_FrameCallback)(void *user, RV_Image *frame, const RV_FrameInfo *info,
                                 const RV_Data *data);
 
+/**
+ * CUDA pipeline: where the frames' transfers go.
+ *
+ * SPLIT: the uploads of all frames go in order on one CUDA stream and the
+ * downloads on another; each frame's kernels run on its own stream, ordered
+ * after its upload and before its download by CUDA events. One stream per
+ * direction keeps one copy engine busy in each direction, so uploads and
+ * downloads run at the same time (the PCIe duplex bound).
+ * PER_FRAME: upload, kernels and download of a frame all on the frame's
+ * stream (the driver then picks the copy engine per stream; measured
+ * slower on an H200, see docs/perf/gpu-stream.md).
+ */
+typedef enum RV_GpuCopies {
+    RV_GPU_COPIES_DEFAULT   = 0, /* = SPLIT */
+    RV_GPU_COPIES_SPLIT     = 1,
+    RV_GPU_COPIES_PER_FRAME = 2
+} RV_GpuCopies;
+
 /** An application-provided source; same contract as rv_source_read(). */
 typedef int (*RV_ReadFrameFn)(void *user, RV_Image *frame, long long *pts_ns, int timeout_ms);
 
@@ -217,9 +236,11 @@ typedef struct RV_StreamSettings {
                                * dropped (names as in the adaptation log; rv-plot reads it) */
     int gpu_streams;          /* CUDA backend: frames in flight, each on its own CUDA stream
                                * with its own scratch images and timing events (1..8,
-                               * default 2; 0 = default; 1 = one frame at a time). Upload of
+                               * default 3; 0 = default; 1 = one frame at a time). Upload of
                                * frame n+1 and download of frame n overlap the kernels of the
                                * other. Ignored on the CPU backend. See docs/streaming.md. */
+    RV_GpuCopies gpu_copies;  /* CUDA backend: which CUDA streams carry the transfers;
+                               * default (0) = RV_GPU_COPIES_SPLIT */
 } RV_StreamSettings;
 
 RV_API void rv_stream_settings_default(RV_StreamSettings *s);
@@ -259,6 +280,10 @@ typedef struct RV_StreamSummary {
     int gpu_streams;             /* frames that were kept in flight (CUDA pipeline), 0 = CPU */
     double gpu_ms_mean;          /* CUDA: mean GPU time per processed frame from CUDA events
                                   * (upload start to download end on its stream), 0 if none */
+    double gpu_wait_ms_mean;     /* CUDA pipeline: mean host time per processed frame spent
+                                  * blocked waiting for a frame to complete (the rest of
+                                  * 1/fps is host work: delivery, issuing the next frame) */
+    int gpu_copies;              /* RV_GpuCopies used (CUDA pipeline), 0 on the CPU */
 } RV_StreamSummary;
 
 /**
@@ -272,7 +297,13 @@ RV_API int rv_streaming_create(RV_Context *ctx, RV_Source *src, const RV_StreamS
 RV_API int rv_streaming_create_custom(RV_Context *ctx, const RV_VideoInfo *info, RV_ReadFrameFn read,
                                       void *read_user, const RV_StreamSettings *s,
                                       RV_Streaming **out);
-/** Stops (if running), joins the capture thread, frees everything; sets *st to NULL. */
+/**
+ * Stops (if running), joins the capture thread, frees everything; sets *st to
+ * NULL. A capture thread still inside the source's read read_timeout_ms +
+ * 200 ms after the stop is cancelled there (pthread_cancel; an application
+ * read function that ignores its timeout must be safe to cancel, as a
+ * blocking read() or poll() is); close such a source afterwards.
+ */
 RV_API void rv_streaming_destroy(RV_Streaming **st);
 
 /** Starts the capture thread (run() calls it when the caller did not). */
@@ -287,7 +318,10 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv);
 /**
  * Asks the run to end after the frame in progress. Only sets an atomic flag:
  * safe from any thread and from a signal handler. The run notices it within
- * read_timeout_ms (capture) and a few ms (processing).
+ * read_timeout_ms (capture) and a few ms (processing). A source stuck in a
+ * read beyond its timeout (a silent pipe) does not hold run() up: it returns
+ * within read_timeout_ms + 200 ms with the accounting final, and
+ * rv_streaming_destroy() cancels the read (docs/streaming.md).
  */
 RV_API void rv_streaming_stop(RV_Streaming *st);
 /** Frame accounting and figures (at any time; final once run() returned). */

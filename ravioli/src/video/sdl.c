@@ -1,11 +1,15 @@
 /*
  * sdl.c - SDL2 window sink (built when SDL2 is found).
  *
- * One window, one renderer, one streaming RGBA32 texture of the frame size.
- * Each write converts the frame to RGBA8 straight into the locked texture
+ * One window, one renderer, one streaming texture of the frame size. For
+ * yuv420p8 frames it is an IYUV texture: the planes go to SDL as they are
+ * (SDL_UpdateYUVTexture, BT.601 conversion mode) and the renderer converts -
+ * on the GPU with an accelerated renderer. For any other format it is RGBA32
+ * and each write converts the frame to RGBA8 straight into the locked texture
  * (rv__image_to_rgba: BT.601 limited range for YUV; 16-bit samples scaled
- * from RV_VideoInfo.bit_depth), draws the overlay, and presents. The window
+ * from RV_VideoInfo.bit_depth). Then the overlay, then present. The window
  * may be resized: the picture keeps its aspect ratio (SDL logical size).
+ * Every write checks the frame's size and format against the window's.
  *
  * Overlay (top left, 5x7 font on a darkened plate):
  *   FPS <fps>  LAT <latency> MS
@@ -21,6 +25,7 @@
  */
 #include <SDL.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sdl_hook.h"
@@ -34,31 +39,39 @@ typedef struct sdl_sink {
     SDL_Renderer *ren;
     SDL_Texture *tex;
     int closed;
+    int iyuv;             /* 1: IYUV texture (yuv420p8 frames) */
+    unsigned char *plate; /* IYUV: the overlay's corner as RGBA8, then as 4:2:0 planes */
     long long last_ns;
     double fps;           /* measured, exponential average */
 } sdl_sink;
 
-static void draw_overlay(sdl_sink *st, unsigned char *px, ptrdiff_t pitch, int w, int h,
-                         const RV_FrameStats *stats)
+/* The overlay's two lines and the size of its plate (clipped to w x h). */
+static void overlay_layout(const sdl_sink *st, const RV_FrameStats *stats, int w, int h, char l1[64],
+                           char l2[64], int *sc, int *bw, int *bh)
 {
-    char l1[64], l2[64];
     double fps = stats && stats->fps > 0 ? stats->fps : st->fps;
     if (stats) {
-        snprintf(l1, sizeof(l1), "FPS %.1f  LAT %.1f MS", fps, stats->latency_ms);
-        snprintf(l2, sizeof(l2), "S %d  T %d  #%lld%s", stats->spatial_stride,
-                 stats->temporal_stride, stats->index, stats->repeated ? " R" : "");
+        snprintf(l1, 64, "FPS %.1f  LAT %.1f MS", fps, stats->latency_ms);
+        snprintf(l2, 64, "S %d  T %d  #%lld%s", stats->spatial_stride, stats->temporal_stride, stats->index,
+                 stats->repeated ? " R" : "");
     } else {
-        snprintf(l1, sizeof(l1), "FPS %.1f", fps);
+        snprintf(l1, 64, "FPS %.1f", fps);
         l2[0] = '\0';
     }
-    const int sc = w >= 640 ? 2 : 1, pad = 2 * sc;
-    int tw = (int)(strlen(l1) > strlen(l2) ? strlen(l1) : strlen(l2)) * 6 * sc;
-    int th = (l2[0] ? 2 : 1) * 9 * sc;
-    int bw = tw + 2 * pad, bh = th + 2 * pad;
-    if (bw > w)
-        bw = w;
-    if (bh > h)
-        bh = h;
+    *sc = w >= 640 ? 2 : 1;
+    const int pad = 2 * *sc;
+    int tw = (int)(strlen(l1) > strlen(l2) ? strlen(l1) : strlen(l2)) * 6 * *sc;
+    int th = (l2[0] ? 2 : 1) * 9 * *sc;
+    *bw = tw + 2 * pad < w ? tw + 2 * pad : w;
+    *bh = th + 2 * pad < h ? th + 2 * pad : h;
+}
+
+/* Darkens the plate (bw x bh at the top left of an RGBA8 picture of w x h)
+ * and draws the lines on it. */
+static void draw_plate(unsigned char *px, ptrdiff_t pitch, int w, int h, int sc, int bw, int bh,
+                       const char *l1, const char *l2)
+{
+    const int pad = 2 * sc;
     for (int y = 0; y < bh; y++) {
         unsigned char *d = px + y * pitch;
         for (int x = 0; x < bw * 4; x++)
@@ -69,6 +82,46 @@ static void draw_overlay(sdl_sink *st, unsigned char *px, ptrdiff_t pitch, int w
     rv__font_draw_rgba(px, pitch, w, h, pad, pad, sc, l1, white);
     if (l2[0])
         rv__font_draw_rgba(px, pitch, w, h, pad, pad + 9 * sc, sc, l2, white);
+}
+
+static void draw_overlay(sdl_sink *st, unsigned char *px, ptrdiff_t pitch, int w, int h,
+                         const RV_FrameStats *stats)
+{
+    char l1[64], l2[64];
+    int sc, bw, bh;
+    overlay_layout(st, stats, w, h, l1, l2, &sc, &bw, &bh);
+    draw_plate(px, pitch, w, h, sc, bw, bh, l1, l2);
+}
+
+/* IYUV: the plate's corner of the frame to RGBA8, drawn on, back to 4:2:0,
+ * and into the texture over the frame's planes (an even rectangle). */
+static int overlay_iyuv(RV_Sink *sink, const unsigned char *const pl[3], const ptrdiff_t pitch[3],
+                        const RV_FrameStats *stats)
+{
+    sdl_sink *st = sink->priv;
+    const int w = sink->info.width, h = sink->info.height;
+    char l1[64], l2[64];
+    int sc, bw, bh;
+    overlay_layout(st, stats, w, h, l1, l2, &sc, &bw, &bh);
+    bw &= ~1;
+    bh &= ~1;
+    if (bw < 2 || bh < 2)
+        return 0;
+    unsigned char *rgba = st->plate, *py = rgba + (size_t)bw * bh * 4;
+    unsigned char *pu = py + (size_t)bw * bh, *pv = pu + (size_t)bw * bh / 4;
+    for (int y = 0; y < bh; y++)
+        for (int x = 0; x < bw; x++) {
+            unsigned char *o = rgba + ((size_t)y * bw + x) * 4;
+            rv__yuv_to_rgb(pl[0][y * pitch[0] + x], pl[1][(y >> 1) * pitch[1] + (x >> 1)],
+                           pl[2][(y >> 1) * pitch[2] + (x >> 1)], o);
+            o[3] = 255;
+        }
+    draw_plate(rgba, (ptrdiff_t)bw * 4, bw, bh, sc, bw, bh, l1, l2);
+    rv__rgba_to_yuv(NULL, rgba, (ptrdiff_t)bw * 4, bw, bh, py, bw, pu, pv, bw / 2, 1, 1);
+    SDL_Rect r = {0, 0, bw, bh};
+    if (SDL_UpdateYUVTexture(st->tex, &r, py, bw, pu, bw / 2, pv, bw / 2) != 0)
+        return rv__error(sink->ctx, RV_EIO, "sdl: SDL_UpdateYUVTexture: %s", SDL_GetError());
+    return 0;
 }
 
 static void pump_events(sdl_sink *st)
@@ -104,16 +157,28 @@ static int sdl_write(RV_Sink *sink, RV_Image *frame, const RV_FrameStats *stats)
     }
     st->last_ns = now;
 
-    void *pixels;
-    int pitch;
-    if (SDL_LockTexture(st->tex, NULL, &pixels, &pitch) != 0)
-        return rv__error(sink->ctx, RV_EIO, "sdl: SDL_LockTexture: %s", SDL_GetError());
-    err = rv__image_to_rgba(frame, sink->info.bit_depth, pixels, pitch);
-    if (err == 0 && st->s.overlay)
-        draw_overlay(st, pixels, pitch, frame->w, frame->h, stats);
-    SDL_UnlockTexture(st->tex);
-    if (err < 0)
-        return err;
+    if (st->iyuv) {
+        const unsigned char *pl[3];
+        ptrdiff_t pp[3];
+        for (int i = 0; i < 3; i++)
+            if (!(pl[i] = rv_image_read(frame, i, &pp[i])))
+                return rv__error(sink->ctx, RV_EIO, "sdl: cannot read plane %d of the frame", i);
+        if (SDL_UpdateYUVTexture(st->tex, NULL, pl[0], (int)pp[0], pl[1], (int)pp[1], pl[2], (int)pp[2]) != 0)
+            return rv__error(sink->ctx, RV_EIO, "sdl: SDL_UpdateYUVTexture: %s", SDL_GetError());
+        if (st->s.overlay && (err = overlay_iyuv(sink, pl, pp, stats)) < 0)
+            return err;
+    } else {
+        void *pixels;
+        int pitch;
+        if (SDL_LockTexture(st->tex, NULL, &pixels, &pitch) != 0)
+            return rv__error(sink->ctx, RV_EIO, "sdl: SDL_LockTexture: %s", SDL_GetError());
+        err = rv__image_to_rgba(frame, sink->info.bit_depth, pixels, pitch);
+        if (err == 0 && st->s.overlay)
+            draw_overlay(st, pixels, pitch, frame->w, frame->h, stats);
+        SDL_UnlockTexture(st->tex);
+        if (err < 0)
+            return err;
+    }
     SDL_SetRenderDrawColor(st->ren, 0, 0, 0, 255);
     SDL_RenderClear(st->ren);
     if (SDL_RenderCopy(st->ren, st->tex, NULL, NULL) != 0)
@@ -131,6 +196,7 @@ static void sdl_close(RV_Sink *sink)
         SDL_DestroyRenderer(st->ren);
     if (st->win)
         SDL_DestroyWindow(st->win);
+    free(st->plate);
     if (st->inited)
         SDL_QuitSubSystem(SDL_INIT_VIDEO);
 }
@@ -165,6 +231,12 @@ RV_API int rv_sink_open_sdl_ex(RV_Context *ctx, const RV_SDLSettings *s, const R
     st->s = *s;
     snprintf(st->title, sizeof(st->title), "%s", s->title ? s->title : "ravioli");
     st->s.title = st->title;
+    st->iyuv = info->format == RV_FMT_YUV420P8;
+    /* the plate: at most 63 characters (12 px at scale 2) + padding, 2 lines; 5.5 bytes a pixel */
+    if (st->iyuv && !(st->plate = malloc((size_t)768 * 48 * 6))) {
+        rv_sink_close(&sink);
+        return rv__error(ctx, RV_ENOMEM, "rv_sink_open_sdl: out of memory");
+    }
 
     const char *what = NULL;
     if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0)
@@ -179,7 +251,8 @@ RV_API int rv_sink_open_sdl_ex(RV_Context *ctx, const RV_SDLSettings *s, const R
         what = "SDL_CreateRenderer";
     else if (SDL_RenderSetLogicalSize(st->ren, info->width, info->height) != 0)
         what = "SDL_RenderSetLogicalSize";
-    else if (!(st->tex = SDL_CreateTexture(st->ren, SDL_PIXELFORMAT_RGBA32,
+    else if ((st->iyuv && (SDL_SetYUVConversionMode(SDL_YUV_CONVERSION_BT601), 0)) ||
+             !(st->tex = SDL_CreateTexture(st->ren, st->iyuv ? SDL_PIXELFORMAT_IYUV : SDL_PIXELFORMAT_RGBA32,
                                            SDL_TEXTUREACCESS_STREAMING, info->width,
                                            info->height)))
         what = "SDL_CreateTexture";

@@ -34,11 +34,13 @@
  *     (level l low-pass at multiples of 2^l), the classic in-place lifting layout.
  *
  * Methods (block layout; the interleaved layout is always in place):
- *   RV_DWT_IN_PLACE: device memory n + a small table. Rows that fit in shared
- *     memory are transformed in one pass; longer rows and all columns use the
- *     chunk rearrangement of Ikuzawa et al. (chunk generation, then a chunk
- *     permutation as a product of cycles whose leaders are computed on the host)
- *     followed by one pass per lifting step with contiguous accesses only.
+ *   RV_DWT_IN_PLACE: device memory n + a small table (+ about n/32 for the
+ *     halos of the fused column pass). Rows that fit in shared memory are
+ *     transformed in one pass; longer rows and all columns use the chunk
+ *     rearrangement of Ikuzawa et al. (chunk generation, then a chunk
+ *     permutation as a product of cycles whose leaders are computed on the host);
+ *     long rows then take one pass per lifting step, columns one pass for all
+ *     steps (tiles in shared memory, the pairs around each tile saved first).
  *   RV_DWT_OUT_OF_PLACE: a second buffer of n samples (owned by the RV_Dwt and
  *     kept between calls): rows go image -> buffer (fused in shared memory, or
  *     split then lifted), columns buffer -> image in tiles of 64 pairs with a
@@ -96,6 +98,20 @@ typedef struct RV_DwtSettings {
     int profile;             /* nonzero: every kernel launch is bracketed by
                                 rv_context_sync and timed with the host clock
                                 (slower; for rv_dwt_stats breakdowns) */
+    size_t device_memory_limit; /* host transforms (rv_dwt_forward_host): bytes of
+                                device memory the RV_Dwt may hold at once (image
+                                parts, scratch, tables); images that do not fit
+                                are split into stripes with the halo the wavelet
+                                needs. 0 (default): no limit (whole image at once) */
+    RV_Context *transfer_ctx; /* host transforms: optional second context on the same
+                                device and backend (rv_context_create with the same
+                                settings; CUDA contexts of one device share the
+                                device's primary context). Copies go through it, on
+                                its own stream, so that the upload of the next
+                                stripe and the download of the last one overlap the
+                                kernels of the current one (two buffer sets within
+                                the limit). NULL (default): copies on the transform's
+                                context, one stripe after the other. Not owned. */
 } RV_DwtSettings;
 
 typedef struct RV_Dwt RV_Dwt;
@@ -117,6 +133,21 @@ RV_API int rv_dwt_inverse(RV_Dwt *dwt, RV_Image *img, int levels);
  */
 RV_API int rv_dwt_forward_buffer(RV_Dwt *dwt, RV_Buffer *buf, int w, int h, size_t pitch, int levels);
 RV_API int rv_dwt_inverse_buffer(RV_Dwt *dwt, RV_Buffer *buf, int w, int h, size_t pitch, int levels);
+
+/**
+ * Host memory in, host memory out: h rows of w 32-bit samples (type of the
+ * settings) at `in`, row r at byte offset r * pitch, transformed into `out`
+ * (same layout; out may equal in). Results equal those of the buffer
+ * functions. With settings.device_memory_limit set, device memory stays below
+ * it: each level whose region does not fit is done in horizontal stripes
+ * (rows with a halo of lifting reach uploaded, rows and columns transformed,
+ * the stripe's S and D rows downloaded), then the first LL region that fits
+ * is done whole. 2-D splitting needs the block layout; 1-D rows are split
+ * into groups of rows with any layout. The caller's memory is read and
+ * written synchronously (the call returns with `out` complete).
+ */
+RV_API int rv_dwt_forward_host(RV_Dwt *dwt, const void *in, void *out, int w, int h, size_t pitch, int levels);
+RV_API int rv_dwt_inverse_host(RV_Dwt *dwt, const void *in, void *out, int w, int h, size_t pitch, int levels);
 
 /** Kernel kinds of rv_dwt_stats. */
 enum {
@@ -142,6 +173,9 @@ typedef struct RV_DwtStats {
     long long launches[RV_DWT_KERNEL_COUNT];
     double bytes[RV_DWT_KERNEL_COUNT];
     double seconds[RV_DWT_KERNEL_COUNT];
+    double peak_device_bytes; /* most bytes of buffers the RV_Dwt held at once */
+    long long stripes;        /* host transforms: stripes uploaded */
+    double upload_bytes, download_bytes; /* host transforms: bytes copied each way */
 } RV_DwtStats;
 
 RV_API void rv_dwt_stats(const RV_Dwt *dwt, RV_DwtStats *out);
