@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # modules/deband/tools/sass-count.sh [IL] [GR] [KERNELS...]
-#   Compiles the deband kernels for sm_90 with only one (interlaced, grain)
-#   variant instantiated (default IL=0 GR=1: progressive, static grain, the
-#   benchmark's setting) so that each function stays under the 64 KB the
-#   old cuobjdump of tools/sass/rv-sass-dump disassembles, then prints
-#   per kernel its SASS size and, for the tiled entries, the instruction
-#   count of the inner-tile path (the straight-line block holding its 16
-#   pixels: from the first to the last shared-memory gather after the
-#   barrier, plus the stores) divided by 16 pixels.
+#   Compiles the deband kernels for sm_90 with the plain entries reduced to
+#   one (interlaced, grain) variant (default IL=0 GR=1) so that every
+#   function stays under the 64 KB the old cuobjdump of
+#   tools/sass/rv-sass-dump disassembles (the tiled entries are one variant
+#   each anyway: *_s static noise, *_sd dynamic), then prints per kernel its
+#   SASS size and registers and, for the tiled entries, the instructions of
+#   the inner-tile path: the last four row blocks after the barrier with the
+#   most shared-memory loads (4 rows x 4 pixels), divided by 16 pixels.
 #   Needs RV_CUOBJDUMP (see tools/sass/rv-sass-dump). Output in /tmp/deband-sass.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)

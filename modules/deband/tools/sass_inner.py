@@ -29,7 +29,7 @@ for t in ins:
     if re.search(r'\b(BRA|EXIT)\b', t):
         blocks.append(cur); cur = []
 blocks.append(cur)
-bar = max(i for i, b in enumerate(blocks) if any('BAR.SYNC' in t for t in b))
+bar = min(i for i, b in enumerate(blocks) if any('BAR.SYNC' in t for t in b))
 # the inner path: the last blocks after the barrier with the gathers of 4
 # pixels each (it follows the border path in the code)
 rows = [b for b in blocks[bar:] if sum(op(t) == 'LDS' for t in b) >= 4]
