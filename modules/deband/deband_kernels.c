@@ -35,19 +35,41 @@ RV_DB_FN int rv_db_ld(const unsigned char *c, int off, const int in16, const int
 }
 
 /*
- * The per-pixel math, shared by both bodies (see deband_kernel.h):
- * rv_db_offsets turns the hash h1 into the byte offsets of the references
- * from the centre c (o0: (b, da); o1: (a, -db); |offset| <= range * pitch
- * + 2 * range < 2^31 as pitch < 2^23 is checked on the host); rv_db_blend compares and
- * averages; rv_db_grain adds the noise. `rl` is the limited range, `il`
- * interlaced (0/1), mode/blur/in16 compile-time constants at every call.
+ * The per-pixel math, shared by both bodies (see deband_kernel.h). One
+ * lowbias32 hash h a pixel: bits 0-11 and 12-23 give the two offsets, bits
+ * 24-31 the noise. rv_db_fa / rv_db_fb give the offsets before subtracting
+ * the limited range rl, i.e. in [0, 2 rl] (n = 2 rl + 1); rv_db_fn the
+ * noise before subtracting the grain, in [0, 2 grain] (gn = 2 grain + 1).
+ * The GPU forms of the offsets are the same values as one high-half
+ * multiply each, mask then IMAD.HI (((h & 0xfff) << 20) * n >> 32 =
+ * (h & 0xfff) * n >> 12, exactly: no bits are lost), instead of mask,
+ * shift, multiply, shift; the CPU keeps the 32-bit form, which vectorises.
+ * Products stay below 2^32: 4095 * 511, 255 * 32761.
  */
-RV_DB_FN void rv_db_offsets(uint32_t h1, int rl, const int il, int pitch, const int in16,
+#if defined(RV_CUDA)
+RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)__umulhi(h & 0xfffu, n << 20); }
+RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)__umulhi(h & 0xfff000u, n << 8); }
+#else
+RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)(((h & 0xfffu) * n) >> 12); }
+RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)((((h >> 12) & 0xfffu) * n) >> 12); }
+#endif
+/* (the IMAD.HI form of the noise measured 1.5 instructions a pixel more
+ * in SASS: ptxas fuses the "- grain" into a 64-bit addend pair) */
+RV_DB_FN int rv_db_fn(uint32_t g, uint32_t gn) { return (int)(((g >> 24) * gn) >> 8); }
+
+/*
+ * rv_db_offsets turns the hash h into the byte offsets of the references
+ * from the centre c (o0: (b, da); o1: (a, -db); |offset| <= range * pitch
+ * + 2 * range < 2^31 as pitch < 2^23 is checked on the host); rv_db_blend
+ * compares and averages. `rl` is the limited range, `il` interlaced (0/1),
+ * mode/blur/in16 compile-time constants at every call.
+ */
+RV_DB_FN void rv_db_offsets(uint32_t h, int rl, const int il, int pitch, const int in16,
                             int *o0, int *o1)
 {
     const uint32_t n = (uint32_t)(2 * rl + 1);
-    const int ra = (int)(((h1 & 0xffffu) * n) >> 16) - rl;
-    const int rb = (int)(((h1 >> 16) * n) >> 16) - rl;
+    const int ra = rv_db_fa(h, n) - rl;
+    const int rb = rv_db_fb(h, n) - rl;
     /* interlaced: toward zero to even, |da| <= |ra| keeps it inside */
     const int da = il ? ra - ra % 2 : ra;
     const int db = il ? rb - rb % 2 : rb;
@@ -98,20 +120,18 @@ RV_DB_FN int rv_db_blend(const unsigned char *c, int o0, int o1, int thr, const 
     return rv_db_decide(cv, sum, spread, thr, mode, blur);
 }
 
-/* The noise of a pixel, and adding it (clamped to the 16-bit range). */
-RV_DB_FN int rv_db_noise(uint32_t h1, uint32_t key_grain, int grain)
+/* The noise of a pixel in [-grain, grain] (gr: 1 static, from h's top
+ * byte; 2 dynamic, from mix(h ^ key_grain)), and adding it (clamped to the
+ * 16-bit range). */
+RV_DB_FN int rv_db_noise(uint32_t h, const int gr, uint32_t key_grain, uint32_t gn, int grain)
 {
-    return rv_deband_rr(rv_deband_mix(h1 ^ key_grain) & 0xffffu, grain);
+    const uint32_t g = gr == 2 ? rv_deband_mix(h ^ key_grain) : h;
+    return rv_db_fn(g, gn) - grain;
 }
 RV_DB_FN int rv_db_add_noise(int v, int n)
 {
     v += n;
     return v < 0 ? 0 : v > 65535 ? 65535 : v;
-}
-
-RV_DB_FN int rv_db_grain(int v, uint32_t h1, uint32_t key_grain, int grain)
-{
-    return rv_db_add_noise(v, rv_db_noise(h1, key_grain, grain));
 }
 
 /* The limited range of (x, y) in a w x h plane. */
@@ -130,13 +150,13 @@ RV_DB_FN unsigned rv_db_out8(int v)
 #if !defined(RV_CUDA)
 /* CPU: a block is a tile of blk.tx x blk.ty samples of plane blk.z, run as
  * row spans; where the border does not limit the range (inner = 1) the
- * range is a loop constant. */
+ * range is a loop constant. gr: 0 no grain, 1 static, 2 dynamic. */
 RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int xb, uint32_t rk,
                              const int inner, const int il, const int gr, const int mode,
                              const int blur, const int in16, const int out16)
 {
     const int w = a->w[p], h = a->h[p], range = a->range, thr = a->thr[p], grain = a->grain[p];
-    const uint32_t kg = a->key_grain[p];
+    const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
     const int sp = (int)a->spitch[p];
     const unsigned char *srow = (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
     unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
@@ -147,7 +167,7 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
             rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, sp, in16, &o0, &o1);
             int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 0);
             if (gr)
-                v = rv_db_grain(v, h1, kg, grain);
+                v = rv_db_add_noise(v, rv_db_noise(h1, gr, kg, gn, grain));
             if (out16)
                 ((uint16_t *)(void *)drow)[x] = (uint16_t)v;
             else
@@ -165,7 +185,7 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
             const uint32_t h1 = rv_deband_mix(rk + (uint32_t)(xc + i));
             rv_db_offsets(h1, range, il, sp, in16, &o0s[i], &o1s[i]);
             if (gr)
-                ns[i] = rv_db_noise(h1, kg, grain);
+                ns[i] = rv_db_noise(h1, gr, kg, gn, grain);
         }
         /* the gathers, then the decision, noise and store (vectorised) */
         int cs[CH], ss[CH], ds[CH];
@@ -202,7 +222,7 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
     const int xa = rv_db_min(rv_db_max(range, x0), x1);
     const int xb = rv_db_min(rv_db_max(w - range, xa), x1);
     for (int y = y0; y < y1; y++) {
-        const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+        const uint32_t rk = rv_deband_row_key(a->key_ref[p], y);
         if (y >= range && y < h - range) {
             rv_db_cpu_span(a, p, y, x0, xa, rk, 0, il, gr, mode, blur, in16, out16);
             rv_db_cpu_span(a, p, y, xa, xb, rk, 1, il, gr, mode, blur, in16, out16);
@@ -213,30 +233,59 @@ RV_DB_FN void rv_db_cpu_rows(const rv_deband_args *a, rv_block blk, const int il
     }
 }
 
+/* grain mode of a launch: 0 none, 1 static, 2 dynamic (uniform) */
+#define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
+
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_DB_CPU_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
-    RV_DB_CPU_ENTRY(NAME##_s, MODE, BLUR, IN16, OUT16)
-/* The tiled (_s) entries exist on the CPU too, with the same body. */
+    RV_DB_CPU_ENTRY(NAME##_s, MODE, BLUR, IN16, OUT16)                              \
+    RV_DB_CPU_ENTRY(NAME##_sd, MODE, BLUR, IN16, OUT16)
+/* The tiled (_s, _sd) entries exist on the CPU too, with the same body. */
 #define RV_DB_CPU_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                              \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
-        const int g_ = blk.z < a->nplanes && a->grain[blk.z] != 0;                  \
+        const int g_ = RV_DB_GR(a, blk.z);                                          \
         if (a->interlaced) {                                                        \
-            if (g_) rv_db_cpu_rows(a, blk, 1, 1, MODE, BLUR, IN16, OUT16);          \
-            else    rv_db_cpu_rows(a, blk, 1, 0, MODE, BLUR, IN16, OUT16);          \
+            if (g_ == 2)      rv_db_cpu_rows(a, blk, 1, 2, MODE, BLUR, IN16, OUT16); \
+            else if (g_ == 1) rv_db_cpu_rows(a, blk, 1, 1, MODE, BLUR, IN16, OUT16); \
+            else              rv_db_cpu_rows(a, blk, 1, 0, MODE, BLUR, IN16, OUT16); \
         } else {                                                                    \
-            if (g_) rv_db_cpu_rows(a, blk, 0, 1, MODE, BLUR, IN16, OUT16);          \
-            else    rv_db_cpu_rows(a, blk, 0, 0, MODE, BLUR, IN16, OUT16);          \
+            if (g_ == 2)      rv_db_cpu_rows(a, blk, 0, 2, MODE, BLUR, IN16, OUT16); \
+            else if (g_ == 1) rv_db_cpu_rows(a, blk, 0, 1, MODE, BLUR, IN16, OUT16); \
+            else              rv_db_cpu_rows(a, blk, 0, 0, MODE, BLUR, IN16, OUT16); \
         }                                                                           \
     }
 #else
+/* Stores the 4 results of a thread (x0 .. x0+3 of a row): one 4-byte
+ * (8-bit) or 8-byte (16-bit) store when allowed, else sample by sample. */
+RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int vec,
+                           const int out16)
+{
+    if (vec) {
+        if (out16)
+            *(uint2 *)(void *)(drow + 2 * x0) =
+                make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
+                           (unsigned)v[2] | ((unsigned)v[3] << 16));
+        else
+            *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
+                                               (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);
+    } else {
+        for (int i = 0; i < 4 && x0 + i < w; i++) {
+            if (out16)
+                ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
+            else
+                drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
+        }
+    }
+}
+
 /* GPU: thread (tx, ty) of block (bx, by, p) computes RV_DB_PX samples
  * starting at x0 = (bx * blockDim.x + tx) * RV_DB_PX of row by * blockDim.y
  * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store.
- * `il` is uniform over the launch (no divergence). */
+ * `il` and `gr` are uniform over the launch (no divergence). */
 #define RV_DB_PX 4
-RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, const int mode,
-                        const int blur, const int in16, const int out16)
+RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, const int gr,
+                        const int mode, const int blur, const int in16, const int out16)
 {
     const int p = blk.z;
     const int w = a->w[p], h = a->h[p];
@@ -248,8 +297,8 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
     const unsigned char *__restrict__ srow =
         (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)y * sp;
     const int range = a->range, thr = a->thr[p], grain = a->grain[p];
-    const uint32_t kg = a->key_grain[p];
-    const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+    const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
+    const uint32_t rk = rv_deband_row_key(a->key_ref[p], y);
     int v[RV_DB_PX];
 #pragma unroll
     for (int i = 0; i < RV_DB_PX; i++) {
@@ -260,100 +309,195 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
             int o0, o1;
             rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, (int)sp, in16, &o0, &o1);
             v[i] = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 1);
-            if (grain)
-                v[i] = rv_db_grain(v[i], h1, kg, grain);
+            if (gr)
+                v[i] = rv_db_add_noise(v[i], rv_db_noise(h1, gr, kg, gn, grain));
         }
     }
     unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
-    if (a->vec_ok && x0 + RV_DB_PX <= w) {
-        if (out16)
-            *(uint2 *)(void *)(drow + 2 * x0) =
-                make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
-                           (unsigned)v[2] | ((unsigned)v[3] << 16));
-        else
-            *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
-                                               (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);
-    } else {
-        for (int i = 0; i < RV_DB_PX && x0 + i < w; i++) {
-            if (out16)
-                ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
-            else
-                drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
+    rv_db_store4(drow, x0, w, v, a->vec_ok && x0 + RV_DB_PX <= w, out16);
+}
+
+/*
+ * One row of 4 samples of a tile whose references are all inside the plane
+ * at the full range (inner tiles: no per-pixel border limit, no bounds
+ * tests). Offsets are folded: with a' = a + r, b' = b + r in [0, 2r] and
+ *   d0 = a' pitch + b' bpp,  d1 = b' pitch - a' bpp,
+ *   K0 = r (pitch + bpp),    K1 = r (pitch - bpp),
+ * the references are c + o0 = (c - K0) + d0, c - o0 = (c + K0) - d0,
+ * c + o1 = (c + K1) - d1, c - o1 = (c - K1) + d1: per pixel two
+ * multiply-adds and one add per reference, the four bases hoisted out of
+ * the pixel loop (pixel i adds i * bpp as an immediate). Not used when
+ * interlaced (its rounding needs the signed offsets).
+ */
+RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int range, int spb,
+                                   int thr, uint32_t nA, uint32_t nB, const int gr, uint32_t kg,
+                                   uint32_t gn, int grain, const int mode, const int blur,
+                                   const int in16, int *v)
+{
+    const int bpp = in16 ? 2 : 1;
+    const int k0 = range * (spb + bpp), k1 = range * (spb - bpp);
+    const unsigned char *cA = c - k0, *cB = c + k0, *cC = c + k1, *cD = c - k1;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        const int o = i * bpp;
+        const uint32_t h1 = rv_deband_mix(rk + (uint32_t)i);
+        const int fa = (int)__umulhi(h1 & 0xfffu, nA);
+        const int fb = (int)__umulhi(h1 & 0xfff000u, nB);
+        const int d0 = fa * spb + fb * bpp;
+        const int cv = rv_db_ld(c + o, 0, in16, 0);
+        int sum, spread = 0;
+        /* S(x+b, y+a) and its mirror */
+        const int pp = rv_db_ld(cA + o + d0, 0, in16, 0);
+        if (mode == 0) {
+            sum = pp;
+        } else {
+            const int pm = rv_db_ld(cB + o - d0, 0, in16, 0);
+            if (mode == 1) {
+                sum = pp + pm;
+                if (!blur)
+                    spread = rv_db_max(rv_db_abs(cv - pp), rv_db_abs(cv - pm));
+            } else {
+                /* S(x+a, y-b) and its mirror */
+                const int d1 = fb * spb - fa * bpp;
+                const int pq = rv_db_ld(cC + o - d1, 0, in16, 0);
+                const int pr = rv_db_ld(cD + o + d1, 0, in16, 0);
+                sum = pp + pm + pq + pr;
+                if (!blur)
+                    spread = rv_db_max(rv_db_max(rv_db_abs(cv - pp), rv_db_abs(cv - pm)),
+                                       rv_db_max(rv_db_abs(cv - pq), rv_db_abs(cv - pr)));
+            }
         }
+        int r = rv_db_decide(cv, sum, spread, thr, mode, blur);
+        if (gr)
+            r = rv_db_add_noise(r, rv_db_noise(h1, gr, kg, gn, grain));
+        v[i] = r;
     }
 }
 
 /*
- * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
- * a block of 32 x 8 threads stages its RV_DEBAND_TILE_W x RV_DEBAND_TILE_H
- * tile plus a border of `range` samples (clipped to the plane) in shared
- * memory with coalesced loads, then gathers the random references from
- * shared memory (32 banks a cycle) instead of L1 (one cache line a cycle
- * for scattered addresses). Thread (tx, ty) computes 4 samples of rows
- * ty, ty + 8, ty + 16, ty + 24 of the tile.
+ * Asynchronous 4-byte copies global -> shared (cp.async, sm_80+): the
+ * staging of the next tile runs while the current one is computed. Under
+ * the CPU emulation of the tests they are plain copies.
  */
-RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
-                             const int il, const int mode, const int blur, const int in16,
-                             const int out16)
+#if defined(CUDA_EMU_H)
+RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g) { *d = *g; }
+RV_DB_FN void rv_db_cp_commit(void) {}
+RV_DB_FN void rv_db_cp_wait_all(void) {}
+RV_DB_FN void rv_db_cp_wait_prev(void) {}
+#else
+RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g)
 {
-    const int p = blk.z;
-    const int w = a->w[p], h = a->h[p];
-    const int tx0 = blk.x * RV_DEBAND_TILE_W, ty0 = blk.y * RV_DEBAND_TILE_H;
-    if (tx0 >= w || ty0 >= h)
-        return; /* the whole block: before any barrier */
-    const int range = a->range, thr = a->thr[p], grain = a->grain[p];
-    const int bpp = in16 ? 2 : 1;
-    const int sx0 = rv_db_max(tx0 - range, 0), sy0 = rv_db_max(ty0 - range, 0);
-    const int sw = rv_db_min(tx0 + RV_DEBAND_TILE_W + range, w) - sx0;
-    const int sh = rv_db_min(ty0 + RV_DEBAND_TILE_H + range, h) - sy0;
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(d)),
+                 "l"(g)
+                 : "memory");
+}
+RV_DB_FN void rv_db_cp_commit(void) { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/* wait for all groups / for all but the newest */
+RV_DB_FN void rv_db_cp_wait_all(void) { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+RV_DB_FN void rv_db_cp_wait_prev(void) { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+#endif
+
+/* Where tile (tx0, ty0) of plane p lies in shared memory: row r holds plane
+ * row sy0 + r from byte bx0 of the row on, rows spb bytes apart. With
+ * src_words, bx0 is rounded down to 4 bytes and whole 4-byte words are
+ * copied (the last may reach into the row padding, which src_words
+ * guarantees is there); otherwise samples are copied one by one. */
+typedef struct rv_db_tgeom {
+    int sx0, sy0, sw, sh, bx0, spb;
+} rv_db_tgeom;
+
+RV_DB_FN rv_db_tgeom rv_db_tile_geom(const rv_deband_args *a, int p, int tx0, int ty0,
+                                     const int in16)
+{
+    const int w = a->w[p], h = a->h[p], range = a->range, bpp = in16 ? 2 : 1;
+    rv_db_tgeom g;
+    g.sx0 = rv_db_max(tx0 - range, 0);
+    g.sy0 = rv_db_max(ty0 - range, 0);
+    g.sw = rv_db_min(tx0 + RV_DEBAND_TILE_W + range, w) - g.sx0;
+    g.sh = rv_db_min(ty0 + RV_DEBAND_TILE_H + range, h) - g.sy0;
+    if (a->src_words) {
+        g.bx0 = (g.sx0 * bpp) & ~3;
+        g.spb = (((g.sx0 + g.sw) * bpp + 3) & ~3) - g.bx0;
+    } else {
+        g.bx0 = g.sx0 * bpp;
+        g.spb = g.sw * bpp;
+    }
+    return g;
+}
+
+/* Starts copying a tile (plus its border) into sm: asynchronous with
+ * src_words (one cp.async group, committed by the caller), else plain. */
+RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
+                          unsigned char *sm, const int in16)
+{
     const int64_t sp = a->spitch[p];
     const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
-    /* shared row r holds plane row sy0 + r from byte bx0 of the row on:
-     * with src_words, bx0 is rounded down to 4 bytes and whole 4-byte words
-     * are copied (the last may reach into the row padding, which src_words
-     * guarantees is there); otherwise samples are copied one by one. */
-    int bx0, spb;
+    const unsigned char *__restrict__ src =
+        (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)g.sy0 * sp + g.bx0;
     if (a->src_words) {
-        bx0 = (sx0 * bpp) & ~3;
-        spb = (((sx0 + sw) * bpp + 3) & ~3) - bx0;
-        const int nwords = spb >> 2;
-        const unsigned char *__restrict__ g =
-            (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + bx0;
-        for (int r = warp; r < sh; r += 8) {
-            const uint32_t *grow = (const uint32_t *)(const void *)(g + (int64_t)r * sp);
-            uint32_t *srow = (uint32_t *)(void *)(sm + r * spb);
+        const int nwords = g.spb >> 2;
+        for (int r = warp; r < g.sh; r += 8) {
+            const uint32_t *grow = (const uint32_t *)(const void *)(src + (int64_t)r * sp);
+            uint32_t *srow = (uint32_t *)(void *)(sm + r * g.spb);
             for (int c = lane; c < nwords; c += 32)
-                srow[c] = __ldg(grow + c);
+                rv_db_cp4(srow + c, grow + c);
         }
     } else {
-        bx0 = sx0 * bpp;
-        spb = sw * bpp;
-        const unsigned char *__restrict__ g =
-            (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)sy0 * sp + bx0;
-        for (int r = warp; r < sh; r += 8) {
-            const unsigned char *grow = g + (int64_t)r * sp;
+        for (int r = warp; r < g.sh; r += 8) {
+            const unsigned char *grow = src + (int64_t)r * sp;
             if (in16) {
-                uint16_t *srow = (uint16_t *)(void *)(sm + r * spb);
-                for (int c = lane; c < sw; c += 32)
+                uint16_t *srow = (uint16_t *)(void *)(sm + r * g.spb);
+                for (int c = lane; c < g.sw; c += 32)
                     srow[c] = __ldg((const uint16_t *)(const void *)grow + c);
             } else {
-                unsigned char *srow = sm + r * spb;
-                for (int c = lane; c < sw; c += 32)
+                unsigned char *srow = sm + r * g.spb;
+                for (int c = lane; c < g.sw; c += 32)
                     srow[c] = __ldg(grow + c);
             }
         }
     }
-    __syncthreads();
-    const uint32_t kg = a->key_grain[p];
+}
+
+/* Computes and stores tile (tx0, ty0) from its staged copy in sm. Thread
+ * (tx, ty) computes 4 samples of rows ty, ty + 8, ty + 16, ty + 24. */
+RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0,
+                                 const rv_db_tgeom g, const unsigned char *sm, const int il,
+                                 const int gr, const int mode, const int blur, const int in16,
+                                 const int out16)
+{
+    const int w = a->w[p], h = a->h[p];
+    const int range = a->range, thr = a->thr[p], grain = a->grain[p];
+    const int bpp = in16 ? 2 : 1;
+    const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
+    const int sy0 = g.sy0, spb = g.spb, bx0 = g.bx0;
+    const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
     const int inner = tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && ty0 >= range &&
                       ty0 + RV_DEBAND_TILE_H <= h - range; /* uniform over the block */
+    const int x0 = tx0 + 4 * lane;
+    const int vec = a->vec_ok;
+    if (inner && !il) {
+        /* the whole tile inside the plane's interior: no per-pixel limits */
+        const uint32_t n = (uint32_t)(2 * range + 1), nA = n << 20, nB = n << 8;
+#pragma unroll
+        for (int j = 0; j < RV_DEBAND_TILE_H / 8; j++) {
+            const int y = ty0 + warp + 8 * j;
+            const uint32_t rk = rv_deband_row_key(a->key_ref[p], y) + (uint32_t)x0;
+            int v[4];
+            rv_db_tile_row_inner(sm + (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr, nA,
+                                 nB, gr, kg, gn, grain, mode, blur, in16, v);
+            unsigned char *drow =
+                (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
+            rv_db_store4(drow, x0, w, v, vec, out16);
+        }
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < RV_DEBAND_TILE_H / 8; j++) {
         const int y = ty0 + warp + 8 * j;
-        const int x0 = tx0 + 4 * lane;
         if (y >= h || x0 >= w)
             continue;
-        const uint32_t rk = rv_deband_mix((uint32_t)y ^ a->key_ref[p]);
+        const uint32_t rk = rv_deband_row_key(a->key_ref[p], y);
         const unsigned char *crow = sm + (y - sy0) * spb;
         int v[4];
 #pragma unroll
@@ -366,51 +510,120 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
                 rv_db_offsets(h1, inner ? range : rv_db_rl(range, x, y, w, h), il, spb, in16,
                               &o0, &o1);
                 v[i] = rv_db_blend(crow + x * bpp - bx0, o0, o1, thr, mode, blur, in16, 0);
-                if (grain)
-                    v[i] = rv_db_grain(v[i], h1, kg, grain);
+                if (gr)
+                    v[i] = rv_db_add_noise(v[i], rv_db_noise(h1, gr, kg, gn, grain));
             }
         }
         unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
-        if (a->vec_ok && x0 + 4 <= w) {
-            if (out16)
-                *(uint2 *)(void *)(drow + 2 * x0) =
-                    make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
-                               (unsigned)v[2] | ((unsigned)v[3] << 16));
-            else
-                *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
-                                                   (rv_db_out8(v[2]) << 16) |
-                                                   (rv_db_out8(v[3]) << 24);
-        } else {
-            for (int i = 0; i < 4 && x0 + i < w; i++) {
-                if (out16)
-                    ((uint16_t *)(void *)drow)[x0 + i] = (uint16_t)v[i];
-                else
-                    drow[x0 + i] = (unsigned char)rv_db_out8(v[i]);
-            }
-        }
+        rv_db_store4(drow, x0, w, v, vec && x0 + 4 <= w, out16);
     }
 }
 
-/* rows of up to (TILE_W + 2 range) samples, plus 6 bytes of word rounding */
-#define RV_DB_SMEM_BYTES(IN16)                                                      \
-    (((RV_DEBAND_TILE_W + 2 * RV_DEBAND_TILE_RANGE) * ((IN16) ? 2 : 1) + 8) *       \
-     (RV_DEBAND_TILE_H + 2 * RV_DEBAND_TILE_RANGE))
+/*
+ * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
+ * a block of 32 x 8 threads computes a column of T = args.tile_rows tiles
+ * of RV_DEBAND_TILE_W x RV_DEBAND_TILE_H samples (tiles blk.y * T .. + T-1).
+ * Each tile plus a border of `range` samples (clipped to the plane) is
+ * staged in shared memory with coalesced loads, and the random references
+ * are gathered from there (32 banks a cycle) instead of L1 (one cache line
+ * a cycle for scattered addresses). Two tile buffers: the copy of tile k+1
+ * (cp.async) runs while tile k is computed, so that a block does not stall
+ * on the global loads of each tile in turn.
+ */
+RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
+                             const int il, const int gr, const int mode, const int blur,
+                             const int in16, const int out16)
+{
+    const int p = blk.z;
+    const int w = a->w[p], h = a->h[p];
+    const int T = a->tile_rows > 0 ? a->tile_rows : 1;
+    const int tx0 = blk.x * RV_DEBAND_TILE_W;
+    const int ty00 = blk.y * T * RV_DEBAND_TILE_H;
+    if (tx0 >= w || ty00 >= h)
+        return; /* the whole block: before any barrier */
+    const int nt = rv_db_min(T, (h - ty00 + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H);
+    const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16);
+    rv_db_tgeom g = rv_db_tile_geom(a, p, tx0, ty00, in16);
+    rv_db_stage(a, p, g, sm, in16);
+    rv_db_cp_commit();
+#pragma unroll 1
+    for (int k = 0; k < nt; k++) {
+        const int ty0 = ty00 + k * RV_DEBAND_TILE_H;
+        rv_db_tgeom g2 = g;
+        if (k + 1 < nt) {
+            /* buffer (k+1)&1 was last read by tile k-1, before the barrier
+             * that ended iteration k-1 */
+            g2 = rv_db_tile_geom(a, p, tx0, ty0 + RV_DEBAND_TILE_H, in16);
+            rv_db_stage(a, p, g2, sm + ((k + 1) & 1) * bufb, in16);
+            rv_db_cp_commit();
+            rv_db_cp_wait_prev(); /* tile k's copies are done, k+1's may run */
+        } else {
+            rv_db_cp_wait_all();
+        }
+        __syncthreads();
+        rv_db_tile_compute(a, p, tx0, ty0, g, sm + (k & 1) * bufb, il, gr, mode, blur, in16,
+                           out16);
+        __syncthreads();
+        g = g2;
+    }
+}
+
+/* The tile lives in dynamic shared memory sized per launch for the range
+ * (rv_deband_tile_smem_bytes): 20 KB for range 15 at 16 bits instead of
+ * 37.6 KB for the largest range 32, so more blocks fit on an SM. Under the
+ * CPU emulation of the tests it is a buffer of exactly that size. */
+#if defined(CUDA_EMU_H)
+#  define RV_DB_DYN_SMEM(name) unsigned char *name = emu_dyn_smem
+#else
+#  define RV_DB_DYN_SMEM(name) extern __shared__ __align__(16) unsigned char name[]
+#endif
+
+/* il (interlaced) and gr (grain: none, static, dynamic) are uniform over a
+ * launch: one specialised body each, chosen once per thread. (Predefined
+ * by modules/deband/tools/sass-count.sh to compile one variant alone.) */
+#ifndef RV_DB_DISPATCH
+#define RV_DB_DISPATCH(CALL, ...)                                                   \
+    do {                                                                            \
+        const int g_ = RV_DB_GR(a, blk.z);                                          \
+        if (a->interlaced) {                                                        \
+            if (g_ == 2)      CALL(__VA_ARGS__, 1, 2);                              \
+            else if (g_ == 1) CALL(__VA_ARGS__, 1, 1);                              \
+            else              CALL(__VA_ARGS__, 1, 0);                              \
+        } else {                                                                    \
+            if (g_ == 2)      CALL(__VA_ARGS__, 0, 2);                              \
+            else if (g_ == 1) CALL(__VA_ARGS__, 0, 1);                              \
+            else              CALL(__VA_ARGS__, 0, 0);                              \
+        }                                                                           \
+    } while (0)
+#endif
+/* The tiled entries come in two: *_s with static noise (no grain runs the
+ * static body: with grain 0 its noise is ((h >> 24) * 1 >> 8) - 0 = 0) and
+ * *_sd with dynamic noise; interlaced is a uniform run-time flag there (it
+ * changes the border path's rounding and turns the inner-tile path off).
+ * One variant an entry takes 32-56 registers; the six (interlaced, grain)
+ * variants inlined in one entry took 64-72 (4 blocks of 256 threads an SM). */
+#ifndef RV_DB_TILE_CALL
+#define RV_DB_TILE_CALL(GR, MODE, BLUR, IN16, OUT16)                                \
+    rv_db_gpu_tile(a, blk, sm_, a->interlaced != 0, GR, MODE, BLUR, IN16, OUT16)
+#endif
+#define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
+#define RV_DB_CALL_PLAIN(MODE, BLUR, IN16, OUT16, IL, GR)                           \
+    rv_db_gpu(a, blk, IL, GR, MODE, BLUR, IN16, OUT16)
 
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
     RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
-        if (a->interlaced)                                                          \
-            rv_db_gpu(a, blk, 1, MODE, BLUR, IN16, OUT16);                          \
-        else                                                                        \
-            rv_db_gpu(a, blk, 0, MODE, BLUR, IN16, OUT16);                          \
+        RV_DB_DISPATCH(RV_DB_CALL_PLAIN, MODE, BLUR, IN16, OUT16);                  \
     }                                                                               \
     RV_RAW_KERNEL(NAME##_s, rv_deband_args, a, blk)                                 \
     {                                                                               \
-        __shared__ __align__(16) unsigned char sm_[RV_DB_SMEM_BYTES(IN16)];         \
-        if (a->interlaced)                                                          \
-            rv_db_gpu_tile(a, blk, sm_, 1, MODE, BLUR, IN16, OUT16);                \
-        else                                                                        \
-            rv_db_gpu_tile(a, blk, sm_, 0, MODE, BLUR, IN16, OUT16);                \
+        RV_DB_DYN_SMEM(sm_);                                                        \
+        RV_DB_TILE_CALL(1, MODE, BLUR, IN16, OUT16);                                \
+    }                                                                               \
+    RV_RAW_KERNEL(NAME##_sd, rv_deband_args, a, blk)                                \
+    {                                                                               \
+        RV_DB_DYN_SMEM(sm_);                                                        \
+        RV_DB_TILE_CALL(2, MODE, BLUR, IN16, OUT16);                                \
     }
 #endif
 

@@ -18,10 +18,10 @@ static inline uint32_t ref_mix(uint32_t x)
     return x ^ (x >> 16);
 }
 
-/* uniform in [-r, r] from 16 random bits */
-static inline int ref_rr(uint32_t u16, int r)
+/* uniform in [-r, r] from `bits` random bits u: floor(u * (2r+1) / 2^bits) - r */
+static inline int ref_rr(uint32_t u, int bits, int r)
 {
-    return (int)(((uint64_t)u16 * (uint64_t)(2 * r + 1)) / 65536u) - r;
+    return (int)(((uint64_t)u * (uint64_t)(2 * r + 1)) >> bits) - r;
 }
 
 static inline int ref_min(int a, int b) { return a < b ? a : b; }
@@ -52,9 +52,10 @@ static inline void ref_deband_plane(const uint16_t *in, uint16_t *out, int w, in
             rl = ref_min(rl, w - 1 - x);
             rl = ref_min(rl, y);
             rl = ref_min(rl, h - 1 - y);
-            const uint32_t h1 = ref_mix((uint32_t)x + ref_mix((uint32_t)y ^ kref));
-            const int a = ref_rr(h1 & 0xffffu, rl);
-            const int b = ref_rr(h1 >> 16, rl);
+            /* one hash a pixel: counter key + golden-ratio step per row + x */
+            const uint32_t h1 = ref_mix(kref + 0x9e3779b9u * (uint32_t)y + (uint32_t)x);
+            const int a = ref_rr(h1 % 4096u, 12, rl);          /* bits 0-11 */
+            const int b = ref_rr((h1 / 4096u) % 4096u, 12, rl); /* bits 12-23 */
             int da = a, db = b;
             if (s->interlaced) { /* toward zero to the even neighbour */
                 da = a - a % 2;
@@ -92,7 +93,9 @@ static inline void ref_deband_plane(const uint16_t *in, uint16_t *out, int w, in
             }
             int v = diff < thr ? avg : c;
             if (grain > 0) {
-                v += ref_rr(ref_mix(h1 ^ kgrain) & 0xffffu, grain);
+                /* bits 24-31 of h1, or of a frame-dependent hash of it */
+                const uint32_t g = s->dynamic_grain ? ref_mix(h1 ^ kgrain) : h1;
+                v += ref_rr(g / 16777216u, 8, grain);
                 if (v < 0) v = 0;
                 if (v > 65535) v = 65535;
             }

@@ -29,7 +29,7 @@ cmake --build build-gpu -j "$(nproc)" --target deband ravioli_deband rv-deband t
   test_deband_cli rv-bench-gpu-deband rv-bench-deband > "$log/build.log" 2>&1 || { grep -E "error" -A5 "$log/build.log" | head -40; exit 1; }
 echo "build ok"
 ctest --test-dir build-gpu -R "deband" -E "emu" --output-on-failure --timeout 300 2>&1 | tee "$log/ctest.log" | tail -25
-timeout 200 build-gpu/bench/rv-bench-gpu-deband 2>&1 | tee "$log/bench-gpu.log"
+timeout ${BENCH_TIMEOUT:-120} build-gpu/bench/rv-bench-gpu-deband 2>&1 | tee "$log/bench-gpu.log"
 # where the time goes: SASS opcode histogram of one tiled entry, and one
 # profiled launch (Nsight Compute, clocks left alone)
 if [ "${DEBAND_PROFILE:-1}" = 1 ]; then
@@ -39,9 +39,10 @@ if [ "${DEBAND_PROFILE:-1}" = 1 ]; then
     grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+(@!?U?P[0-9T] )?[A-Z0-9_]+' | awk '{print $NF}' | sed 's/\..*//' | \
     sort | uniq -c | sort -rn | head -16 | tr '\n' ' ' && echo "  (SASS opcodes, m2b_16to16_s)"
   if command -v ncu >/dev/null; then
-    timeout 150 ncu --clock-control none --kernel-name regex:rvk_deband_m2b_16to16_s --launch-skip 5 --launch-count 1 \
-      --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
+    timeout ${NCU_TIMEOUT:-90} ncu --clock-control none --kernel-name regex:rvk_deband_m2b_16to16_s --launch-skip 5 --launch-count 1 \
+      --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy --section WarpStateStats \
+      --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,sm__cycles_elapsed.avg \
       build-gpu/bench/rv-bench-gpu-deband > "$log/ncu.log" 2>&1
-    grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc A|Achieved Occupancy|Registers Per|One or More Eligible|No Eligible" "$log/ncu.log" | head -14
+    grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc A|Achieved Occupancy|Registers Per|One or More Eligible|No Eligible|inst_executed|wavefronts|bank_conflicts|cycles_elapsed|Stall|stall" "$log/ncu.log" | head -40
   fi
 fi

@@ -113,8 +113,8 @@ static void test_gpu_unaligned_planes(void **state)
             for (int k = 0; k < 4; k++) {
                 const int din = dd[k][0], dout = dd[k][1];
                 const size_t bi = (size_t)din / 8, bo = (size_t)dout / 8;
-                const size_t soff = bi, sp = bi == 2 ? 2 * w + 6 : (size_t)w + 3;
-                const size_t doff = bo, dp = bo == 2 ? 2 * w + 2 : (size_t)w + 1;
+                const size_t soff = bi, sp = bi == 2 ? (size_t)(2 * w + 6) : (size_t)w + 3;
+                const size_t doff = bo, dp = bo == 2 ? (size_t)(2 * w + 2) : (size_t)w + 1;
                 const size_t ssize = soff + sp * h + 8, dsize = doff + dp * h + 8;
                 char name[64];
                 snprintf(name, sizeof(name), "deband_%s_%dto%d%s", tags[t], din, dout, tiled ? "_s" : "");
@@ -163,8 +163,12 @@ static void test_gpu_unaligned_planes(void **state)
                 sh.block[0] = 32;
                 sh.block[1] = 8;
                 sh.grid[0] = (unsigned)((w + 127) / 128);
-                sh.grid[1] = (unsigned)(tiled ? (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H : (h + 7) / 8);
+                /* tiled: 1, 2 or 3 tiles a block down a column (double buffering) */
+                a.tile_rows = tiled ? 1 + t % 3 : 0;
+                sh.grid[1] = tiled ? rv_deband_tile_grid_y(h, a.tile_rows) : (unsigned)((h + 7) / 8);
                 sh.grid[2] = 1;
+                if (tiled) /* exactly the tiles' dynamic shared memory */
+                    sh.shared_bytes = rv_deband_tile_smem_bytes(s.range, din == 16, a.tile_rows);
                 if (rv_context_backend(gpu) == RV_BACKEND_CPU) { /* (the test run on a CPU context) */
                     sh.block[0] = 1024;
                     sh.block[1] = 1;

@@ -136,7 +136,9 @@ int main(int argc, char **argv)
             static const char *const tags[3][2] = {{"m0", "m0"}, {"m1n", "m1b"}, {"m2n", "m2b"}};
             const int in16 = rv_format_info(bc->fin)->sample_bytes == 2, out16 = bc->out_depth == 16;
             snprintf(kname, sizeof(kname), "deband_%s_%dto%d%s", tags[ds.sample_mode][ds.blur_first],
-                     in16 ? 16 : 8, out16 ? 16 : 8, tiled ? "_s" : "");
+                     in16 ? 16 : 8, out16 ? 16 : 8, tiled ? "_s" : ""); /* static grain: _s */
+            const unsigned gx = (unsigned)((bc->w + 127) / 128);
+            const int trows = tiled ? rv_deband_tile_rows(gx, bc->h, rv_image_planes(src[0])) : 0;
             const RV_Kernel *k = NULL;
             if (rv_kernel_get(mod, kname, &k) < 0)
                 return 1;
@@ -146,6 +148,7 @@ int main(int argc, char **argv)
                 memset(a, 0, sizeof(*a));
                 a->nplanes = rv_image_planes(src[i]);
                 a->range = ds.range;
+                a->tile_rows = trows;
                 a->vec_ok = 1;
                 a->src_words = 1;
                 for (int p = 0; p < a->nplanes; p++) {
@@ -167,9 +170,10 @@ int main(int argc, char **argv)
             sh.block[0] = 32;
             sh.block[1] = 8;
             sh.block[2] = 1;
-            sh.grid[0] = (unsigned)((bc->w + 127) / 128);
-            sh.grid[1] = (unsigned)(tiled ? (bc->h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H
-                                          : (bc->h + 7) / 8);
+            sh.grid[0] = gx;
+            sh.grid[1] = tiled ? rv_deband_tile_grid_y(bc->h, trows) : (unsigned)((bc->h + 7) / 8);
+            if (tiled) /* the tiles' dynamic shared memory, as the library sets it */
+                sh.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, trows);
             sh.grid[2] = (unsigned)args[0].nplanes;
             for (int r = 0; r < NRUNS; r++) {
                 const double t0 = bench_now();

@@ -18,7 +18,8 @@ struct RV_Deband {
     RV_Context *ctx;
     RV_Module *mod;
     RV_DebandSettings s;
-    const RV_Kernel *k[2][2][2]; /* [tiled][in16][out16] for the current mode, NULL until used */
+    const RV_Kernel *k[3][2][2]; /* [plain, tiled, tiled dynamic][in16][out16] for the current
+                                    mode, NULL until used */
     char err[512];
 };
 
@@ -182,7 +183,7 @@ static const RV_Kernel *kernel_for(RV_Deband *d, int tiled, int in16, int out16)
     static const char *const tags[3][2] = {{"m0", "m0"}, {"m1n", "m1b"}, {"m2n", "m2b"}};
     char name[64];
     snprintf(name, sizeof(name), "deband_%s_%dto%d%s", tags[d->s.sample_mode][d->s.blur_first ? 1 : 0],
-             in16 ? 16 : 8, out16 ? 16 : 8, tiled ? "_s" : "");
+             in16 ? 16 : 8, out16 ? 16 : 8, tiled == 2 ? "_sd" : tiled ? "_s" : "");
     const RV_Kernel *k = NULL;
     if (rv_kernel_get(d->mod, name, &k) < 0) {
         fail(d, RV_ENOENT, "deband: kernel %s: %s", name, rv_context_error(d->ctx));
@@ -224,7 +225,8 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     const int out16 = rv_format_info(fout)->sample_bytes == 2;
     /* GPU: the shared-memory tiled entries while the tile border fits */
     const int gpu = rv_context_backend(d->ctx) != RV_BACKEND_CPU;
-    const int tiled = gpu && d->s.range <= RV_DEBAND_TILE_RANGE;
+    /* (tiled 2: the entry with dynamic noise) */
+    const int tiled = gpu && d->s.range <= RV_DEBAND_TILE_RANGE ? (d->s.dynamic_grain ? 2 : 1) : 0;
     const RV_Kernel *k = kernel_for(d, tiled, in16, out16);
     if (!k)
         return RV_ENOENT;
@@ -237,6 +239,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     a.nplanes = rv_image_planes(src);
     a.range = s->range;
     a.interlaced = s->interlaced;
+    a.dynamic = s->dynamic_grain ? 1 : 0;
     a.vec_ok = 1;
     a.src_words = 1;
     for (int p = 0; p < a.nplanes; p++) {
@@ -276,7 +279,13 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[0] = 32;
         sh.block[1] = 8;
         sh.grid[0] = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
-        sh.grid[1] = (unsigned)((h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H);
+        /* tiles a block computes down a column (copy of the next during the
+         * current one) */
+        const unsigned bx = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
+        const int t = rv_deband_tile_rows(bx, h, a.nplanes);
+        a.tile_rows = t;
+        sh.grid[1] = rv_deband_tile_grid_y(h, t);
+        sh.shared_bytes = rv_deband_tile_smem_bytes(d->s.range, in16, t);
     } else {
         /* 32 x 8 threads, 4 samples a thread: 128 x 8 samples a block */
         sh.block[0] = 32;

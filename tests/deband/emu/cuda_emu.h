@@ -15,6 +15,7 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
+
 #define __shared__ static
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
@@ -24,6 +25,7 @@ struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
 static inline uint2 make_uint2(unsigned x, unsigned y) { uint2 r = {x, y}; return r; }
 template <class T> static inline T __ldg(const T *p) { return *p; }
+static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 
 /* Used by other parts of ravioli/kernel.h (procBox reductions), never by the
  * deband kernels; declared so that the header compiles, aborting if called. */
@@ -37,5 +39,6 @@ template <class T> static inline T atomicAdd(T *, T) { emu_unsupported("atomicAd
 extern thread_local dim3 threadIdx, blockIdx;
 extern dim3 blockDim, gridDim;
 extern pthread_barrier_t emu_barrier;
+extern unsigned char *emu_dyn_smem; /* the block's dynamic shared memory */
 static inline void __syncthreads(void) { pthread_barrier_wait(&emu_barrier); }
 #endif

@@ -21,12 +21,14 @@
 thread_local dim3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 pthread_barrier_t emu_barrier;
+unsigned char *emu_dyn_smem;
 
 typedef void (*entry_fn)(const rv_deband_args);
 extern "C" {
 #define D(n) void rvk_deband_##n(const rv_deband_args);
 #define DD(t) D(t##_8to8) D(t##_8to16) D(t##_16to16) D(t##_16to8) \
-              D(t##_8to8_s) D(t##_8to16_s) D(t##_16to16_s) D(t##_16to8_s)
+              D(t##_8to8_s) D(t##_8to16_s) D(t##_16to16_s) D(t##_16to8_s) \
+              D(t##_8to8_sd) D(t##_8to16_sd) D(t##_16to16_sd) D(t##_16to8_sd)
 DD(m0) DD(m1b) DD(m1n) DD(m2b) DD(m2n)
 }
 
@@ -48,13 +50,16 @@ static void *run_thread(void *p)
 }
 
 // launches with blocks of 32 x 8 threads, as the host does
-static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled)
+static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16)
 {
     const int w = a.w[0], h = a.h[0];
     gridDim.x = (unsigned)((w + 127) / 128);
-    gridDim.y = (unsigned)(tiled ? (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H : (h + 7) / 8);
+    gridDim.y = tiled ? rv_deband_tile_grid_y(h, a.tile_rows) : (unsigned)((h + 7) / 8);
     gridDim.z = (unsigned)a.nplanes;
     blockDim.x = 32; blockDim.y = 8; blockDim.z = 1;
+    // dynamic shared memory of exactly the launch's size (ASan sees overruns)
+    std::vector<unsigned char> smem(tiled ? rv_deband_tile_smem_bytes(a.range, in16, a.tile_rows) : 0);
+    emu_dyn_smem = smem.data();
     std::vector<pthread_t> th(256);
     std::vector<targ> ta(256);
     pthread_barrier_init(&emu_barrier, NULL, 256);
@@ -70,9 +75,12 @@ static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled)
 int main(void)
 {
     static const char *tags[] = {"m0", "m1b", "m1n", "m2b", "m2n"};
-    static const entry_fn fns[5][4][2] = {
-#define E(t) {{rvk_deband_##t##_8to8, rvk_deband_##t##_8to8_s}, {rvk_deband_##t##_8to16, rvk_deband_##t##_8to16_s}, \
-              {rvk_deband_##t##_16to16, rvk_deband_##t##_16to16_s}, {rvk_deband_##t##_16to8, rvk_deband_##t##_16to8_s}}
+    // [mode][depths][plain, tiled, tiled with dynamic noise]
+    static const entry_fn fns[5][4][3] = {
+#define E(t) {{rvk_deband_##t##_8to8, rvk_deband_##t##_8to8_s, rvk_deband_##t##_8to8_sd},     \
+              {rvk_deband_##t##_8to16, rvk_deband_##t##_8to16_s, rvk_deband_##t##_8to16_sd},  \
+              {rvk_deband_##t##_16to16, rvk_deband_##t##_16to16_s, rvk_deband_##t##_16to16_sd}, \
+              {rvk_deband_##t##_16to8, rvk_deband_##t##_16to8_s, rvk_deband_##t##_16to8_sd}}
         E(m0), E(m1b), E(m1n), E(m2b), E(m2n)};
     static const int dd[4][2] = {{8, 8}, {8, 16}, {16, 16}, {16, 8}};
     RV_Settings cs;
@@ -88,7 +96,9 @@ int main(void)
     struct { int w, h, range, il, aligned; } cases[] = {
         {261, 70, 15, 0, 1}, {261, 70, 32, 1, 1}, {130, 33, 40, 0, 1}, {5, 3, 31, 0, 1},
         {300, 65, 7, 1, 0}, {129, 40, 32, 0, 0}, {1, 1, 15, 0, 1}, {256, 64, 3, 0, 1},
-        {259, 67, 13, 0, 2}, {131, 37, 32, 1, 2}, {3, 2, 5, 0, 2}};
+        {259, 67, 13, 0, 2}, {131, 37, 32, 1, 2}, {3, 2, 5, 0, 2},
+        // with interior tiles (the inner-tile path: no per-pixel border limit)
+        {400, 100, 15, 0, 1}, {397, 130, 9, 0, 2}};
     // aligned: 0 odd addresses / pitches (no vector stores, sample-wise tile
     // staging), 1 pitches of 64 bytes (vector stores, word staging), 2 pitch
     // = row bytes rounded up to 4 (word staging reads up to the row padding)
@@ -129,9 +139,11 @@ int main(void)
                     a.thr[0] = 64 * 16;
                     a.grain[0] = (t & 1) ? 256 : 0;
                     a.key_ref[0] = rv_deband_key_ref((uint32_t)t, 0);
-                    a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, 0);
+                    a.dynamic = t == 3; // m2b: dynamic grain (noise from a second hash)
+                    a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
                     a.range = c.range;
                     a.interlaced = c.il;
+                    a.tile_rows = 1 + (t + k) % 3; // tiles a block computes (double buffering)
                     // CPU module
                     char name[64];
                     snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], dd[k][0], dd[k][1]);
@@ -148,14 +160,14 @@ int main(void)
                     a.dst[0] = (uint64_t)(uintptr_t)(d2.data() + (c.aligned ? 0 : bo));
                     a.vec_ok = c.aligned == 1 || (c.aligned == 2 && dp % 8 == 0);
                     a.src_words = c.aligned != 0;
-                    emu_launch(fns[t][k][tiled], a, tiled);
+                    emu_launch(fns[t][k][tiled ? (a.dynamic ? 2 : 1) : 0], a, tiled, bi == 2);
                     checked++;
                     if (d1 != d2) {
                         bad++;
                         size_t i = 0;
                         while (d1[i] == d2[i]) i++;
                         fprintf(stderr, "MISMATCH %s%s %dx%d range %d il %d aligned %d: byte %zu cpu %u emu %u\n",
-                                name, tiled ? "_s" : "", w, h, c.range, c.il, c.aligned, i, d1[i], d2[i]);
+                                name, tiled ? (a.dynamic ? "_sd" : "_s") : "", w, h, c.range, c.il, c.aligned, i, d1[i], d2[i]);
                     }
                 }
     printf("gpu bodies under emulation: %d of %d launches equal the CPU module byte for byte\n",

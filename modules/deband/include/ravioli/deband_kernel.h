@@ -6,9 +6,10 @@
  * Definition (all values at a 16-bit working scale; docs/deband.md):
  *   S(x, y)   = sample << (16 - input depth)
  *   rl        = min(range, x, w-1-x, y, h-1-y)
- *   h1        = mix(x + mix(y ^ key_ref[p]))            (32-bit, wrapping)
- *   a, b      = rr(h1 & 0xffff, rl), rr(h1 >> 16, rl)
- *   rr(u, r)  = ((u * (2r + 1)) >> 16) - r              (uniform in [-r, r])
+ *   h         = mix(key_ref[p] + 0x9e3779b9 * y + x)     (32-bit, wrapping)
+ *   n         = 2 * rl + 1
+ *   a, b      = ((h & 0xfff) * n >> 12) - rl, (((h >> 12) & 0xfff) * n >> 12) - rl
+ *               (uniform in [-rl, rl]; h's bits 0-11 and 12-23)
  *   da, db    = a, b; interlaced: rounded toward zero to even (same field)
  *   mode 0: refs S(x+b, y+da)
  *   mode 1: refs S(x+b, y+da), S(x-b, y-da)
@@ -16,9 +17,12 @@
  *   avg       = (sum + n/2) / n  (n = 1, 2, 4; integer, rounding half up)
  *   diff      = blur_first ? |S - avg| : max |S - ref|
  *   v         = diff < thr[p] ? avg : S
- *   grain[p] > 0: v = clamp(v + rr(mix(h1 ^ key_grain[p]) & 0xffff, grain[p]), 0, 65535)
+ *   grain[p] > 0: g = dynamic ? mix(h ^ key_grain[p]) : h
+ *               v = clamp(v + ((g >> 24) * (2 grain[p] + 1) >> 8) - grain[p], 0, 65535)
+ *               (h's bits 24-31, or a frame-dependent hash of h)
  *   output    = 16-bit: v; 8-bit: min((v + 128) >> 8, 255)
- * mix() is the "lowbias32" integer hash (two multiply-xorshift rounds).
+ * mix() is the "lowbias32" integer hash (two multiply-xorshift rounds): one
+ * hash a pixel gives both offsets and the noise.
  */
 #ifndef RAVIOLI_DEBAND_KERNEL_H
 #define RAVIOLI_DEBAND_KERNEL_H
@@ -38,13 +42,16 @@ typedef struct rv_deband_args {
     int32_t thr[3];         /* thresholds at the 16-bit scale */
     int32_t grain[3];       /* noise amplitude at the 16-bit scale (0: none) */
     uint32_t key_ref[3];    /* hash keys of the reference offsets */
-    uint32_t key_grain[3];  /* hash keys of the noise (frame-dependent if dynamic) */
+    uint32_t key_grain[3];  /* hash keys of the noise when `dynamic` (frame-dependent) */
     int32_t range;          /* largest reference offset, >= 0 */
     int32_t interlaced;     /* 1: vertical offsets rounded toward zero to even */
     int32_t nplanes;        /* 1..3 */
     int32_t vec_ok;         /* GPU: dst addresses and pitches allow vector stores */
     int32_t src_words;      /* GPU: src planes 4-byte aligned, pitch >= row bytes rounded
                                up to 4: tiles are staged with 4-byte loads */
+    int32_t dynamic;        /* 1: noise from mix(h ^ key_grain[p]) (new every frame) */
+    int32_t tile_rows;      /* GPU tiled entries: tiles a block computes down a column
+                               (<= 0: 1); grid.y = rv_deband_tile_grid_y(h, tile_rows) */
     int32_t pad_;
 } rv_deband_args;
 
@@ -52,6 +59,41 @@ typedef struct rv_deband_args {
 #define RV_DEBAND_TILE_W 128
 #define RV_DEBAND_TILE_H 32
 #define RV_DEBAND_TILE_RANGE 32
+
+/** Shared memory of one tile buffer of a tiled entry (*_s) for `range`
+ * (<= RV_DEBAND_TILE_RANGE): TILE_H + 2 range rows of up to TILE_W + 2 range
+ * samples, plus 8 bytes for the rounding to 4-byte words; rounded up to 16. */
+RV_INLINE unsigned rv_deband_tile_buf_bytes(int range, int in16)
+{
+    const unsigned b = (unsigned)(((RV_DEBAND_TILE_W + 2 * range) * (in16 ? 2 : 1) + 8) *
+                                  (RV_DEBAND_TILE_H + 2 * range));
+    return (b + 15u) & ~15u;
+}
+/** Dynamic shared memory of a launch of a tiled entry: two tile buffers
+ * when a block computes several tiles (the next tile is copied while the
+ * current one is computed), else one. */
+RV_INLINE unsigned rv_deband_tile_smem_bytes(int range, int in16, int tile_rows)
+{
+    return (tile_rows > 1 ? 2u : 1u) * rv_deband_tile_buf_bytes(range, in16);
+}
+/** grid.y of a tiled launch on a plane of h rows, tile_rows tiles a block. */
+RV_INLINE unsigned rv_deband_tile_grid_y(int h, int tile_rows)
+{
+    const int t = tile_rows > 0 ? tile_rows : 1;
+    const int n = (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H;
+    return (unsigned)((n + t - 1) / t);
+}
+
+/** Tiles a block of a tiled launch computes down a column (the copy of the
+ * next runs during the current): 2, 4 or 8 while that leaves >= 2000 blocks
+ * (several waves of blocks on a large GPU), else 1. blocks_x = grid.x. */
+RV_INLINE int rv_deband_tile_rows(unsigned blocks_x, int h, int nplanes)
+{
+    int t = 1;
+    while (t < 8 && blocks_x * rv_deband_tile_grid_y(h, 2 * t) * (unsigned)nplanes >= 2000u)
+        t *= 2;
+    return t;
+}
 
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
 typedef struct rv_deband_copy_args {
@@ -70,10 +112,10 @@ RV_INLINE uint32_t rv_deband_mix(uint32_t x)
     return x;
 }
 
-/** Uniform integer in [-r, r] from 16 random bits u (r <= 32767). */
-RV_INLINE int rv_deband_rr(uint32_t u, int r)
+/** The row part of the counter: key_ref[p] + 0x9e3779b9 * y (then + x). */
+RV_INLINE uint32_t rv_deband_row_key(uint32_t key_ref, int y)
 {
-    return (int)((u * (uint32_t)(2 * r + 1)) >> 16) - r;
+    return key_ref + 0x9e3779b9u * (uint32_t)y;
 }
 
 /** Keys for plane p (computed on the host, passed in the arguments). */

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""sass_inner.py ALL.SASS FUNCTION: instruction count of a tiled deband entry
+and of its inner-tile path (see sass-count.sh), reading also the instructions
+the old cuobjdump leaves undecoded."""
+import re, sys
+f, name = sys.argv[1], sys.argv[2]
+on, words, ins = False, [], []
+for l in open(f):
+    if 'Function : ' in l:
+        on = l.split('Function : ')[1].strip() == name
+        continue
+    if not on:
+        continue
+    m = re.search(r'/\* (0x[0-9a-f]{16}) \*/', l)
+    if not m:
+        continue
+    t = re.match(r'\s+/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;', l)
+    words.append((t.group(1) if t else None, int(m.group(1), 16)))
+for i in range(0, len(words) - 1, 2):
+    t, w = words[i]
+    ins.append(t if t else '?%03x' % (w & 0xfff))
+def op(t):
+    t = t.split()[1] if t.startswith('@') else t.split()[0]
+    return t.split('.')[0]
+# blocks: split after branches / exits
+blocks, cur = [], []
+for t in ins:
+    cur.append(t)
+    if re.search(r'\b(BRA|EXIT)\b', t):
+        blocks.append(cur); cur = []
+blocks.append(cur)
+bar = min(i for i, b in enumerate(blocks) if any('BAR.SYNC' in t for t in b))
+# the inner path: the last blocks after the barrier with the gathers of 4
+# pixels each (it follows the border path in the code)
+rows = [b for b in blocks[bar:] if sum(op(t) == 'LDS' for t in b) >= 4]
+lds_pp = max(sum(op(t) == 'LDS' for t in b) for b in rows)
+inner = [b for b in rows if sum(op(t) == 'LDS' for t in b) == lds_pp][-4:]
+n = sum(len(b) for b in inner)
+cnt = {}
+for b in inner:
+    for t in b:
+        cnt[op(t)] = cnt.get(op(t), 0) + 1
+print('%s: %d instructions (%d undecoded); inner path, 4 rows of 4 px: %d -> %.1f a pixel, + store' %
+      (name[4:], len(ins), sum(t.startswith('?') for t in ins), n, n / 16.0))
+print('  ' + ' '.join('%s %d' % kv for kv in sorted(cnt.items(), key=lambda kv: -kv[1])[:14]))
