@@ -286,7 +286,7 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
     if (s->spatial_stride < 1 || s->spatial_stride > 64 || s->temporal_stride < 1)
         return rv__error(ctx, RV_EINVAL, "rv_streaming_create: strides S_I %d (1..64), S_T %d (>= 1)",
                          s->spatial_stride, s->temporal_stride);
-    if (s->gpu_streams < 0 || s->gpu_streams > 8)
+    if (s->gpu_streams < 0 || s->gpu_streams > RV_MAX_FRAMES_IN_FLIGHT)
         return rv__error(ctx, RV_EINVAL, "rv_streaming_create: gpu_streams %d outside 0..8", s->gpu_streams);
     if ((int)s->gpu_copies < RV_GPU_COPIES_DEFAULT || (int)s->gpu_copies > RV_GPU_COPIES_PER_FRAME)
         return rv__error(ctx, RV_EINVAL, "rv_streaming_create: unknown gpu_copies %d", (int)s->gpu_copies);

@@ -26,6 +26,7 @@ RV_API const RV_FrameMeta *rv_data_frame(const RV_Data *d) { return d ? &d->meta
 RV_API void *rv_data_user(const RV_Data *d) { return d ? d->user : NULL; }
 RV_API const char *rv_data_stage_name(const RV_Data *d) { return d && d->stage_name ? d->stage_name : ""; }
 RV_API int rv_data_stage_index(const RV_Data *d) { return d ? d->stage : -1; }
+RV_API int rv_data_slot(const RV_Data *d) { return d ? d->job : 0; }
 
 static int valid_name(const char *s, size_t max)
 {

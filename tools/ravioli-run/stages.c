@@ -165,10 +165,21 @@ static int prep_invert(run_stage *s, run_env *env, RV_Format fmt)
 
 /* ---- denoise: DWT soft-thresholding of the luma (modules/dwt) ---- */
 
+/* An RV_Dwt owns device scratch (the float plane, halo buffers): frames in
+ * flight on different CUDA streams must not share one, so the stage keeps
+ * one per frame-in-flight slot (rv_data_slot), created on first use. */
+typedef struct dwt_slots {
+    RV_DwtSettings ds;
+    RV_Dwt *d[RV_MAX_FRAMES_IN_FLIGHT];
+} dwt_slots;
+
 static void free_dwt(void **obj)
 {
-    RV_Dwt *d = *obj;
-    rv_dwt_destroy(&d);
+    dwt_slots *ds = *obj;
+    if (ds)
+        for (int i = 0; i < RV_MAX_FRAMES_IN_FLIGHT; i++)
+            rv_dwt_destroy(&ds->d[i]);
+    free(ds);
     *obj = NULL;
 }
 
@@ -177,30 +188,44 @@ static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
     static const RV_DwtWavelet wavelets[] = {RV_DWT_HAAR, RV_DWT_CDF53, RV_DWT_CDF97, RV_DWT_DD137};
     if (classify(fmt) != FC_U8 && classify(fmt) != FC_U16 && fmt != RV_FMT_GRAYF32)
         return unsupported(s, env, fmt);
-    RV_DwtSettings ds;
-    rv_dwt_settings_default(&ds);
-    ds.wavelet = wavelets[s->val[2]];
-    RV_Dwt *dwt = NULL;
-    int err = rv_dwt_create(env->ctx, &ds, &dwt);
+    dwt_slots *ds = calloc(1, sizeof(*ds));
+    if (!ds) {
+        snprintf(env->err, sizeof(env->err), "denoise: out of memory");
+        return RV_ENOMEM;
+    }
+    rv_dwt_settings_default(&ds->ds);
+    ds->ds.wavelet = wavelets[s->val[2]];
+    s->obj = ds;
+    s->obj_free = free_dwt;
+    /* slot 0 now: a settings or module error shows before the run */
+    int err = rv_dwt_create(env->ctx, &ds->ds, &ds->d[0]);
     if (err < 0) {
         snprintf(env->err, sizeof(env->err), "denoise: %s", rv_context_error(env->ctx));
         return err;
     }
-    s->obj = dwt;
-    s->obj_free = free_dwt;
     return 0;
 }
 
 static void run_denoise(RV_Image *frame, RV_Data *d)
 {
     run_stage *s = rv_data_user(d);
+    dwt_slots *ds = s->obj;
+    const int slot = rv_data_slot(d);
+    if (slot < 0 || slot >= RV_MAX_FRAMES_IN_FLIGHT) {
+        rv_data_fail(d, RV_EINVAL, "denoise: frame slot %d out of range", slot);
+        return;
+    }
+    if (!ds->d[slot] && rv_dwt_create(rv_data_context(d), &ds->ds, &ds->d[slot]) < 0) {
+        rv_data_fail(d, RV_ENOMEM, "denoise: %s", rv_context_error(rv_data_context(d)));
+        return;
+    }
     RV_DwtDenoiseParams p;
     rv_dwt_denoise_default(&p);
     p.threshold = (float)s->val[0];
     p.levels = s->val[1];
-    int err = rv_dwt_denoise(s->obj, frame, &p);
+    int err = rv_dwt_denoise(ds->d[slot], frame, &p);
     if (err < 0)
-        rv_data_fail(d, err, "denoise: %s", rv_dwt_error(s->obj));
+        rv_data_fail(d, err, "denoise: %s", rv_dwt_error(ds->d[slot]));
 }
 
 /* ---- deband: banding reduction (modules/deband), f3kdb parameters ---- */

@@ -81,6 +81,17 @@ RV_API void *rv_data_user(const RV_Data *d);
 /** Name and position of the running stage. */
 RV_API const char *rv_data_stage_name(const RV_Data *d);
 RV_API int rv_data_stage_index(const RV_Data *d);
+/** Frames in flight at most (RV_StreamSettings.gpu_streams' upper bound). */
+#define RV_MAX_FRAMES_IN_FLIGHT 8
+/**
+ * The frame-in-flight slot the current frame runs in: 0 .. gpu_streams - 1
+ * on the CUDA pipeline (its own CUDA stream), always 0 when frames run one at
+ * a time. A stage that keeps device state outside the frame and
+ * rv_data_image() (a library object with scratch buffers of its own, such
+ * as an RV_Dwt) keeps one per slot: frames of different slots run
+ * concurrently, frames of one slot in order.
+ */
+RV_API int rv_data_slot(const RV_Data *d);
 
 /**
  * Scratch image `name` (up to 31 characters) of the stage vector: created on

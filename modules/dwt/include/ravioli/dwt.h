@@ -10,6 +10,11 @@
  *     rv_dwt_inverse(dwt, img, 3);
  *     rv_dwt_destroy(&dwt);
  *
+ * An RV_Dwt keeps device scratch (the float plane of rv_dwt_denoise, halo
+ * and permutation buffers) and launches on the context's current stream:
+ * one object must not serve frames that run concurrently. In an
+ * RV_Streaming stage keep one per frame-in-flight slot (rv_data_slot()).
+ *
  * Wavelets (all by lifting, forward steps listed; s = even, d = odd samples):
  *   RV_DWT_HAAR   d -= s;  s += d/2                      (f32; i32: s += floor(d/2))
  *   RV_DWT_CDF53  d -= (s0+s1)/2; s += (d-1+d0)/4        (i32: the reversible 5/3 of
