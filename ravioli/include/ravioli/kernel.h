@@ -969,7 +969,7 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
  * memory for it. Each thread keeps its own partial; then the block and the
  * grid reduce (rv__box_finish). Block: 1D, a multiple of 32 threads. */
 #define RV__BOX_BLOCK 256
-#define RV__BOX_CPY 8 /* template chunks in flight a thread while copying */
+#define RV__BOX_CPY 4 /* template chunks in flight a thread while copying */
 #define RV_PROC_BOX(NAME, FN, TIN, TREF, TSCORE, PT)                                \
     RV__DESC(NAME, RV_OP_BOX, TIN, TREF, TSCORE, 0, RV__PSIZE(PT), 0)               \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
