@@ -150,7 +150,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
 {
     uint64_t seed = (uint64_t)W * 131 + H * 7 + bw + s * 1000 + red;
     const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16;
-    /* emu_tpl_odd: template rows off the 16-byte grid (the scalar template copy) */
+    /* emu_tpl_odd: template rows off the 16-byte grid */
     const int64_t tpitch = ((int64_t)bw * (int64_t)sizeof(TR) + 15) / 16 * 16 + 32 + emu_tpl_odd * (int64_t)sizeof(TR);
     std::vector<unsigned char> src(pitch * H), tpl(tpitch * bh);
     for (auto &c : src) c = (unsigned char)(rnd(seed) % 8); /* small range: many ties */
