@@ -7,9 +7,10 @@
  *
  * How: the GPU half of kernel.h is compiled by the host C++ compiler with
  * the few CUDA built-ins it uses defined here (threadIdx & co. as globals,
- * barriers and fences as no-ops, shuffles returning an invalid partial,
- * %dynamic_smem_size from a variable). procNbr threads are independent, so
- * running them in sequence is exact, for any grid. procBox runs with one
+ * fences as no-ops, shuffles returning an invalid partial, %dynamic_smem_size
+ * from a variable). The threads of a block run as coroutines: a barrier
+ * switches to the next thread, so the procNbr shared tile (loaded by the
+ * whole block, then read by every thread) is exact for any grid. procBox runs with one
  * thread a block (its template copy and block reduction need no other
  * thread then); the grid-wide reduction through scratch and the counter is
  * exercised with 1 to 1000 blocks. pixel.h's GPU-only code (__vsadu4 and

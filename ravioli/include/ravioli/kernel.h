@@ -620,6 +620,8 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
  *    RV_GPU_NBR_ROWS_SMALL x 1 (2 x 1). The entry takes the small shape when
  *    the grid covers the plane with it (at least w threads across and h / 2
  *    down), which is the grid the backend launches for small planes.
+ *  - on the backend's 8 x 2 grid the strips read a shared tile of the block's
+ *    samples instead of global memory (RV__NBR_TILE below).
  * At S > 1 one thread per sample position (i, j), filling its S x S block.
  * Neighbour reads are plain loads (see RV__DEF_ACCESSORS). */
 #define RV__NBR_CALL(FN, SS, CL)                                                    \
