@@ -244,7 +244,9 @@ int main()
                 {(sx + 31) / 32, (sy + 7) / 8, 32, 8},
                 {(unsigned)(cols + 31) / 32, (ssy + 7) / 8, 32, 8},
                 {(unsigned)cols, ssy, 1, 1},
-                {1, 1, 32, 8}, {2, 3, 8, 2}, {1, 1, 1, 1}, {7, 13, 3, 1}};
+                {1, 1, 32, 8}, {2, 3, 8, 2}, {1, 1, 1, 1}, {7, 13, 3, 1},
+                /* shared tiles of blocks under 8 warps (by = 3, 1) */
+                {(sx + 31) / 32, (sy + 2) / 3, 32, 3}, {1, 2, 32, 1}};
             for (auto &g : grids) {
 #define NB(NAME, FN, T, R, P)                                                                     \
     fails += check_nbr<T>(#NAME, rvk_##NAME, [&](rv_nbr n) { return FN(n, &(P)); }, w, h, s, R, \
