@@ -78,6 +78,18 @@ static void emu_thread()
     emu_f(*emu_a);
     emu_done[emu_cur] = true;
 }
+/* getcontext/swapcontext return twice: kept out of launch() (no locals of
+ * theirs to clobber) */
+__attribute__((noinline)) static void emu_resume(unsigned t) { swapcontext(&emu_main, &emu_ctx[t]); }
+__attribute__((noinline)) static void emu_start(unsigned t, char *stack, size_t size)
+{
+    getcontext(&emu_ctx[t]);
+    emu_ctx[t].uc_stack.ss_sp = stack;
+    emu_ctx[t].uc_stack.ss_size = size;
+    emu_ctx[t].uc_link = &emu_main;
+    makecontext(&emu_ctx[t], emu_thread, 0);
+    emu_done[t] = false;
+}
 static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned bx, unsigned by)
 {
     const size_t stk = 256 * 1024;
@@ -88,21 +100,14 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
     for (unsigned b = 0; b < gx * gy; b++) {
         blockIdx = {b % gx, b / gx, 0};
         if (nt == 1) { threadIdx = {0, 0, 0}; f(a); continue; }
-        for (unsigned t = 0; t < nt; t++) {
-            getcontext(&emu_ctx[t]);
-            emu_ctx[t].uc_stack.ss_sp = emu_stacks.data() + t * stk;
-            emu_ctx[t].uc_stack.ss_size = stk;
-            emu_ctx[t].uc_link = &emu_main;
-            makecontext(&emu_ctx[t], emu_thread, 0);
-            emu_done[t] = false;
-        }
+        for (unsigned t = 0; t < nt; t++) emu_start(t, emu_stacks.data() + t * stk, stk);
         for (bool left = true; left;) { /* rounds: each thread to its next barrier */
             left = false;
             for (unsigned t = 0; t < nt; t++) {
                 if (emu_done[t]) continue;
                 emu_cur = t;
                 threadIdx = {t % bx, t / bx, 0};
-                swapcontext(&emu_main, &emu_ctx[t]);
+                emu_resume(t);
                 left = left || !emu_done[t];
             }
         }
