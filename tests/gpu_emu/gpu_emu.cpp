@@ -7,9 +7,10 @@
  *
  * How: the GPU half of kernel.h is compiled by the host C++ compiler with
  * the few CUDA built-ins it uses defined here (threadIdx & co. as globals,
- * barriers and fences as no-ops, shuffles returning an invalid partial,
- * %dynamic_smem_size from a variable). procNbr threads are independent, so
- * running them in sequence is exact, for any grid. procBox runs with one
+ * fences as no-ops, shuffles returning an invalid partial, %dynamic_smem_size
+ * from a variable). The threads of a block run as coroutines: a barrier
+ * switches to the next thread, so the procNbr shared tile (loaded by the
+ * whole block, then read by every thread) is exact for any grid. procBox runs with one
  * thread a block (its template copy and block reduction need no other
  * thread then); the grid-wide reduction through scratch and the counter is
  * exercised with 1 to 1000 blocks. pixel.h's GPU-only code (__vsadu4 and
@@ -25,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <type_traits>
+#include <ucontext.h>
 #include <vector>
 #define RV_CUDA 1
 #define __global__
@@ -46,7 +48,8 @@ struct uint4 { unsigned x, y, z, w; };
 template <class T> static T __ldg(const T *p) { return *p; }
 template <class T> static T __ldcg(const T *p) { return *p; }
 template <class T> static T __shfl_down_sync(unsigned, T, int) { return T(0); }
-static void __syncthreads() {}
+static void emu_sync(); /* __syncthreads: the next thread of the block runs */
+static void __syncthreads() { emu_sync(); }
 static void __threadfence() {}
 static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }
 #define asm(...) (rv__dsz = emu_dsz)
@@ -55,17 +58,64 @@ static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; r
 #undef asm
 
 typedef void (*entry)(const rv_args);
+/* The threads of a block are coroutines (ucontext) on one OS thread:
+ * __syncthreads() switches to the next thread of the block, so every thread
+ * runs to its next barrier before any goes past it (a barrier's meaning),
+ * and the block's shared arrays (static storage) are one for all of them. */
+static ucontext_t emu_main, emu_ctx[1024];
+static bool emu_done[1024];
+static unsigned emu_cur;
+static entry emu_f;
+static const rv_args *emu_a;
+static std::vector<char> emu_stacks;
+static void emu_sync()
+{
+    if (blockDim.x * blockDim.y > 1)
+        swapcontext(&emu_ctx[emu_cur], &emu_main);
+}
+static void emu_thread()
+{
+    emu_f(*emu_a);
+    emu_done[emu_cur] = true;
+}
+/* getcontext/swapcontext return twice: kept out of launch() (no locals of
+ * theirs to clobber) */
+__attribute__((noinline)) static void emu_resume(unsigned t) { swapcontext(&emu_main, &emu_ctx[t]); }
+__attribute__((noinline)) static void emu_start(unsigned t, char *stack, size_t size)
+{
+    getcontext(&emu_ctx[t]);
+    emu_ctx[t].uc_stack.ss_sp = stack;
+    emu_ctx[t].uc_stack.ss_size = size;
+    emu_ctx[t].uc_link = &emu_main;
+    makecontext(&emu_ctx[t], emu_thread, 0);
+    emu_done[t] = false;
+}
 static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned bx, unsigned by)
 {
+    const size_t stk = 256 * 1024;
+    const unsigned nt = bx * by;
     gridDim = {gx, gy, 1}; blockDim = {bx, by, 1};
+    emu_f = f; emu_a = &a;
+    if (nt > 1 && emu_stacks.size() < nt * stk) emu_stacks.resize(nt * stk);
     for (unsigned b = 0; b < gx * gy; b++) {
         blockIdx = {b % gx, b / gx, 0};
-        for (unsigned t = 0; t < bx * by; t++) { threadIdx = {t % bx, t / bx, 0}; f(a); }
+        if (nt == 1) { threadIdx = {0, 0, 0}; f(a); continue; }
+        for (unsigned t = 0; t < nt; t++) emu_start(t, emu_stacks.data() + t * stk, stk);
+        for (bool left = true; left;) { /* rounds: each thread to its next barrier */
+            left = false;
+            for (unsigned t = 0; t < nt; t++) {
+                if (emu_done[t]) continue;
+                emu_cur = t;
+                threadIdx = {t % bx, t / bx, 0};
+                emu_resume(t);
+                left = left || !emu_done[t];
+            }
+        }
     }
 }
 static uint32_t rnd(uint64_t &s) { s = s * 6364136223846793005ull + 1442695040888963407ull; return (uint32_t)(s >> 33); }
 
-static int emu_odd_pitch = 0;
+static int emu_odd_pitch = 0, emu_tpl_odd = 0;
 
 template <class T, class F>
 static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R, unsigned gx, unsigned gy, unsigned bx, unsigned by, const void *prm, size_t psz)
@@ -106,7 +156,8 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
 {
     uint64_t seed = (uint64_t)W * 131 + H * 7 + bw + s * 1000 + red;
     const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16;
-    const int64_t tpitch = ((int64_t)bw * (int64_t)sizeof(TR) + 15) / 16 * 16 + 32;
+    /* emu_tpl_odd: template rows off the 16-byte grid */
+    const int64_t tpitch = ((int64_t)bw * (int64_t)sizeof(TR) + 15) / 16 * 16 + 32 + emu_tpl_odd * (int64_t)sizeof(TR);
     std::vector<unsigned char> src(pitch * H), tpl(tpitch * bh);
     for (auto &c : src) c = (unsigned char)(rnd(seed) % 8); /* small range: many ties */
     for (auto &c : tpl) c = (unsigned char)(rnd(seed) % 8);
@@ -148,7 +199,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
         if (bad) printf("  got %g (%d,%d) isum %lld, want %g (%d,%d) isum %lld\n", r.score, r.x, r.y, (long long)r.isum, red == RV_REDUCE_SUM ? sum : best, bx, by, (long long)isum);
         if (*(unsigned *)scratch.data() != 0) bad = 1; /* counter reset */
     }
-    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d grid %u\n", name, W, H, bw, bh, s, red, (int)smem, gx);
+    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d tpl_odd=%d grid %u\n", name, W, H, bw, bh, s, red, (int)smem, emu_tpl_odd, gx);
     return bad;
 }
 
@@ -198,7 +249,9 @@ int main()
                 {(sx + 31) / 32, (sy + 7) / 8, 32, 8},
                 {(unsigned)(cols + 31) / 32, (ssy + 7) / 8, 32, 8},
                 {(unsigned)cols, ssy, 1, 1},
-                {1, 1, 32, 8}, {2, 3, 8, 2}, {1, 1, 1, 1}, {7, 13, 3, 1}};
+                {1, 1, 32, 8}, {2, 3, 8, 2}, {1, 1, 1, 1}, {7, 13, 3, 1},
+                /* shared tiles of blocks under 8 warps (by = 3, 1) */
+                {(sx + 31) / 32, (sy + 2) / 3, 32, 3}, {1, 2, 32, 1}};
             for (auto &g : grids) {
 #define NB(NAME, FN, T, R, P)                                                                     \
     fails += check_nbr<T>(#NAME, rvk_##NAME, [&](rv_nbr n) { return FN(n, &(P)); }, w, h, s, R, \
@@ -217,8 +270,9 @@ int main()
     for (auto &b : bsz)
         for (int s = 1; s <= 3; s++)
             for (int red = 0; red <= 3; red++)
-                for (int sm = 0; sm <= 1; sm++)
+                for (int sm = 0; sm <= 2; sm++) /* 2: shared template, rows off the 16-byte grid */
                     for (unsigned gx : {1u, 3u, 16u, 1000u}) {
+                        emu_tpl_odd = sm == 2;
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, [&](rv_win w) { return sad(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false); br++;

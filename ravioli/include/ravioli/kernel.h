@@ -620,6 +620,8 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
  *    RV_GPU_NBR_ROWS_SMALL x 1 (2 x 1). The entry takes the small shape when
  *    the grid covers the plane with it (at least w threads across and h / 2
  *    down), which is the grid the backend launches for small planes.
+ *  - on the backend's 8 x 2 grid the strips read a shared tile of the block's
+ *    samples instead of global memory (RV__NBR_TILE below).
  * At S > 1 one thread per sample position (i, j), filling its S x S block.
  * Neighbour reads are plain loads (see RV__DEF_ACCESSORS). */
 #define RV__NBR_CALL(FN, SS, CL)                                                    \
@@ -682,6 +684,124 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
             }                                                                       \
         }                                                                           \
     } while (0)
+/* The S = 1 strips through a shared tile (blocks of 32 x by threads, by <= 8:
+ * the backend's block). The block's 32 * RV_GPU_NBR_COLS x by *
+ * RV_GPU_NBR_ROWS outputs plus the radius halo are first copied to shared
+ * memory by the whole block, every sample a thread loads (at most
+ * (RV_GPU_NBR_ROWS + 2R) x ceil(tile pitch / 32)) loaded before any is stored
+ * (one wait for memory a tile; a warp reads rows, lanes consecutive samples:
+ * coalesced), with the coordinates clamped at the plane's borders; then
+ * every strip of the tile, border or not, runs unclamped from the tile (a
+ * clamped tile holds what clamping would read). The element function reads
+ * the tile through rv_nbr (generic pointer, the tile's pitch); outputs
+ * outside the plane are computed from clamped samples and not stored. */
+#ifndef RV_GPU_NBR_TILE
+#define RV_GPU_NBR_TILE 1 /* 0: strips read global memory directly (A/B builds) */
+#endif
+#define RV__NBR_TILE_ROWS(R) (8 * RV_GPU_NBR_ROWS + 2 * (R))
+#define RV__NBR_TILE_PITCH(R) (32 * RV_GPU_NBR_COLS + 2 * (R))
+#define RV__NBR_TILE_MAXB 32768 /* larger tiles (radius, sample size): no tile path */
+#define RV__NBR_TILE(FN)                                                            \
+    do {                                                                            \
+        constexpr int K = RV_GPU_NBR_ROWS, C = RV_GPU_NBR_COLS;                     \
+        constexpr int TW = 32 * C, TP = RV__NBR_TILE_PITCH(R);                      \
+        /* a warp loads rows warp, warp + nw, ... (at most RB of them: by >= 1), */ \
+        /* lane l tile columns l, l + 32, ... (C of them: TW columns); the     */ \
+        /* last 2R columns of every row go one a thread (at most EB each)     */ \
+        constexpr int RB = K + 2 * R, EB = ((K + 2 * R) * 2 * R + 31) / 32 + (R == 0); \
+        const int TH = (int)blockDim.y * K, TR = TH + 2 * R;                        \
+        const int nw = (int)blockDim.y, warp = (int)threadIdx.y, lane = (int)threadIdx.x; \
+        const int nt = 32 * nw, tid = warp * 32 + lane;                             \
+        const bool rv__vec = C > 1 && (((uintptr_t)a.dst.data | (uintptr_t)a.dst.pitch) % \
+                                       (sizeof(rv__to) * C)) == 0;                  \
+        for (int Y0 = (int)blockIdx.y * TH; Y0 < h; Y0 += (int)gridDim.y * TH)      \
+            for (int X0 = (int)blockIdx.x * TW; X0 < w; X0 += (int)gridDim.x * TW) { \
+                {                                                                   \
+                    const rv__ti *rv__gp[C];                                        \
+                    rv__ti v[RB][C], ve[EB];                                        \
+                    _Pragma("unroll") for (int j = 0; j < C; j++) {                 \
+                        int gx = X0 - R + lane + 32 * j;                            \
+                        gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;                     \
+                        rv__gp[j] = (const rv__ti *)(const void *)a.src.data + gx;  \
+                    }                                                               \
+                    if (Y0 >= R && Y0 + TH + R <= h) {                              \
+                        /* no row clamping: one row pointer, stepped by nw rows */    \
+                        const int64_t st = (int64_t)nw * a.src.pitch;               \
+                        int64_t ro = (int64_t)(Y0 - R + warp) * a.src.pitch;        \
+                        _Pragma("unroll") for (int q = 0; q < RB; q++) {            \
+                            const bool ok = warp + q * nw < TR;                     \
+                            _Pragma("unroll") for (int j = 0; j < C; j++) {         \
+                                rv__ti t = rv__ti();                                \
+                                if (ok)                                             \
+                                    t = *(const rv__ti *)(const void *)((const unsigned char *)rv__gp[j] + ro); \
+                                v[q][j] = t;                                        \
+                            }                                                       \
+                            ro += st;                                               \
+                        }                                                           \
+                    } else {                                                        \
+                        _Pragma("unroll") for (int q = 0; q < RB; q++) {            \
+                            /* rows past the tile load the last row again (an L1 */ \
+                            /* hit): every v defined, the stores skip them         */ \
+                            const int rr = RV__MIN(warp + q * nw, TR - 1);          \
+                            int gy = Y0 - R + rr;                                   \
+                            gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;                 \
+                            const int64_t ro = (int64_t)gy * a.src.pitch;           \
+                            _Pragma("unroll") for (int j = 0; j < C; j++)           \
+                                v[q][j] = *(const rv__ti *)(const void *)((const unsigned char *)rv__gp[j] + ro); \
+                        }                                                           \
+                    }                                                               \
+                    _Pragma("unroll") for (int u = 0; u < EB; u++) {                \
+                        const int e = R > 0 ? RV__MIN(tid + u * nt, TR * 2 * R - 1) : 0; \
+                        const int er = e / (2 * R + (R == 0)), ec = TW + e % (2 * R + (R == 0)); \
+                        int gx = X0 - R + ec, gy = Y0 - R + er;                     \
+                        gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;                     \
+                        gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;                     \
+                        ve[u] = RV__ROW(const rv__ti, a.src, gy)[gx];               \
+                    }                                                               \
+                    _Pragma("unroll") for (int q = 0; q < RB; q++) {                \
+                        const int rr = warp + q * nw;                               \
+                        _Pragma("unroll") for (int j = 0; j < C; j++)               \
+                            if (rr < TR)                                            \
+                                rv__tile[rr * TP + lane + 32 * j] = v[q][j];        \
+                    }                                                               \
+                    _Pragma("unroll") for (int u = 0; u < EB; u++) {                \
+                        const int e = tid + u * nt;                                 \
+                        if (R > 0 && e < TR * 2 * R)                                \
+                            rv__tile[e / (2 * R + (R == 0)) * TP + TW + e % (2 * R + (R == 0))] = ve[u]; \
+                    }                                                               \
+                }                                                                   \
+                __syncthreads();                                                    \
+                {                                                                   \
+                    const int x0 = X0 + (int)threadIdx.x * C, y0 = Y0 + (int)threadIdx.y * K; \
+                    const unsigned char *rv__c0 = (const unsigned char *)(rv__tile + \
+                        ((int)threadIdx.y * K + R) * TP + (int)threadIdx.x * C + R); \
+                    rv__to o[K][C];                                                 \
+                    _Pragma("unroll") for (int k = 0; k < K; k++)                   \
+                        _Pragma("unroll") for (int cc = 0; cc < C; cc++) {          \
+                            const rv_nbr nb = {rv__c0, (int64_t)(TP * sizeof(rv__ti)), \
+                                               x0 + cc, y0 + k, w, h, 1, 0, x0, y0}; \
+                            o[k][cc] = FN(nb, prm);                                 \
+                        }                                                           \
+                    if (x0 + C <= w && y0 + K <= h) {                               \
+                        rv__to *op = RV__ROW(rv__to, a.dst, y0) + x0;               \
+                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
+                            if (rv__vec)                                            \
+                                rv__vstore(op, o[k]);                               \
+                            else                                                    \
+                                _Pragma("unroll") for (int cc = 0; cc < C; cc++)    \
+                                    op[cc] = o[k][cc];                              \
+                            op = (rv__to *)((unsigned char *)op + a.dst.pitch);     \
+                        }                                                           \
+                    } else {                                                        \
+                        _Pragma("unroll") for (int k = 0; k < K; k++)               \
+                            _Pragma("unroll") for (int cc = 0; cc < C; cc++)        \
+                                if (y0 + k < h && x0 + cc < w)                      \
+                                    RV__ROW(rv__to, a.dst, y0 + k)[x0 + cc] = o[k][cc]; \
+                    }                                                               \
+                }                                                                   \
+                __syncthreads(); /* the tile is reloaded next iteration */          \
+            }                                                                       \
+    } while (0)
 #define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
     RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
     extern "C" __global__ void __launch_bounds__(256, 4)                            \
@@ -692,10 +812,16 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         const PT *prm = (const PT *)(const void *)a.params;                         \
         const int w = a.src.w, h = a.src.h, s = a.s;                                \
         RV__GPU_GRID;                                                               \
+        constexpr int R = (RADIUS);                                                 \
+        constexpr bool rv__tok = RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R) *     \
+                                 (int)sizeof(rv__ti) <= RV__NBR_TILE_MAXB;          \
+        __shared__ __align__(16) rv__ti                                             \
+            rv__tile[rv__tok ? RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R) : 1];   \
         if (s == 1) {                                                               \
-            constexpr int R = (RADIUS);                                             \
             if (rv__txn >= w && (long long)rv__tyn * RV_GPU_NBR_ROWS_SMALL >= h)   \
                 RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS_SMALL, 1);                       \
+            else if (rv__tok && RV_GPU_NBR_TILE && blockDim.x == 32 && blockDim.y <= 8) \
+                RV__NBR_TILE(FN);                                                   \
             else                                                                    \
                 RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS, RV_GPU_NBR_COLS);               \
             return;                                                                 \
