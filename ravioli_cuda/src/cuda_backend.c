@@ -73,10 +73,6 @@ typedef struct rvc_state {
     CUdeviceptr box_scratch;
     size_t box_scratch_size;
     rv_partial *box_result; /* pinned, one partial */
-    /* recorded after each procBox that read a module's rv__box_cref: the
-     * next copy into one waits for it (the buffer is shared by streams) */
-    CUevent box_cref_ev;
-    int box_cref_pending;
 } rvc_state;
 
 typedef struct rvc_kernel {
@@ -651,44 +647,16 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
         a->scratch = 0;
     }
     unsigned shmem = 0;
-    int cref = 0;
-    if (k->desc.op == RV_OP_BOX && a->src2.data && a->box_h > 0 && a->box_w > 0) {
-        const long long es = elem_size(k->desc.in2_type);
-        /* S = 1: the reference (template) rows go to the module's constant
-         * buffer (kernel.h, RV_GPU_BOX_CREF_*), read through the constant
-         * cache instead of the L1 data path */
-        if (a->s == 1 && (a->src2.pitch & 15) == 0 &&
-            (long long)a->src2.pitch * a->box_h <= RV_GPU_BOX_CREF_BYTES) {
-            CUdeviceptr cp = 0;
-            size_t cb = 0;
-            if (st->drv.cuModuleGetGlobal(&cp, &cb, (CUmodule)k->mod->handle, "rv__box_cref") == CUDA_SUCCESS &&
-                cb >= RV_GPU_BOX_CREF_BYTES) {
-                if (!st->box_cref_ev)
-                    CK(ctx, st->drv.cuEventCreate(&st->box_cref_ev, 0x2 /* CU_EVENT_DISABLE_TIMING */),
-                       "cuEventCreate");
-                if (st->box_cref_pending)
-                    CK(ctx, st->drv.cuStreamWaitEvent(cur_stream(st), st->box_cref_ev, 0),
-                       "ordering the procBox template copy");
-                const size_t n = (size_t)(a->box_h - 1) * (size_t)a->src2.pitch + (size_t)(a->box_w * es);
-                CK(ctx, st->drv.cuMemcpyDtoDAsync(cp, (CUdeviceptr)(uintptr_t)a->src2.data, n, cur_stream(st)),
-                   "copying the procBox template to constant memory");
-                shmem = RV_GPU_BOX_CREF_FLAG;
-                cref = 1;
-            }
-        }
-        /* otherwise to shared memory, rows padded to 16 bytes (kernel_abi.h),
-         * when it fits the default 48 KiB a block (never exactly the
-         * constant-memory flag size) */
-        const long long tb = (long long)RV_GPU_BOX_REF_PITCH((long long)a->box_w, es) * a->box_h;
-        if (!cref && tb > 0 && tb <= 48 * 1024)
-            shmem = tb < 2 * RV_GPU_BOX_CREF_FLAG ? 2 * RV_GPU_BOX_CREF_FLAG : (unsigned)tb;
+    if (k->desc.op == RV_OP_BOX && a->src2.data) {
+        /* the reference (template) goes to shared memory, rows padded to 16
+         * bytes (kernel_abi.h), when it fits the default 48 KiB a block */
+        const long long tb =
+            (long long)RV_GPU_BOX_REF_PITCH((long long)a->box_w, (long long)elem_size(k->desc.in2_type)) * a->box_h;
+        if (tb > 0 && tb <= 48 * 1024)
+            shmem = (unsigned)tb;
     }
     if ((err = launch(ctx, k, gx, gy, bx, by, shmem, a)) < 0)
         return err;
-    if (cref) {
-        CK(ctx, st->drv.cuEventRecord(st->box_cref_ev, cur_stream(st)), "cuEventRecord");
-        st->box_cref_pending = 1;
-    }
     if (reducing) {
         /* the last block wrote the combined partial at offset 16 */
         CK(ctx, st->drv.cuMemcpyDtoHAsync(st->box_result, st->box_scratch + 16, sizeof(rv_partial),
@@ -812,8 +780,6 @@ static void state_close(rvc_state *st)
             st->drv.cuMemFree(st->box_scratch);
         if (st->box_result)
             st->drv.cuMemFreeHost(st->box_result);
-        if (st->box_cref_ev)
-            st->drv.cuEventDestroy(st->box_cref_ev);
         for (int i = 0; i < st->nstreams; i++)
             st->drv.cuStreamDestroy(st->streams[i]);
         st->drv.cuCtxSetCurrent(NULL);

@@ -36,7 +36,6 @@
 #define __grid_constant__
 #define __launch_bounds__(...)
 #define __shared__ thread_local /* static storage, like shared memory */
-#define __constant__ /* rv__box_cref: a plain array, filled as the backend does */
 #define __align__(n) __attribute__((aligned(n)))
 struct emu3 { unsigned x, y, z; };
 static emu3 threadIdx, blockIdx, blockDim, gridDim;
@@ -153,7 +152,7 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
 
 
 template <class TS, class TI, class TR, class F>
-static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int bh, int s, int red, int smem, unsigned gx, bool ref_img)
+static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int bh, int s, int red, bool smem, unsigned gx, bool ref_img)
 {
     uint64_t seed = (uint64_t)W * 131 + H * 7 + bw + s * 1000 + red;
     const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16;
@@ -174,15 +173,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
     a.dst = {dst.data(), dpitch, W, H};
     a.s = s; a.box_w = bw; a.box_h = bh; a.reduce = red;
     a.scratch = (uint64_t)(uintptr_t)scratch.data();
-    /* smem 3: the template in rv__box_cref, as the CUDA backend copies it
-     * for S = 1 (box_h rows at the reference pitch; flag size of dynamic
-     * shared memory) */
-    emu_dsz = smem == 3 ? RV_GPU_BOX_CREF_FLAG : smem ? 1u << 16 : 0;
-    if (smem == 3) {
-        memset(rv__box_cref, 0xa5, sizeof rv__box_cref);
-        if (ref_img && s == 1 && tpitch % 16 == 0 && tpitch * bh <= RV_GPU_BOX_CREF_BYTES)
-            memcpy(rv__box_cref, tpl.data(), (size_t)((bh - 1) * tpitch + bw * (int64_t)sizeof(TR)));
-    }
+    emu_dsz = smem ? 1u << 16 : 0;
     launch(f, a, gx, 1, 1, 1);
     /* reference from the definition */
     rv_win w0 = {src.data(), pitch, ref_img ? tpl.data() : nullptr, tpitch, 0, 0, (bw + s - 1) / s, (bh + s - 1) / s, s, 0};
@@ -279,7 +270,7 @@ int main()
     for (auto &b : bsz)
         for (int s = 1; s <= 3; s++)
             for (int red = 0; red <= 3; red++)
-                for (int sm = 0; sm <= 3; sm++) /* 2: shared template, rows off the 16-byte grid; 3: constant */
+                for (int sm = 0; sm <= 2; sm++) /* 2: shared template, rows off the 16-byte grid */
                     for (unsigned gx : {1u, 3u, 16u, 1000u}) {
                         emu_tpl_odd = sm == 2;
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, [&](rv_win w) { return sad(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;

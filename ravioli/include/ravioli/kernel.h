@@ -971,20 +971,6 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
  * memory for it. Each thread keeps its own partial; then the block and the
  * grid reduce (rv__box_finish). Block: 1D, a multiple of 32 threads. */
 #define RV__BOX_BLOCK 256
-/* The procBox template in constant memory (S = 1): the CUDA backend copies
- * the reference rows (at their own pitch, a multiple of 16 bytes) here and
- * launches with RV_GPU_BOX_CREF_FLAG bytes of dynamic shared memory. Reads
- * of a warp all hit one address, which the constant cache serves without
- * the L1 data path that the image loads saturate (docs/perf/cuda-tuning.md,
- * round 5). One buffer a module; the backend orders its copies. */
-#if defined(__CUDACC__) || defined(__constant__) /* nvcc, or a host emulation that maps it */
-__constant__ __align__(16) unsigned char rv__box_cref[RV_GPU_BOX_CREF_BYTES];
-#  define RV__BOX_CREF rv__box_cref
-#  define RV__BOX_CREF_OK 1
-#else
-#  define RV__BOX_CREF rv__dyn
-#  define RV__BOX_CREF_OK 0
-#endif
 #define RV_PROC_BOX(NAME, FN, TIN, TREF, TSCORE, PT)                                \
     RV__DESC(NAME, RV_OP_BOX, TIN, TREF, TSCORE, 0, RV__PSIZE(PT), 0)               \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
@@ -1006,12 +992,7 @@ __constant__ __align__(16) unsigned char rv__box_cref[RV_GPU_BOX_CREF_BYTES];
         /* compiler sees the alignment and reads it 16 bytes at a time        */ \
         const int rv__tp = RV_GPU_BOX_REF_PITCH(a.box_w, (int)sizeof(rv__tr));      \
         const long long rv__tb = (long long)rv__tp * a.box_h;                       \
-        const bool rv__tcm = RV__BOX_CREF_OK && s == 1 && a.src2.data &&          \
-            rv__dsz == RV_GPU_BOX_CREF_FLAG &&                                      \
-            (a.src2.pitch & 15) == 0 && a.box_h > 0 &&                              \
-            (long long)a.src2.pitch * a.box_h <= RV_GPU_BOX_CREF_BYTES;             \
-        const bool rv__tsm = !rv__tcm && a.src2.data && rv__tb > 0 &&               \
-                             rv__tb <= (long long)rv__dsz;                          \
+        const bool rv__tsm = a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz; \
         if (rv__tsm) {                                                              \
             /* (r, c) of sample k = tid, tid + nt, ... kept without a      */     \
             /* division per sample (the copy is ~5 % of a 70x72 search)    */     \
@@ -1037,13 +1018,7 @@ __constant__ __align__(16) unsigned char rv__box_cref[RV_GPU_BOX_CREF_BYTES];
             win.x = i * s;                                                          \
             win.y = j * s;                                                          \
             RV_T_##TSCORE v;                                                        \
-            if (rv__tcm) {                                                          \
-                /* rows at a multiple of 16 bytes: vector constant loads */         \
-                const int64_t rv__cp = a.src2.pitch & ~(int64_t)15;                 \
-                const rv_win w1 = {win.base, win.pitch, RV__BOX_CREF, rv__cp,       \
-                                   win.x, win.y, win.w, win.h, 1, 0};               \
-                v = FN(w1, prm);                                                    \
-            } else if (s == 1 && rv__tsm) {                                         \
+            if (s == 1 && rv__tsm) {                                                \
                 /* constant stride, and the reference read straight from the */    \
                 /* shared array: the compiler sees its address space (LDS)    */    \
                 const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp,   \

@@ -33,13 +33,6 @@
  * is copied to shared memory: the row rounded up to 16 bytes. The backend
  * gives box_h rows of it as dynamic shared memory when they fit. */
 #define RV_GPU_BOX_REF_PITCH(box_w, elem_size) ((((box_w) * (elem_size)) + 15) / 16 * 16)
-/* GPU procBox, S = 1: the template in the module's constant buffer
- * rv__box_cref (at most RV_GPU_BOX_CREF_BYTES: box_h rows at the
- * reference's pitch, a multiple of 16), signalled by launching with
- * RV_GPU_BOX_CREF_FLAG bytes of dynamic shared memory (the shared-memory
- * template path always asks for more). */
-#define RV_GPU_BOX_CREF_BYTES 32768
-#define RV_GPU_BOX_CREF_FLAG 16
 
 #if defined(__CUDACC__) || defined(__GNUC__)
 #  define RV_ALIGNED(n) __attribute__((aligned(n)))
