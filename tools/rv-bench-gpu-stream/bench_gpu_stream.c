@@ -36,7 +36,6 @@
  *
  * Exits 77 without a GPU. Frame rates are over the frames after a warm-up.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +46,7 @@
 
 #include "../../modules/samples/samples_params.h"
 #include "../../modules/yuyv/yuyv_params.h"
+#include "bench_drv.h"
 #include "bench_pipe.h"
 
 #ifndef RV_BENCH_TORCH_SCRIPT
@@ -66,62 +66,6 @@ static double now_s(void)
 /* PCIe bound with the driver API (dlopen, like the library)          */
 /* ---------------------------------------------------------------- */
 
-typedef int CUresult;
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUstream_st *CUstream;
-
-typedef struct drv {
-    void *lib;
-    CUresult (*cuInit)(unsigned);
-    CUresult (*cuDeviceGet)(CUdevice *, int);
-    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
-    CUresult (*cuCtxSetCurrent)(CUcontext);
-    CUresult (*cuMemHostAlloc)(void **, size_t, unsigned);
-    CUresult (*cuMemFreeHost)(void *);
-    CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
-    CUresult (*cuMemFree)(CUdeviceptr);
-    CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
-    CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
-    CUresult (*cuStreamCreate)(CUstream *, unsigned);
-    CUresult (*cuStreamDestroy)(CUstream);
-    CUresult (*cuStreamSynchronize)(CUstream);
-} drv;
-
-#define SYM(name, s)                                                                               \
-    do {                                                                                           \
-        void *p_ = dlsym(d->lib, s);                                                               \
-        if (!p_) {                                                                                 \
-            fprintf(stderr, "libcuda.so.1 has no %s\n", s);                                       \
-            return -1;                                                                             \
-        }                                                                                          \
-        memcpy(&d->name, &p_, sizeof(p_));                                                         \
-    } while (0)
-
-static int drv_open(drv *d)
-{
-    memset(d, 0, sizeof(*d));
-    d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!d->lib)
-        return -1;
-    SYM(cuInit, "cuInit");
-    SYM(cuDeviceGet, "cuDeviceGet");
-    SYM(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-    SYM(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
-    SYM(cuCtxSetCurrent, "cuCtxSetCurrent");
-    SYM(cuMemHostAlloc, "cuMemHostAlloc");
-    SYM(cuMemFreeHost, "cuMemFreeHost");
-    SYM(cuMemAlloc, "cuMemAlloc_v2");
-    SYM(cuMemFree, "cuMemFree_v2");
-    SYM(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
-    SYM(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
-    SYM(cuStreamCreate, "cuStreamCreate");
-    SYM(cuStreamDestroy, "cuStreamDestroy_v2");
-    SYM(cuStreamSynchronize, "cuStreamSynchronize");
-    return 0;
-}
 
 typedef struct bound {
     double h2d, d2h, both; /* GB/s (1e9 bytes/s); both = bytes moved in both directions */
@@ -138,7 +82,7 @@ typedef struct bound {
     } while (0)
 
 /* Copies of `bytes` (one frame) back to back, `reps` times per direction. */
-static int measure_bound(drv *d, size_t bytes, int reps, bound *b)
+static int measure_bound(bench_drv *d, size_t bytes, int reps, bound *b)
 {
     int ok = 1;
     CUdevice dev;
@@ -533,8 +477,8 @@ int main(int argc, char **argv)
         printf("rv-bench-gpu-stream: no CUDA context (%s); skipped\n", rv_strerror(err));
         return 77;
     }
-    drv d;
-    if (drv_open(&d) < 0) {
+    bench_drv d;
+    if (bench_drv_open(&d) < 0) {
         fprintf(stderr, "rv-bench-gpu-stream: cannot load libcuda.so.1\n");
         rv_context_destroy(&ctx);
         return 1;

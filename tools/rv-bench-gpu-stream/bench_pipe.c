@@ -20,7 +20,6 @@
  * to download end) and the host time per frame blocked waiting for the
  * oldest frame (RV_StreamSummary.gpu_wait_ms_mean).
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,14 +30,7 @@
 
 #include "bench_pipe.h"
 
-typedef int CUresult;
-typedef int CUdevice;
-typedef unsigned long long CUdeviceptr;
-typedef struct CUctx_st *CUcontext;
-typedef struct CUstream_st *CUstream;
-typedef struct CUevent_st *CUevent;
-typedef struct CUmod_st *CUmodule;
-typedef struct CUfunc_st *CUfunction;
+#include "bench_drv.h"
 
 /* The peer's kernel: inverts the frame in place, 16 bytes a thread (nvcc
  * -ptx -arch=compute_80 of a grid-stride uint4 loop). */
@@ -82,33 +74,7 @@ static const char bare_ptx[] =
     "  ret;\n"
     "}\n";
 
-typedef struct bdrv {
-    void *lib;
-    CUresult (*cuInit)(unsigned);
-    CUresult (*cuDeviceGet)(CUdevice *, int);
-    CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
-    CUresult (*cuDevicePrimaryCtxRelease)(CUdevice);
-    CUresult (*cuCtxSetCurrent)(CUcontext);
-    CUresult (*cuMemHostAlloc)(void **, size_t, unsigned);
-    CUresult (*cuMemFreeHost)(void *);
-    CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
-    CUresult (*cuMemFree)(CUdeviceptr);
-    CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
-    CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
-    CUresult (*cuStreamCreate)(CUstream *, unsigned);
-    CUresult (*cuStreamDestroy)(CUstream);
-    CUresult (*cuStreamSynchronize)(CUstream);
-    CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
-    CUresult (*cuEventCreate)(CUevent *, unsigned);
-    CUresult (*cuEventDestroy)(CUevent);
-    CUresult (*cuEventRecord)(CUevent, CUstream);
-    CUresult (*cuEventSynchronize)(CUevent);
-    CUresult (*cuModuleLoadData)(CUmodule *, const void *);
-    CUresult (*cuModuleUnload)(CUmodule);
-    CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
-    CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
-                               CUstream, void **, void **);
-} bdrv;
+
 
 static double bnow(void)
 {
@@ -117,47 +83,6 @@ static double bnow(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-#define BSYM(name, s)                                                                              \
-    do {                                                                                           \
-        void *p_ = dlsym(d->lib, s);                                                               \
-        if (!p_) {                                                                                 \
-            fprintf(stderr, "bench_pipe: libcuda.so.1 has no %s\n", s);                           \
-            return -1;                                                                             \
-        }                                                                                          \
-        memcpy(&d->name, &p_, sizeof(p_));                                                         \
-    } while (0)
-
-static int bdrv_open(bdrv *d)
-{
-    memset(d, 0, sizeof(*d));
-    d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!d->lib)
-        return -1;
-    BSYM(cuInit, "cuInit");
-    BSYM(cuDeviceGet, "cuDeviceGet");
-    BSYM(cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-    BSYM(cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
-    BSYM(cuCtxSetCurrent, "cuCtxSetCurrent");
-    BSYM(cuMemHostAlloc, "cuMemHostAlloc");
-    BSYM(cuMemFreeHost, "cuMemFreeHost");
-    BSYM(cuMemAlloc, "cuMemAlloc_v2");
-    BSYM(cuMemFree, "cuMemFree_v2");
-    BSYM(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
-    BSYM(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
-    BSYM(cuStreamCreate, "cuStreamCreate");
-    BSYM(cuStreamDestroy, "cuStreamDestroy_v2");
-    BSYM(cuStreamSynchronize, "cuStreamSynchronize");
-    BSYM(cuStreamWaitEvent, "cuStreamWaitEvent");
-    BSYM(cuEventCreate, "cuEventCreate");
-    BSYM(cuEventDestroy, "cuEventDestroy_v2");
-    BSYM(cuEventRecord, "cuEventRecord");
-    BSYM(cuEventSynchronize, "cuEventSynchronize");
-    BSYM(cuModuleLoadData, "cuModuleLoadData");
-    BSYM(cuModuleUnload, "cuModuleUnload");
-    BSYM(cuModuleGetFunction, "cuModuleGetFunction");
-    BSYM(cuLaunchKernel, "cuLaunchKernel");
-    return 0;
-}
 
 #define BMAX 8
 #define BHOST 12
@@ -185,7 +110,7 @@ typedef struct bare_opts {
     } while (0)
 
 /* The bare loop: frames/s after `warm` frames, or < 0. */
-static double bare_run(bdrv *d, size_t bytes, const bare_opts *o, int warm, int frames)
+static double bare_run(bench_drv *d, size_t bytes, const bare_opts *o, int warm, int frames)
 {
     int n = o->n;
     const int split = o->split;
@@ -333,8 +258,8 @@ static void row(const bench_pipe_ctx *p, const char *name, double fps, double gm
 int bench_pipe_rows(const bench_pipe_ctx *p)
 {
     int status = 0;
-    bdrv d;
-    if (bdrv_open(&d) < 0) {
+    bench_drv d;
+    if (bench_drv_open(&d) < 0) {
         fprintf(stderr, "bench_pipe: cannot load libcuda.so.1\n");
         return 1;
     }
@@ -388,6 +313,6 @@ int bench_pipe_rows(const bench_pipe_ctx *p)
             status = 1;
     }
     fflush(stdout);
-    dlclose(d.lib);
+    bench_drv_close(&d);
     return status;
 }
