@@ -18,16 +18,8 @@ static int count(const char *hay, const char *needle)
 
 static char *slurp(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
+    char *b = rv_test_slurp(path, NULL);
     assert_non_null(b);
-    assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
-    b[n] = 0;
-    fclose(f);
     return b;
 }
 

@@ -49,28 +49,10 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    size_t got = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    b[got] = 0;
-    if (len)
-        *len = got;
-    return b;
-}
-
 /* The camera's counters (RV_FAKECAM_REPORT); -1 when absent. */
 static long long report_get(const char *key)
 {
-    char *s = slurp(g_report, NULL);
+    char *s = rv_test_slurp(g_report, NULL);
     if (!s)
         return -1;
     char k[64];
@@ -158,7 +140,7 @@ static char *err_text(void)
 {
     char p[128];
     snprintf(p, sizeof(p), "%s/stderr", g_dir);
-    char *s = slurp(p, NULL);
+    char *s = rv_test_slurp(p, NULL);
     assert_non_null(s);
     return s;
 }
@@ -192,7 +174,7 @@ static summary parse_summary(const char *s)
 
 static void show(const char *what, int rc, const char *s)
 {
-    char *rep = slurp(g_report, NULL);
+    char *rep = rv_test_slurp(g_report, NULL);
     fprintf(stderr, "--- %s: exit %d\n%s--- camera: %s\n", what, rc, s, rep ? rep : "(no report)\n");
     free(rep);
 }
@@ -212,7 +194,7 @@ static void check_camera(const summary *m)
 static int y4m_frames(const char *path, int w, int h, int distinct)
 {
     size_t len;
-    char *b = slurp(path, &len);
+    char *b = rv_test_slurp(path, &len);
     assert_non_null(b);
     char *nl = memchr(b, '\n', len);
     assert_non_null(nl);
@@ -495,7 +477,7 @@ static int check_camera_deband(const char *out, int raw)
     int n = y4m_frames(out, w, h, 0);
     assert_true(n >= 1);
     size_t len;
-    char *b = slurp(out, &len);
+    char *b = rv_test_slurp(out, &len);
     assert_non_null(strstr(b, " C420jpeg"));
     RV_Context *ctx = rv_test_cpu_context(0);
     RV_Deband *db = make_deband(ctx);
@@ -654,7 +636,7 @@ static void y4m_case(int c444)
     assert_int_equal(rv_image_create(ctx, w, h, fmt, &ref), 0);
     assert_int_equal(y4m_frames(out, w, h, 0), frames);
     size_t len;
-    char *b = slurp(out, &len);
+    char *b = rv_test_slurp(out, &len);
     assert_non_null(strstr(b, c444 ? " C444" : " C420jpeg"));
     const size_t fsz = image_bytes(fin, NULL);
     unsigned char *rb = malloc(fsz), *ib = malloc(fsz);
@@ -698,7 +680,7 @@ static void test_y4m(void **state)
     assert_int_equal(rc, 0);
     free(s);
     assert_int_equal(y4m_frames(out, 64, 48, 1), 2);
-    char *b = slurp(out, NULL);
+    char *b = rv_test_slurp(out, NULL);
     assert_non_null(strstr(b, " C444\n"));
     free(b);
 

@@ -63,6 +63,28 @@ static inline RV_Context *rv_test_gpu_context(void)
     return ctx;
 }
 
+/* A whole file, NUL-terminated (free() it); *len (may be NULL) gets its
+ * size. NULL when it cannot be opened. */
+static inline char *rv_test_slurp(const char *path, size_t *len)
+{
+    if (len)
+        *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)(n > 0 ? n : 0) + 1);
+    assert_non_null(b);
+    size_t got = n > 0 ? fread(b, 1, (size_t)n, f) : 0;
+    fclose(f);
+    b[got] = 0;
+    if (len)
+        *len = got;
+    return b;
+}
+
 /* Deterministic pseudo-random bytes (xorshift64*), for test images. */
 static inline uint64_t rv_test_rand(uint64_t *state)
 {

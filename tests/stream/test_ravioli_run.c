@@ -66,29 +66,11 @@ static int run_cli(const char *const *args, const char *in, int sigint_ms)
     return WEXITSTATUS(status);
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    assert_non_null(b);
-    size_t got = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    b[got] = 0;
-    if (len)
-        *len = got;
-    return b;
-}
-
 static char *out_text(const char *which)
 {
     char p[128];
     snprintf(p, sizeof(p), "%s/%s", g_dir, which);
-    char *s = slurp(p, NULL);
+    char *s = rv_test_slurp(p, NULL);
     assert_non_null(s);
     return s;
 }
@@ -183,7 +165,7 @@ static void test_synthetic(void **state)
                             "--stage", "emboss", "--frames", "30", "--no-adapt", "--backend", "cpu", "--log", csv,
                             "--no-stats", NULL},
            0, "stderr", "captured 30 = processed 30 + skipped 0 + dropped 0 (0 at stop)");
-    char *s = slurp(csv, NULL);
+    char *s = rv_test_slurp(csv, NULL);
     assert_non_null(s);
     int rows = 0;
     for (char *p = s; (p = strchr(p, '\n')); p++)
@@ -199,7 +181,7 @@ static void test_synthetic(void **state)
                  svg, csv);
         assert_int_equal(system(cmd), 0);
         size_t n = 0;
-        char *svgt = slurp(svg, &n);
+        char *svgt = rv_test_slurp(svg, &n);
         assert_non_null(svgt);
         assert_true(n > 100 && strstr(svgt, "<svg") != NULL);
         free(svgt);
@@ -270,7 +252,7 @@ static void write_input(const char *path)
 static int read_output(const char *path, unsigned char (*out)[YW * YH * 3 / 2], int max)
 {
     size_t len;
-    char *b = slurp(path, &len);
+    char *b = rv_test_slurp(path, &len);
     assert_non_null(b);
     char *nl = memchr(b, '\n', len);
     assert_non_null(nl);
