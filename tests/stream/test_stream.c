@@ -171,6 +171,67 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *info, const
 }
 
 /* ------------------------------------------------------------------ */
+/* The usual rig: one CPU thread, the checking stage, the test source  */
+/* and the recording callback. A test adjusts r, src and s, then runs. */
+/* ------------------------------------------------------------------ */
+
+typedef struct rig {
+    RV_Context *ctx;
+    RV_StageVector *sv;
+    RV_Streaming *st;
+    RV_StreamSettings s;
+    RV_VideoInfo vi;
+    RV_StreamSummary sum;
+    test_src src;
+    rec r;
+} rig;
+
+static rig *rig_open(long long limit)
+{
+    rig *g = calloc(1, sizeof(*g));
+    assert_non_null(g);
+    g->ctx = rv_test_cpu_context(1);
+    assert_int_equal(rv_stage_vector_create(g->ctx, &g->sv), 0);
+    rec_init(&g->r);
+    assert_int_equal(rv_stage_vector_push(g->sv, stage_check, &g->r, "check"), 0);
+    src_init(&g->src, limit);
+    settings(&g->s);
+    g->s.on_frame = on_frame;
+    g->s.user = &g->r;
+    g->vi = test_info();
+    return g;
+}
+
+/* Creates the stream from the current settings (done by rig_run when not yet). */
+static void rig_create(rig *g)
+{
+    assert_int_equal(rv_streaming_create_custom(g->ctx, &g->vi, test_read, &g->src, &g->s, &g->st), 0);
+}
+
+/* Runs once, fills g->sum, checks the accounting identity and that every
+ * frame a stage saw was the frame it claimed; returns the run's result. */
+static int rig_run(rig *g)
+{
+    if (!g->st)
+        rig_create(g);
+    int rc = rv_streaming_run(g->st, g->sv);
+    assert_int_equal(rv_streaming_summary(g->st, &g->sum), 0);
+    assert_identity(&g->sum);
+    assert_int_equal(g->r.mismatches, 0);
+    return rc;
+}
+
+static void rig_close(rig **pg)
+{
+    rig *g = *pg;
+    rv_streaming_destroy(&g->st);
+    rv_stage_vector_destroy(&g->sv);
+    rv_context_destroy(&g->ctx);
+    free(g);
+    *pg = NULL;
+}
+
+/* ------------------------------------------------------------------ */
 /* Stage order, data passing, scratch images                            */
 /* ------------------------------------------------------------------ */
 
@@ -380,32 +441,16 @@ static void test_kernels_in_stages(void **state)
 static void run_policy(RV_RingPolicy pol, long long frames, int ring, int sleep_ms_stage,
                        RV_StreamSummary *sum, rec *r)
 {
-    RV_Context *ctx = rv_test_cpu_context(1);
-    RV_StageVector *sv;
-    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rec_init(r);
-    r->stage_sleep_ms = sleep_ms_stage;
-    assert_int_equal(rv_stage_vector_push(sv, stage_check, r, "check"), 0);
-    test_src src;
-    src_init(&src, frames);
-    RV_StreamSettings s;
-    settings(&s);
-    s.policy = pol;
-    s.ring_frames = ring;
-    s.on_frame = on_frame;
-    s.user = r;
-    RV_VideoInfo vi = test_info();
-    RV_Streaming *st;
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-    assert_int_equal(rv_streaming_run(st, sv), 0);
-    assert_int_equal(rv_streaming_summary(st, sum), 0);
-    rv_streaming_destroy(&st);
-    rv_stage_vector_destroy(&sv);
-    rv_context_destroy(&ctx);
+    rig *g = rig_open(frames);
+    g->r.stage_sleep_ms = sleep_ms_stage;
+    g->s.policy = pol;
+    g->s.ring_frames = ring;
+    assert_int_equal(rig_run(g), 0);
+    *sum = g->sum;
+    *r = g->r;
+    rig_close(&g);
     assert_int_equal(sum->end, RV_END_EOS);
     assert_int_equal(sum->captured, frames);
-    assert_identity(sum);
-    assert_int_equal(r->mismatches, 0);
     assert_int_equal(r->n, sum->processed);
     for (int i = 1; i < r->n; i++)
         assert_true(r->seq[i] > r->seq[i - 1]);
@@ -539,47 +584,29 @@ static void test_latest_is_fresh(void **state)
 static void test_temporal_stride(void **state)
 {
     (void)state;
-    RV_Context *ctx = rv_test_cpu_context(1);
-    RV_StageVector *sv;
-    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rec r;
-    rec_init(&r);
-    r.expect_si = 2;
-    assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
-    test_src src;
-    src_init(&src, 31);
-    RV_StreamSettings s;
-    settings(&s);
-    s.temporal_stride = 3;
-    s.spatial_stride = 2;
-    s.on_frame = on_frame;
-    s.user = &r;
-    s.callback_skipped = 1;
-    RV_VideoInfo vi = test_info();
-    RV_Streaming *st;
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-    assert_int_equal(rv_streaming_run(st, sv), 0);
-    RV_StreamSummary sum;
-    rv_streaming_summary(st, &sum);
-    assert_identity(&sum);
-    assert_int_equal(sum.captured, 31);
-    assert_int_equal(sum.processed, 11); /* 0, 3, ..., 30 */
-    assert_int_equal(sum.skipped, 20);
-    assert_int_equal(sum.dropped, 0);
-    assert_int_equal(sum.temporal_stride, 3);
-    assert_int_equal(sum.spatial_stride, 2);
-    assert_int_equal(r.stride_mismatch, 0);
-    assert_int_equal(r.mismatches, 0);
-    for (int i = 0; i < r.n; i++)
-        assert_int_equal(r.seq[i], 3 * i);
+    rig *g = rig_open(31);
+    g->r.expect_si = 2;
+    g->s.temporal_stride = 3;
+    g->s.spatial_stride = 2;
+    g->s.callback_skipped = 1;
+    assert_int_equal(rig_run(g), 0);
+    const RV_StreamSummary *sum = &g->sum;
+    const rec *r = &g->r;
+    assert_int_equal(sum->captured, 31);
+    assert_int_equal(sum->processed, 11); /* 0, 3, ..., 30 */
+    assert_int_equal(sum->skipped, 20);
+    assert_int_equal(sum->dropped, 0);
+    assert_int_equal(sum->temporal_stride, 3);
+    assert_int_equal(sum->spatial_stride, 2);
+    assert_int_equal(r->stride_mismatch, 0);
+    for (int i = 0; i < r->n; i++)
+        assert_int_equal(r->seq[i], 3 * i);
     /* Skipped frames reached the callback as repeats of the last output. */
-    assert_int_equal(r.repeats, 20);
-    assert_int_equal(r.nrep, 20);
-    for (int i = 0; i < r.nrep; i++)
-        assert_int_equal(r.repeat_content[i], 3 * (i / 2));
-    rv_streaming_destroy(&st);
-    rv_stage_vector_destroy(&sv);
-    rv_context_destroy(&ctx);
+    assert_int_equal(r->repeats, 20);
+    assert_int_equal(r->nrep, 20);
+    for (int i = 0; i < r->nrep; i++)
+        assert_int_equal(r->repeat_content[i], 3 * (i / 2));
+    rig_close(&g);
 }
 
 /* Skipped frames reach a sink that wants repeats (the SDL window, headless
@@ -588,44 +615,32 @@ static void test_temporal_stride(void **state)
 static void test_sink_repeats(void **state)
 {
     (void)state;
-    RV_Context *ctx = rv_test_cpu_context(1);
     setenv("SDL_VIDEODRIVER", "dummy", 1);
-    RV_VideoInfo vi = test_info();
-    RV_Sink *sinks[2] = {NULL, NULL};
-    assert_int_equal(rv_sink_open_null(ctx, &sinks[0]), 0);
-    int have_sdl = rv_sink_open_sdl(ctx, "test_stream", &vi, &sinks[1]) == 0;
+    int have_sdl = 0;
     for (int k = 0; k < 2; k++) {
-        if (!sinks[k])
-            continue;
-        RV_StageVector *sv;
-        assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-        rec r;
-        rec_init(&r);
-        assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
-        test_src src;
-        src_init(&src, 31);
-        RV_StreamSettings s;
-        settings(&s);
-        s.temporal_stride = 3;
-        s.sink = sinks[k];
-        RV_Streaming *st;
-        assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-        assert_int_equal(rv_streaming_run(st, sv), 0);
-        RV_StreamSummary sum;
-        rv_streaming_summary(st, &sum);
-        assert_identity(&sum);
-        assert_int_equal(sum.processed, 11);
-        assert_int_equal(sum.skipped, 20);
-        const int repeats = rv_sink_repeats_skipped(sinks[k]);
-        assert_int_equal(repeats, k == 1);
-        assert_int_equal(sum.repeated, repeats ? 20 : 0);
-        assert_int_equal(sum.sink_frames, repeats ? 31 : 11);
-        assert_int_equal(rv_sink_frames(sinks[k]), sum.sink_frames);
-        rv_streaming_destroy(&st);
-        rv_stage_vector_destroy(&sv);
-        rv_sink_close(&sinks[k]);
+        rig *g = rig_open(31);
+        RV_Sink *sink = NULL;
+        if (k == 0)
+            assert_int_equal(rv_sink_open_null(g->ctx, &sink), 0);
+        else
+            have_sdl = rv_sink_open_sdl(g->ctx, "test_stream", &g->vi, &sink) == 0;
+        if (sink) {
+            g->s.temporal_stride = 3;
+            g->s.sink = sink;
+            g->s.on_frame = NULL;
+            assert_int_equal(rig_run(g), 0);
+            assert_int_equal(g->sum.processed, 11);
+            assert_int_equal(g->sum.skipped, 20);
+            const int repeats = rv_sink_repeats_skipped(sink);
+            assert_int_equal(repeats, k == 1);
+            assert_int_equal(g->sum.repeated, repeats ? 20 : 0);
+            assert_int_equal(g->sum.sink_frames, repeats ? 31 : 11);
+            assert_int_equal(rv_sink_frames(sink), g->sum.sink_frames);
+            rv_streaming_destroy(&g->st);
+            rv_sink_close(&sink);
+        }
+        rig_close(&g);
     }
-    rv_context_destroy(&ctx);
     if (!have_sdl)
         skip(); /* the null sink part ran; no window sink in this build */
 }
@@ -635,39 +650,19 @@ static void test_sink_repeats(void **state)
 static void test_stride_and_drops(void **state)
 {
     (void)state;
-    RV_Context *ctx = rv_test_cpu_context(1);
-    RV_StageVector *sv;
-    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rec r;
-    rec_init(&r);
-    r.stage_sleep_ms = 3;
-    assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
-    test_src src;
-    src_init(&src, 300);
-    src.delay_us = 200;
-    RV_StreamSettings s;
-    settings(&s);
-    s.temporal_stride = 2;
-    s.policy = RV_RING_DROP_OLDEST;
-    s.ring_frames = 3;
-    s.on_frame = on_frame;
-    s.user = &r;
-    RV_VideoInfo vi = test_info();
-    RV_Streaming *st;
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-    assert_int_equal(rv_streaming_run(st, sv), 0);
-    RV_StreamSummary sum;
-    rv_streaming_summary(st, &sum);
-    assert_identity(&sum);
-    assert_int_equal(sum.captured, 300);
-    assert_true(sum.dropped > 0);
-    assert_true(sum.skipped > 0);
-    assert_int_equal(r.mismatches, 0);
-    for (int i = 1; i < r.n; i++)
-        assert_true(r.seq[i] - r.seq[i - 1] >= 2);
-    rv_streaming_destroy(&st);
-    rv_stage_vector_destroy(&sv);
-    rv_context_destroy(&ctx);
+    rig *g = rig_open(300);
+    g->r.stage_sleep_ms = 3;
+    g->src.delay_us = 200;
+    g->s.temporal_stride = 2;
+    g->s.policy = RV_RING_DROP_OLDEST;
+    g->s.ring_frames = 3;
+    assert_int_equal(rig_run(g), 0);
+    assert_int_equal(g->sum.captured, 300);
+    assert_true(g->sum.dropped > 0);
+    assert_true(g->sum.skipped > 0);
+    for (int i = 1; i < g->r.n; i++)
+        assert_true(g->r.seq[i] - g->r.seq[i - 1] >= 2);
+    rig_close(&g);
 }
 
 /* ------------------------------------------------------------------ */
@@ -701,27 +696,14 @@ static void on_sigusr1(int sig)
 
 static void stop_test(int use_signal, RV_RingPolicy pol)
 {
-    RV_Context *ctx = rv_test_cpu_context(1);
-    RV_StageVector *sv;
-    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rec r;
-    rec_init(&r);
-    r.stage_sleep_ms = 2;
-    assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
-    test_src src;
-    src_init(&src, -1); /* endless */
-    src.delay_us = 300;
-    RV_StreamSettings s;
-    settings(&s);
-    s.policy = pol;
-    s.on_frame = on_frame;
-    s.user = &r;
-    RV_VideoInfo vi = test_info();
-    RV_Streaming *st;
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-    stopper sp = {st, 80, pthread_self(), use_signal};
+    rig *g = rig_open(-1); /* endless */
+    g->r.stage_sleep_ms = 2;
+    g->src.delay_us = 300;
+    g->s.policy = pol;
+    rig_create(g);
+    stopper sp = {g->st, 80, pthread_self(), use_signal};
     if (use_signal) {
-        g_sig_stream = st;
+        g_sig_stream = g->st;
         struct sigaction sa;
         memset(&sa, 0, sizeof(sa));
         sa.sa_handler = on_sigusr1;
@@ -730,25 +712,17 @@ static void stop_test(int use_signal, RV_RingPolicy pol)
     }
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, stopper_main, &sp), 0);
-    double t0 = (double)clock();
-    (void)t0;
-    assert_int_equal(rv_streaming_run(st, sv), 0);
+    assert_int_equal(rig_run(g), 0);
     pthread_join(th, NULL);
-    RV_StreamSummary sum;
-    rv_streaming_summary(st, &sum);
-    assert_int_equal(sum.end, RV_END_STOPPED);
-    assert_identity(&sum);
-    assert_true(sum.captured > 0);
-    assert_true(sum.processed > 0);
-    assert_true(sum.elapsed_s < 5.0);
-    assert_int_equal(r.mismatches, 0);
+    assert_int_equal(g->sum.end, RV_END_STOPPED);
+    assert_true(g->sum.captured > 0);
+    assert_true(g->sum.processed > 0);
+    assert_true(g->sum.elapsed_s < 5.0);
     if (use_signal) {
         signal(SIGUSR1, SIG_DFL);
         g_sig_stream = NULL;
     }
-    rv_streaming_destroy(&st);
-    rv_stage_vector_destroy(&sv);
-    rv_context_destroy(&ctx);
+    rig_close(&g);
 }
 
 static void test_stop_from_thread(void **state)
@@ -799,35 +773,16 @@ static void test_stop_by_stage_and_callback(void **state)
 {
     (void)state;
     for (int which = 0; which < 2; which++) {
-        RV_Context *ctx = rv_test_cpu_context(1);
-        RV_StageVector *sv;
-        assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-        rec r;
-        rec_init(&r);
+        rig *g = rig_open(1000);
         if (which == 0)
-            r.stop_frame = 9;
+            g->r.stop_frame = 9;
         else
-            r.stop_cb_after = 5;
-        assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
-        test_src src;
-        src_init(&src, 1000);
-        RV_StreamSettings s;
-        settings(&s);
-        s.on_frame = on_frame;
-        s.user = &r;
-        RV_VideoInfo vi = test_info();
-        RV_Streaming *st;
-        assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-        assert_int_equal(rv_streaming_run(st, sv), 0);
-        RV_StreamSummary sum;
-        rv_streaming_summary(st, &sum);
-        assert_int_equal(sum.end, RV_END_STOPPED);
-        assert_identity(&sum);
-        assert_int_equal(sum.processed, which == 0 ? 10 : 5);
-        assert_int_equal(sum.dropped, sum.dropped_at_stop);
-        rv_streaming_destroy(&st);
-        rv_stage_vector_destroy(&sv);
-        rv_context_destroy(&ctx);
+            g->r.stop_cb_after = 5;
+        assert_int_equal(rig_run(g), 0);
+        assert_int_equal(g->sum.end, RV_END_STOPPED);
+        assert_int_equal(g->sum.processed, which == 0 ? 10 : 5);
+        assert_int_equal(g->sum.dropped, g->sum.dropped_at_stop);
+        rig_close(&g);
     }
 }
 
@@ -838,84 +793,42 @@ static void test_stop_by_stage_and_callback(void **state)
 static void test_stage_failure(void **state)
 {
     (void)state;
-    RV_Context *ctx = rv_test_cpu_context(1);
-    RV_StageVector *sv;
-    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rec r;
-    rec_init(&r);
-    r.fail_frame = 5;
-    assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
-    test_src src;
-    src_init(&src, 50);
-    RV_StreamSettings s;
-    settings(&s);
-    s.on_frame = on_frame;
-    s.user = &r;
-    RV_VideoInfo vi = test_info();
-    RV_Streaming *st;
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-    assert_int_equal(rv_streaming_run(st, sv), RV_EBADMSG);
-    assert_non_null(strstr(rv_context_error(ctx), "test failure at frame 5"));
-    RV_StreamSummary sum;
-    rv_streaming_summary(st, &sum);
-    assert_int_equal(sum.end, RV_END_ERROR);
-    assert_int_equal(sum.error, RV_EBADMSG);
-    assert_int_equal(sum.processed, 5);
-    assert_identity(&sum);
-    rv_streaming_destroy(&st);
-    rv_stage_vector_destroy(&sv);
-    rv_context_destroy(&ctx);
+    rig *g = rig_open(50);
+    g->r.fail_frame = 5;
+    assert_int_equal(rig_run(g), RV_EBADMSG);
+    assert_non_null(strstr(rv_context_error(g->ctx), "test failure at frame 5"));
+    assert_int_equal(g->sum.end, RV_END_ERROR);
+    assert_int_equal(g->sum.error, RV_EBADMSG);
+    assert_int_equal(g->sum.processed, 5);
+    rig_close(&g);
 }
 
 static void test_source_error_limit_eagain(void **state)
 {
     (void)state;
-    RV_Context *ctx = rv_test_cpu_context(1);
-    RV_StageVector *sv;
-    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
-    rec r;
-    rec_init(&r);
-    assert_int_equal(rv_stage_vector_push(sv, stage_check, &r, "check"), 0);
-    RV_VideoInfo vi = test_info();
-    RV_StreamSettings s;
-    settings(&s);
-    s.on_frame = on_frame;
-    s.user = &r;
-
     /* A source failing at frame 10: the run reports the error. */
-    test_src src;
-    src_init(&src, -1);
-    src.fail_at = 10;
-    RV_Streaming *st;
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-    assert_int_equal(rv_streaming_run(st, sv), RV_EIO);
-    RV_StreamSummary sum;
-    rv_streaming_summary(st, &sum);
-    assert_int_equal(sum.end, RV_END_ERROR);
-    assert_int_equal(sum.captured, 10);
-    assert_int_equal(sum.processed, 10);
-    assert_identity(&sum);
-    rv_streaming_destroy(&st);
+    rig *g = rig_open(-1);
+    g->src.fail_at = 10;
+    assert_int_equal(rig_run(g), RV_EIO);
+    assert_int_equal(g->sum.end, RV_END_ERROR);
+    assert_int_equal(g->sum.captured, 10);
+    assert_int_equal(g->sum.processed, 10);
+    rig_close(&g);
 
     /* max_frames on an endless source that often says EAGAIN; CSV log. */
     char path[] = "/tmp/rv_stream_log_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    src_init(&src, -1);
-    src.eagain_every = 3;
-    s.max_frames = 25;
-    s.log_path = path;
-    rec_init(&r);
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st), 0);
-    assert_int_equal(rv_streaming_run(st, sv), 0);
-    rv_streaming_summary(st, &sum);
-    assert_int_equal(sum.end, RV_END_EOS);
-    assert_int_equal(sum.captured, 25);
-    assert_int_equal(sum.processed, 25);
-    assert_identity(&sum);
-    assert_int_equal(r.mismatches, 0);
-    rv_streaming_destroy(&st);
+    g = rig_open(-1);
+    g->src.eagain_every = 3;
+    g->s.max_frames = 25;
+    g->s.log_path = path;
+    assert_int_equal(rig_run(g), 0);
+    assert_int_equal(g->sum.end, RV_END_EOS);
+    assert_int_equal(g->sum.captured, 25);
+    assert_int_equal(g->sum.processed, 25);
+    rig_close(&g);
     FILE *f = fopen(path, "r");
     assert_non_null(f);
     char line[256];
@@ -941,9 +854,6 @@ static void test_source_error_limit_eagain(void **state)
     fclose(f);
     unlink(path);
     assert_int_equal(rows, 25);
-
-    rv_stage_vector_destroy(&sv);
-    rv_context_destroy(&ctx);
 }
 
 static void test_bad_arguments(void **state)
