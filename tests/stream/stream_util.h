@@ -29,6 +29,62 @@ static inline RV_VideoInfo rv_test_video_info(int w, int h, long long frames)
     return vi;
 }
 
+/** A test source of n frames: fill() writes frame `index` into the frame's
+ *  first plane. It runs on the capture thread: no cmocka asserts in fill. */
+typedef void (*rv_test_fill_fn)(unsigned char *d, ptrdiff_t pitch, int index);
+
+typedef struct rv_test_src {
+    rv_test_fill_fn fill;
+    int n;
+    int next;
+} rv_test_src;
+
+static inline int rv_test_src_read(void *user, RV_Image *frame, long long *pts, int timeout_ms)
+{
+    rv_test_src *s = user;
+    (void)timeout_ms;
+    if (s->next >= s->n)
+        return RV_EPIPE;
+    ptrdiff_t pitch;
+    unsigned char *d = rv_image_write(frame, 0, &pitch);
+    if (!d)
+        return RV_EIO;
+    s->fill(d, pitch, s->next);
+    if (pts)
+        *pts = 0;
+    s->next++;
+    return 0;
+}
+
+/** One run of sv over a fresh stream of src (frames 0..n-1) with the given
+ *  settings: the summary in *sum; returns run()'s result and prints the
+ *  context's message when it failed. */
+static inline int rv_test_stream_run(RV_Context *ctx, const RV_VideoInfo *vi, rv_test_fill_fn fill, int n,
+                                     const RV_StreamSettings *set, RV_StageVector *sv, RV_StreamSummary *sum)
+{
+    rv_test_src src = {fill, n, 0};
+    RV_Streaming *st = NULL;
+    assert_int_equal(rv_streaming_create_custom(ctx, vi, rv_test_src_read, &src, set, &st), 0);
+    int err = rv_streaming_run(st, sv);
+    if (err)
+        fprintf(stderr, "run: %s: %s\n", rv_strerror(err), rv_context_error(ctx));
+    assert_int_equal(rv_streaming_summary(st, sum), 0);
+    rv_streaming_destroy(&st);
+    return err;
+}
+
+#define RV_TEST_FNV0 0xcbf29ce484222325ULL
+
+/** FNV-1a over n bytes, continuing from h (start with RV_TEST_FNV0). */
+static inline uint64_t rv_test_fnv(uint64_t h, const unsigned char *p, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        h ^= p[k];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
 typedef struct rv_test_chain {
     RV_Module *samples;
     const RV_Kernel *gray, *bin, *edge;

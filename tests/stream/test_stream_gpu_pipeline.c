@@ -49,16 +49,6 @@ static void fill_frame(unsigned char *d, ptrdiff_t pitch, int i)
     }
 }
 
-static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
-{
-    for (size_t k = 0; k < n; k++) {
-        h ^= p[k];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-#define FNV0 0xcbf29ce484222325ULL
-
 /* gray: v = (r+g+b)/3 on r, g, b; binarize: avg of r, g, b >= T -> 255 else
  * 0; edge (threshold 0): |Sobel x| + |Sobel y| of the channel average,
  * clamped to 255, neighbours clamped at the border; alpha kept by all. */
@@ -70,7 +60,7 @@ static uint64_t reference_hash(int i, unsigned char *bin /* W*H scratch */, long
             int avg = (g + g + g) / 3;
             bin[y * W + x] = (unsigned char)(avg >= BIN_T ? 255 : 0);
         }
-    uint64_t h = FNV0;
+    uint64_t h = RV_TEST_FNV0;
     unsigned char row[W * 4];
     for (int y = 0; y < H; y++) {
         for (int x = 0; x < W; x++) {
@@ -89,7 +79,7 @@ static uint64_t reference_hash(int i, unsigned char *bin /* W*H scratch */, long
             row[x * 4 + 0] = row[x * 4 + 1] = row[x * 4 + 2] = (unsigned char)m;
             row[x * 4 + 3] = in_sample(i, x, y, 3);
         }
-        h = fnv(h, row, sizeof(row));
+        h = rv_test_fnv(h, row, sizeof(row));
     }
     return h;
 }
@@ -109,28 +99,6 @@ static void make_reference(void)
 }
 
 /* ---- source, stages, callback ---- */
-
-typedef struct src {
-    int next;
-} src;
-
-static int read_frame(void *user, RV_Image *frame, long long *pts, int timeout_ms)
-{
-    src *s = user;
-    (void)timeout_ms;
-    if (s->next >= N)
-        return RV_EPIPE;
-    /* capture thread: no cmocka asserts here */
-    ptrdiff_t pitch;
-    unsigned char *d = rv_image_write(frame, 0, &pitch);
-    if (!d)
-        return RV_EIO;
-    fill_frame(d, pitch, s->next);
-    if (pts)
-        *pts = 0;
-    s->next++;
-    return 0;
-}
 
 /* the thesis' edge stage, and the frame index stored for later readers */
 static void st_edge(RV_Image *f, RV_Data *d)
@@ -162,9 +130,9 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
     ptrdiff_t pitch;
     const unsigned char *p = rv_image_read(frame, 0, &pitch);
     assert_non_null(p);
-    uint64_t h = FNV0;
+    uint64_t h = RV_TEST_FNV0;
     for (int y = 0; y < H; y++)
-        h = fnv(h, p + y * pitch, (size_t)W * 4);
+        h = rv_test_fnv(h, p + y * pitch, (size_t)W * 4);
     if (fi->repeated) {
         /* a skipped frame: the last processed output again */
         o->repeats++;
@@ -195,7 +163,6 @@ static void run_chain(RV_Context *ctx, int streams, RV_GpuCopies copies, int tst
     rv_stage_vector_push(sv, rv_test_st_gray, &c, "gray");
     rv_stage_vector_push(sv, rv_test_st_bin, &c, "binarize");
     rv_stage_vector_push(sv, st_edge, &c, "edge");
-    src s = {0};
     RV_VideoInfo vi = rv_test_video_info(W, H, N);
     RV_StreamSettings set;
     rv_stream_settings_default(&set);
@@ -208,14 +175,7 @@ static void run_chain(RV_Context *ctx, int streams, RV_GpuCopies copies, int tst
     set.user = o;
     memset(o, 0, sizeof(*o));
     o->last = -1;
-    RV_Streaming *st;
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, read_frame, &s, &set, &st), 0);
-    int err = rv_streaming_run(st, sv);
-    if (err != 0)
-        fprintf(stderr, "run (%d streams): %s: %s\n", streams, rv_strerror(err), rv_context_error(ctx));
-    assert_int_equal(err, 0);
-    rv_streaming_summary(st, sum);
-    rv_streaming_destroy(&st);
+    assert_int_equal(rv_test_stream_run(ctx, &vi, fill_frame, N, &set, sv, sum), 0);
     rv_stage_vector_destroy(&sv);
     rv_test_chain_unload(&c);
 }

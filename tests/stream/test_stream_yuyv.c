@@ -126,30 +126,9 @@ int main(void)
 #define H 1080
 #define N 32
 
-static uint64_t fnv(uint64_t h, const unsigned char *p, size_t n)
+/* packed YUYV: a pixel pair per RGBA8 slot */
+static void fill_packed(unsigned char *d, ptrdiff_t pitch, int i)
 {
-    for (size_t k = 0; k < n; k++) {
-        h ^= p[k];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
-typedef struct src {
-    int next;
-} src;
-
-static int read_packed(void *user, RV_Image *frame, long long *pts, int timeout_ms)
-{
-    src *s = user;
-    (void)timeout_ms;
-    if (s->next >= N)
-        return RV_EPIPE;
-    ptrdiff_t pitch;
-    unsigned char *d = rv_image_write(frame, 0, &pitch);
-    if (!d)
-        return RV_EIO;
-    const int i = s->next;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < PW; x++) {
             unsigned char *q = d + y * pitch + 4 * x;
@@ -158,10 +137,6 @@ static int read_packed(void *user, RV_Image *frame, long long *pts, int timeout_
             q[2] = (unsigned char)(16 + (x * 2 + 1 + y / 2 + i * 5) % 220); /* Y1 */
             q[3] = (unsigned char)(128 + ((y / 5) % 80) - 40);          /* Cr */
         }
-    if (pts)
-        *pts = 0;
-    s->next++;
-    return 0;
 }
 
 typedef struct chain {
@@ -197,9 +172,9 @@ static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const R
     ptrdiff_t pitch;
     const unsigned char *p = rv_image_read(frame, 0, &pitch);
     assert_non_null(p);
-    uint64_t h = 0xcbf29ce484222325ULL;
+    uint64_t h = RV_TEST_FNV0;
     for (int y = 0; y < H; y++) {
-        h = fnv(h, p + y * pitch, (size_t)PW * 8);
+        h = rv_test_fnv(h, p + y * pitch, (size_t)PW * 8);
         for (int x = 0; x < 2 * PW; x++)
             o->white += p[y * pitch + 4 * x] != 0;
     }
@@ -221,7 +196,6 @@ static void run_chain(RV_Context *ctx, int streams, outs *o)
     rv_stage_vector_push(sv, rv_test_st_gray, &c, "gray");
     rv_stage_vector_push(sv, rv_test_st_bin, &c, "binarize");
     rv_stage_vector_push(sv, rv_test_st_edge, &c, "edge");
-    src s = {0};
     RV_VideoInfo vi = rv_test_video_info(PW, H, 0);
     vi.packed_yuyv = 1;
     RV_StreamSettings set;
@@ -231,21 +205,14 @@ static void run_chain(RV_Context *ctx, int streams, outs *o)
     set.on_frame = on_frame;
     set.user = o;
     memset(o, 0, sizeof(*o));
-    RV_Streaming *st;
-    assert_int_equal(rv_streaming_create_custom(ctx, &vi, read_packed, &s, &set, &st), 0);
-    int err = rv_streaming_run(st, sv);
-    if (err)
-        fprintf(stderr, "run: %s: %s\n", rv_strerror(err), rv_context_error(ctx));
-    assert_int_equal(err, 0);
     RV_StreamSummary sum;
-    rv_streaming_summary(st, &sum);
+    assert_int_equal(rv_test_stream_run(ctx, &vi, fill_packed, N, &set, sv, &sum), 0);
     assert_int_equal(sum.captured, N);
     assert_int_equal(sum.processed, N);
     assert_int_equal(sum.dropped, 0);
     assert_int_equal(sum.in_flight, 0);
     for (int i = 0; i < N; i++)
         assert_int_equal(o->got[i], 1);
-    rv_streaming_destroy(&st);
     rv_stage_vector_destroy(&sv);
     rv_module_unload(&my);
     rv_test_chain_unload(&c.base);
