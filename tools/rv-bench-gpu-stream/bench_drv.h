@@ -52,4 +52,17 @@ int bench_drv_open(bench_drv *d);
 /** Unloads it (after the contexts are released). */
 void bench_drv_close(bench_drv *d);
 
+/** Copy rates between page-locked host memory and the device, GB/s (1e9
+ *  bytes/s): H2D alone, D2H alone, both directions at once on two streams
+ *  (`both` counts the bytes of both directions). */
+typedef struct bench_bound {
+    double h2d, d2h, both;
+} bench_bound;
+
+/** Copies of `bytes` (one frame) back to back, `reps` times per direction,
+ *  on device 0's primary context; 0, or -1 with a message on stderr. A
+ *  pipeline that moves each frame up once and down once is bound by
+ *  min(h2d, d2h, both / 2) / bytes frames/s. */
+int bench_pcie_bound(bench_drv *d, size_t bytes, int reps, bench_bound *b);
+
 #endif

@@ -63,90 +63,6 @@ static double now_s(void)
 }
 
 /* ---------------------------------------------------------------- */
-/* PCIe bound with the driver API (dlopen, like the library)          */
-/* ---------------------------------------------------------------- */
-
-
-typedef struct bound {
-    double h2d, d2h, both; /* GB/s (1e9 bytes/s); both = bytes moved in both directions */
-} bound;
-
-#define CKD(x)                                                                                     \
-    do {                                                                                           \
-        CUresult r_ = (x);                                                                         \
-        if (r_ != 0) {                                                                             \
-            fprintf(stderr, "%s failed: CUDA error %d\n", #x, r_);                                \
-            ok = 0;                                                                                \
-            goto out;                                                                              \
-        }                                                                                          \
-    } while (0)
-
-/* Copies of `bytes` (one frame) back to back, `reps` times per direction. */
-static int measure_bound(bench_drv *d, size_t bytes, int reps, bound *b)
-{
-    int ok = 1;
-    CUdevice dev;
-    CUcontext cu = NULL;
-    void *h_up = NULL, *h_down = NULL;
-    CUdeviceptr d_up = 0, d_down = 0;
-    CUstream s1 = NULL, s2 = NULL;
-    memset(b, 0, sizeof(*b));
-    CKD(d->cuInit(0));
-    CKD(d->cuDeviceGet(&dev, 0));
-    CKD(d->cuDevicePrimaryCtxRetain(&cu, dev));
-    CKD(d->cuCtxSetCurrent(cu));
-    CKD(d->cuMemHostAlloc(&h_up, bytes, 0));
-    CKD(d->cuMemHostAlloc(&h_down, bytes, 0));
-    memset(h_up, 0x5a, bytes);
-    memset(h_down, 0, bytes);
-    CKD(d->cuMemAlloc(&d_up, bytes));
-    CKD(d->cuMemAlloc(&d_down, bytes));
-    CKD(d->cuStreamCreate(&s1, 1 /* non-blocking */));
-    CKD(d->cuStreamCreate(&s2, 1));
-    /* warm-up */
-    for (int i = 0; i < 5; i++) {
-        CKD(d->cuMemcpyHtoDAsync(d_up, h_up, bytes, s1));
-        CKD(d->cuMemcpyDtoHAsync(h_down, d_down, bytes, s2));
-    }
-    CKD(d->cuStreamSynchronize(s1));
-    CKD(d->cuStreamSynchronize(s2));
-    double t0 = now_s();
-    for (int i = 0; i < reps; i++)
-        CKD(d->cuMemcpyHtoDAsync(d_up, h_up, bytes, s1));
-    CKD(d->cuStreamSynchronize(s1));
-    b->h2d = (double)bytes * reps / (now_s() - t0) * 1e-9;
-    t0 = now_s();
-    for (int i = 0; i < reps; i++)
-        CKD(d->cuMemcpyDtoHAsync(h_down, d_down, bytes, s2));
-    CKD(d->cuStreamSynchronize(s2));
-    b->d2h = (double)bytes * reps / (now_s() - t0) * 1e-9;
-    t0 = now_s();
-    for (int i = 0; i < reps; i++) {
-        CKD(d->cuMemcpyHtoDAsync(d_up, h_up, bytes, s1));
-        CKD(d->cuMemcpyDtoHAsync(h_down, d_down, bytes, s2));
-    }
-    CKD(d->cuStreamSynchronize(s1));
-    CKD(d->cuStreamSynchronize(s2));
-    b->both = 2.0 * (double)bytes * reps / (now_s() - t0) * 1e-9;
-out:
-    if (s1)
-        d->cuStreamDestroy(s1);
-    if (s2)
-        d->cuStreamDestroy(s2);
-    if (d_up)
-        d->cuMemFree(d_up);
-    if (d_down)
-        d->cuMemFree(d_down);
-    if (h_up)
-        d->cuMemFreeHost(h_up);
-    if (h_down)
-        d->cuMemFreeHost(h_down);
-    if (cu)
-        d->cuDevicePrimaryCtxRelease(dev);
-    return ok ? 0 : -1;
-}
-
-/* ---------------------------------------------------------------- */
 /* The video program                                                  */
 /* ---------------------------------------------------------------- */
 
@@ -394,7 +310,7 @@ static void st_g_out(RV_Image *f, RV_Data *d)
 /* Prints the (G) rows of one size: fps, bytes, fractions of the bounds for
  * its bytes, and the ratio to (E) with 3 streams (RGBA in and out). */
 static int bench_yuyv_roundtrip(RV_Context *ctx, const chain *c, RV_Module *my, int w, int h, int nf,
-                                const bound *b, double rgba_fps, double tfps, const char *nm)
+                                const bench_bound *b, double rgba_fps, double tfps, const char *nm)
 {
     int status = 0;
     for (int i420 = 0; i420 <= 1; i420++) {
@@ -521,8 +437,8 @@ int main(int argc, char **argv)
         const int nf = z == 0 ? frames : frames / 4;
         const size_t bytes = (size_t)w * h * 4;
         const char *nm = z == 0 ? "1080p" : "4K";
-        bound b;
-        if (measure_bound(&d, bytes, z == 0 ? 400 : 100, &b) < 0) {
+        bench_bound b;
+        if (bench_pcie_bound(&d, bytes, z == 0 ? 400 : 100, &b) < 0) {
             status = 1;
             continue;
         }
