@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rv_test.h"
+#include "rv_spawn.h"
 
 #include <math.h>
 #include <ravioli/deband.h>
@@ -76,42 +76,21 @@ static long long report_get(const char *key)
  * timed out that many polls. Returns the exit code (-1 if killed). */
 static int run_cam(const char *const *args, const char *const *env, int stop_after_timeouts)
 {
-    char out_path[128], err_path[128];
-    snprintf(out_path, sizeof(out_path), "%s/stdout", g_dir);
-    snprintf(err_path, sizeof(err_path), "%s/stderr", g_dir);
     unlink(g_report);
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = g_exe;
-    for (int i = 0; args[i] && n < 62; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fi = open("/dev/null", O_RDONLY);
-        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fi < 0 || fo < 0 || fe < 0)
-            _exit(126);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        /* An LD_PRELOADed library comes before a shared ASan runtime: tell
-         * ASan that this order is intended. */
-        char asan[512];
-        const char *old = getenv("ASAN_OPTIONS");
-        snprintf(asan, sizeof(asan), "%s%sverify_asan_link_order=0", old ? old : "",
-                 old && *old ? ":" : "");
-        setenv("ASAN_OPTIONS", asan, 1);
-        setenv("LD_PRELOAD", g_preload, 1);
-        setenv("RV_FAKECAM_REPORT", g_report, 1);
-        setenv("RV_FAKECAM_MAX", "160x120", 1);
-        for (int i = 0; env && env[i]; i++)
-            putenv((char *)env[i]);
-        execv(g_exe, (char *const *)argv);
-        _exit(127);
-    }
+    /* An LD_PRELOADed library comes before a shared ASan runtime: tell ASan
+     * that this order is intended. */
+    char asan[512], preload[512], report[160];
+    const char *old = getenv("ASAN_OPTIONS");
+    snprintf(asan, sizeof(asan), "ASAN_OPTIONS=%s%sverify_asan_link_order=0", old ? old : "",
+             old && *old ? ":" : "");
+    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s", g_preload);
+    snprintf(report, sizeof(report), "RV_FAKECAM_REPORT=%s", g_report);
+    const char *envs[40] = {asan, preload, report, "RV_FAKECAM_MAX=160x120"};
+    int ne = 4;
+    for (int i = 0; env && env[i] && ne < 39; i++)
+        envs[ne++] = env[i];
+    envs[ne] = NULL;
+    pid_t pid = rv_test_spawn(g_exe, args, NULL, g_dir, envs);
     int status = 0, sent = 0;
     for (int waited = 0;; waited += 20) {
         pid_t r = waitpid(pid, &status, WNOHANG);
@@ -129,11 +108,7 @@ static int run_cam(const char *const *args, const char *const *env, int stop_aft
         }
         sleep_ms(20);
     }
-    if (!WIFEXITED(status)) {
-        fprintf(stderr, "ravioli-run died (status %d)\n", status);
-        return -1;
-    }
-    return WEXITSTATUS(status);
+    return rv_test_exit_code("ravioli-run", status);
 }
 
 static char *err_text(void)

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rv_test.h"
+#include "rv_spawn.h"
 #include <ravioli/stream.h>
 
 static const char *g_exe;
@@ -29,29 +29,7 @@ static char g_dir[64];
  * stderr into files; after `sigint_ms` > 0 sends SIGINT. Returns the exit code. */
 static int run_cli(const char *const *args, const char *in, int sigint_ms)
 {
-    char out_path[128], err_path[128];
-    snprintf(out_path, sizeof(out_path), "%s/stdout", g_dir);
-    snprintf(err_path, sizeof(err_path), "%s/stderr", g_dir);
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = g_exe;
-    for (int i = 0; args[i] && n < 62; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fi = open(in ? in : "/dev/null", O_RDONLY);
-        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fi < 0 || fo < 0 || fe < 0)
-            _exit(126);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execv(g_exe, (char *const *)argv);
-        _exit(127);
-    }
+    pid_t pid = rv_test_spawn(g_exe, args, in, g_dir, NULL);
     if (sigint_ms > 0) {
         struct timespec ts = {sigint_ms / 1000, (long)(sigint_ms % 1000) * 1000000L};
         nanosleep(&ts, NULL);
@@ -59,11 +37,7 @@ static int run_cli(const char *const *args, const char *in, int sigint_ms)
     }
     int status = 0;
     assert_int_equal(waitpid(pid, &status, 0), pid);
-    if (!WIFEXITED(status)) {
-        fprintf(stderr, "ravioli-run died (status %d)\n", status);
-        return -1;
-    }
-    return WEXITSTATUS(status);
+    return rv_test_exit_code("ravioli-run", status);
 }
 
 static char *out_text(const char *which)
