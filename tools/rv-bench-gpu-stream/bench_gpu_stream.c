@@ -47,6 +47,7 @@
 #include "../../modules/samples/samples_params.h"
 #include "../../modules/yuyv/yuyv_params.h"
 #include "bench_drv.h"
+#include "bench_run.h"
 #include "bench_pipe.h"
 
 #ifndef RV_BENCH_TORCH_SCRIPT
@@ -55,12 +56,7 @@
 
 #define WARM 30
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#define now_s bench_now_s
 
 /* ---------------------------------------------------------------- */
 /* The video program                                                  */
@@ -151,58 +147,34 @@ static double run_loop(RV_Context *ctx, const chain *c, RV_Image *img, int frame
     return frames / (now_s() - t0);
 }
 
-typedef struct esrc {
-    long long n, limit;
-} esrc;
-
-/* The capture thread hands out ring frames as they are (their pixels were
- * set on the first round): the benchmark measures the GPU side. */
-static int e_read(void *user, RV_Image *frame, long long *pts, int timeout_ms)
+static void fill_k(RV_Image *img, int k)
 {
-    esrc *s = user;
-    (void)timeout_ms;
-    if (s->n >= s->limit)
-        return RV_EPIPE;
-    if (s->n < 16)
-        fill(frame);
-    if (pts)
-        *pts = 0;
-    s->n++;
-    return 0;
-}
-
-typedef struct ecb {
-    double t_warm, t_last;
-    long long n_warm, n_last;
-    unsigned sum;
-} ecb;
-
-static int e_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const RV_Data *d)
-{
-    ecb *e = user;
-    (void)d;
-    const unsigned char *p = rv_image_read(frame, 0, NULL); /* the downloaded output */
-    if (!p)
-        return 1;
-    e->sum += p[0];
-    double t = now_s();
-    if (fi->meta.index == WARM) {
-        e->t_warm = t;
-        e->n_warm = fi->meta.processed;
-    }
-    e->t_last = t;
-    e->n_last = fi->meta.processed;
-    return 0;
+    (void)k;
+    fill(img);
 }
 
 static double run_stream_ex(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
-                            RV_GpuCopies copies, double *gpu_ms, double *wait_ms);
+                            RV_GpuCopies copies, double *gpu_ms, double *wait_ms)
+{
+    bench_run_args a;
+    memset(&a, 0, sizeof(a));
+    a.vi.width = w;
+    a.vi.height = h;
+    a.vi.format = RV_FMT_RGBA8;
+    a.vi.fps_num = 30;
+    a.vi.fps_den = 1;
+    a.fill = fill_k;
+    a.warm = WARM;
+    a.frames = frames;
+    a.gpu_streams = streams;
+    a.copies = copies;
+    return bench_stream_fps(ctx, sv, &a, gpu_ms, wait_ms);
+}
 
 static double run_stream(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
                          double *gpu_ms)
 {
-    double wait_ms;
-    return run_stream_ex(ctx, sv, w, h, frames, streams, RV_GPU_COPIES_DEFAULT, gpu_ms, &wait_ms);
+    return run_stream_ex(ctx, sv, w, h, frames, streams, RV_GPU_COPIES_DEFAULT, gpu_ms, NULL);
 }
 
 /* bench_pipe.c's hook: the RGBA pipeline of the size being measured */
@@ -216,48 +188,6 @@ static double pipe_run(void *user, int streams, RV_GpuCopies copies, double *gpu
 {
     const pipe_user *u = user;
     return run_stream_ex(u->ctx, u->sv, u->w, u->h, u->frames, streams, copies, gpu_ms, wait_ms);
-}
-
-static double run_stream_ex(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
-                            RV_GpuCopies copies, double *gpu_ms, double *wait_ms)
-{
-    esrc s = {0, WARM + frames};
-    RV_VideoInfo vi;
-    memset(&vi, 0, sizeof(vi));
-    vi.width = w;
-    vi.height = h;
-    vi.format = RV_FMT_RGBA8;
-    vi.fps_num = 30;
-    vi.fps_den = 1;
-    RV_StreamSettings set;
-    rv_stream_settings_default(&set);
-    set.adapt.enabled = 0;
-    set.ring_frames = 4;
-    set.policy = RV_RING_BLOCK;
-    set.gpu_streams = streams;
-    set.gpu_copies = copies;
-    ecb e;
-    memset(&e, 0, sizeof(e));
-    set.on_frame = e_frame;
-    set.user = &e;
-    RV_Streaming *st = NULL;
-    int err = rv_streaming_create_custom(ctx, &vi, e_read, &s, &set, &st);
-    if (err < 0)
-        return -1;
-    err = rv_streaming_run(st, sv);
-    RV_StreamSummary sum;
-    rv_streaming_summary(st, &sum);
-    rv_streaming_destroy(&st);
-    if (err < 0 || sum.processed != WARM + frames || sum.dropped != 0) {
-        fprintf(stderr, "stream run: %s, %lld processed, %lld dropped: %s\n", rv_strerror(err), sum.processed,
-                sum.dropped, rv_context_error(ctx));
-        return -1;
-    }
-    *gpu_ms = sum.gpu_ms_mean;
-    *wait_ms = sum.gpu_wait_ms_mean;
-    if (e.t_last <= e.t_warm)
-        return -1;
-    return (double)(e.n_last - e.n_warm) / (e.t_last - e.t_warm);
 }
 
 /* ---------------------------------------------------------------- */

@@ -25,22 +25,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <ravioli/deband.h>
 #include <ravioli/ravioli.h>
 #include <ravioli/stream.h>
 
 #include "bench_drv.h"
+#include "bench_run.h"
 
 #define WARM 20
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+#define now_s bench_now_s
 
 static int sample_bytes(RV_Format f)
 {
@@ -96,93 +91,26 @@ static void st_deband(RV_Image *f, RV_Data *d)
     rv_data_set_frame(d, out);
 }
 
-typedef struct src {
-    long long n, limit;
-} src;
-
-/* The ring's frames get their pixels in the first rounds; later reads hand
- * them out as they are: the benchmark measures the pipeline, not the fill. */
-static int src_read(void *user, RV_Image *frame, long long *pts, int timeout_ms)
-{
-    src *s = user;
-    (void)timeout_ms;
-    if (s->n >= s->limit)
-        return RV_EPIPE;
-    if (s->n < 16)
-        fill(frame, (int)s->n);
-    if (pts)
-        *pts = 0;
-    s->n++;
-    return 0;
-}
-
-typedef struct cb {
-    double t_warm, t_last;
-    long long n_warm, n_last;
-    unsigned sum;
-} cb;
-
-static int on_frame(void *user, RV_Image *frame, const RV_FrameInfo *fi, const RV_Data *d)
-{
-    cb *e = user;
-    (void)d;
-    for (int p = 0; p < rv_image_planes(frame); p++) {
-        const unsigned char *q = rv_image_read(frame, p, NULL); /* the downloaded output */
-        if (!q)
-            return 1;
-        e->sum += q[0];
-    }
-    const double t = now_s();
-    if (fi->meta.index == WARM) {
-        e->t_warm = t;
-        e->n_warm = fi->meta.processed;
-    }
-    e->t_last = t;
-    e->n_last = fi->meta.processed;
-    return 0;
-}
-
 /* Frames/s of RV_Streaming after the warm-up, or -1. */
 static double run_stream(RV_Context *ctx, RV_Deband *db, int w, int h, RV_Format fmt, int frames, int streams)
 {
     stage sg = {db, fmt};
     RV_StageVector *sv = NULL;
-    if (rv_stage_vector_create(ctx, &sv) < 0 || rv_stage_vector_push(sv, st_deband, &sg, "deband") < 0)
-        return -1;
-    src s = {0, WARM + frames};
-    RV_VideoInfo vi;
-    memset(&vi, 0, sizeof(vi));
-    vi.width = w;
-    vi.height = h;
-    vi.format = fmt;
-    vi.fps_num = 30;
-    vi.fps_den = 1;
-    RV_StreamSettings set;
-    rv_stream_settings_default(&set);
-    set.adapt.enabled = 0;
-    set.ring_frames = 4;
-    set.policy = RV_RING_BLOCK;
-    if (streams > 0)
-        set.gpu_streams = streams;
-    cb e;
-    memset(&e, 0, sizeof(e));
-    set.on_frame = on_frame;
-    set.user = &e;
-    RV_Streaming *st = NULL;
     double fps = -1;
-    int err = rv_streaming_create_custom(ctx, &vi, src_read, &s, &set, &st);
-    if (err == 0)
-        err = rv_streaming_run(st, sv);
-    RV_StreamSummary sum;
-    memset(&sum, 0, sizeof(sum));
-    if (st)
-        rv_streaming_summary(st, &sum);
-    if (err < 0 || sum.processed != WARM + frames || sum.dropped != 0)
-        fprintf(stderr, "stream run: %s, %lld processed, %lld dropped: %s\n", rv_strerror(err), sum.processed,
-                sum.dropped, rv_context_error(ctx));
-    else if (e.t_last > e.t_warm)
-        fps = (double)(e.n_last - e.n_warm) / (e.t_last - e.t_warm);
-    rv_streaming_destroy(&st);
+    if (rv_stage_vector_create(ctx, &sv) == 0 && rv_stage_vector_push(sv, st_deband, &sg, "deband") == 0) {
+        bench_run_args a;
+        memset(&a, 0, sizeof(a));
+        a.vi.width = w;
+        a.vi.height = h;
+        a.vi.format = fmt;
+        a.vi.fps_num = 30;
+        a.vi.fps_den = 1;
+        a.fill = fill;
+        a.warm = WARM;
+        a.frames = frames;
+        a.gpu_streams = streams;
+        fps = bench_stream_fps(ctx, sv, &a, NULL, NULL);
+    }
     rv_stage_vector_destroy(&sv);
     return fps;
 }
