@@ -932,16 +932,27 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
 /* Hooks for the streaming runtime (cuda_backend.h)                   */
 /* ---------------------------------------------------------------- */
 
+/* The hooks' common start: the CUDA state of ctx, bound to this thread;
+ * NULL with *err = RV_ENOSYS when ctx is not a CUDA context or `arg` is
+ * NULL, or with bind()'s error. */
+static rvc_state *hook_state(RV_Context *ctx, const void *arg, int *err)
+{
+    *err = RV_ENOSYS;
+    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !arg)
+        return NULL;
+    if ((*err = bind(ctx)) < 0)
+        return NULL;
+    return st_of(ctx);
+}
+
 int rv__cuda_set_stream(RV_Context *ctx, int index)
 {
-    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk)
-        return RV_ENOSYS;
-    rvc_state *st = st_of(ctx);
+    int err;
+    rvc_state *st = hook_state(ctx, ctx, &err);
+    if (!st)
+        return err;
     if (index < 0 || index >= RVC_MAX_STREAMS)
         return rv__error(ctx, RV_EINVAL, "CUDA stream index %d outside 0..%d", index, RVC_MAX_STREAMS - 1);
-    int err = bind(ctx);
-    if (err < 0)
-        return err;
     while (st->nstreams <= index) {
         CK(ctx, st->drv.cuStreamCreate(&st->streams[st->nstreams], RVC_STREAM_DEFAULT), "cuStreamCreate");
         st->nstreams++;
@@ -952,14 +963,12 @@ int rv__cuda_set_stream(RV_Context *ctx, int index)
 
 int rv__cuda_stream_sync(RV_Context *ctx, int index)
 {
-    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk)
-        return RV_ENOSYS;
-    rvc_state *st = st_of(ctx);
+    int err;
+    rvc_state *st = hook_state(ctx, ctx, &err);
+    if (!st)
+        return err;
     if (index < 0 || index >= st->nstreams)
         return rv__error(ctx, RV_EINVAL, "CUDA stream index %d was never used", index);
-    int err = bind(ctx);
-    if (err < 0)
-        return err;
     CK(ctx, st->drv.cuStreamSynchronize(st->streams[index]), "cuStreamSynchronize");
     return 0;
 }
@@ -1026,12 +1035,11 @@ int rv__cuda_image_download_async(RV_Context *ctx, RV_Image *img)
 
 int rv__cuda_event_create(RV_Context *ctx, void **ev)
 {
-    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
-        return RV_ENOSYS;
-    *ev = NULL;
-    rvc_state *st = st_of(ctx);
-    int err = bind(ctx);
-    if (err < 0)
+    if (ev)
+        *ev = NULL;
+    int err;
+    rvc_state *st = hook_state(ctx, ev, &err);
+    if (!st)
         return err;
     CUevent e = NULL;
     CK(ctx, st->drv.cuEventCreate(&e, 0), "cuEventCreate");
@@ -1041,21 +1049,20 @@ int rv__cuda_event_create(RV_Context *ctx, void **ev)
 
 void rv__cuda_event_destroy(RV_Context *ctx, void **ev)
 {
-    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev || !*ev)
+    if (!ev || !*ev)
         return;
-    rvc_state *st = st_of(ctx);
-    if (bind(ctx) >= 0)
+    int err;
+    rvc_state *st = hook_state(ctx, *ev, &err);
+    if (st)
         st->drv.cuEventDestroy((CUevent)*ev);
     *ev = NULL;
 }
 
 int rv__cuda_event_record(RV_Context *ctx, void *ev)
 {
-    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
-        return RV_ENOSYS;
-    rvc_state *st = st_of(ctx);
-    int err = bind(ctx);
-    if (err < 0)
+    int err;
+    rvc_state *st = hook_state(ctx, ev, &err);
+    if (!st)
         return err;
     CK(ctx, st->drv.cuEventRecord((CUevent)ev, cur_stream(st)), "cuEventRecord");
     return 0;
@@ -1063,11 +1070,9 @@ int rv__cuda_event_record(RV_Context *ctx, void *ev)
 
 int rv__cuda_stream_wait_event(RV_Context *ctx, void *ev)
 {
-    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
-        return RV_ENOSYS;
-    rvc_state *st = st_of(ctx);
-    int err = bind(ctx);
-    if (err < 0)
+    int err;
+    rvc_state *st = hook_state(ctx, ev, &err);
+    if (!st)
         return err;
     CK(ctx, st->drv.cuStreamWaitEvent(cur_stream(st), (CUevent)ev, 0), "cuStreamWaitEvent");
     return 0;
@@ -1075,11 +1080,9 @@ int rv__cuda_stream_wait_event(RV_Context *ctx, void *ev)
 
 int rv__cuda_event_sync(RV_Context *ctx, void *ev)
 {
-    if (!ctx || ctx->backend != RV_BACKEND_CUDA || !ctx->bk || !ev)
-        return RV_ENOSYS;
-    rvc_state *st = st_of(ctx);
-    int err = bind(ctx);
-    if (err < 0)
+    int err;
+    rvc_state *st = hook_state(ctx, ev, &err);
+    if (!st)
         return err;
     CK(ctx, st->drv.cuEventSynchronize((CUevent)ev), "cuEventSynchronize");
     return 0;
