@@ -242,13 +242,12 @@ int main(int argc, char **argv)
             status |= f <= 0;
             fflush(stdout);
         }
+    const int rc = status ? 1 : gpu ? 0 : 77;
     rv_deband_destroy(&dbg);
     rv_deband_destroy(&dbc);
     if (have_drv)
         bench_drv_close(&drv);
     rv_context_destroy(&gpu);
     rv_context_destroy(&cpu);
-    if (status)
-        return 1;
-    return gpu ? 0 : 77;
+    return rc;
 }
