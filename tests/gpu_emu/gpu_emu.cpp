@@ -52,6 +52,35 @@ static void emu_sync(); /* __syncthreads: the next thread of the block runs */
 static void __syncthreads() { emu_sync(); }
 static void __threadfence() {}
 static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }
+/* cp.async (the procNbr tile copies): in the lazy mode a copy reads its
+ * source when issued and lands in shared memory only when the issuing
+ * thread waits (the latest the hardware may complete it), so a read of the
+ * tile before the wait and the barrier sees stale data; in the eager mode it
+ * lands at once, so a copy into the buffer still being read shows. Copies
+ * left unwaited when a thread ends are counted as errors. */
+#define RV__EMU_CP_ASYNC 1
+static unsigned emu_cur; /* the running thread of the block */
+static bool emu_cp_lazy = true;
+static long emu_cp_left = 0;
+struct emu_cp { void *dst; unsigned char val[16]; int n; };
+static std::vector<emu_cp> emu_cp_q[1024];
+template <int N> static void rv__cp_async(void *d, const void *s)
+{
+    static_assert(N == 4 || N == 8 || N == 16, "cp.async copies 4, 8 or 16 bytes");
+    if (((uintptr_t)d | (uintptr_t)s) % N != 0) { emu_cp_left += 1000000; return; } /* misaligned: fail */
+    if (!emu_cp_lazy) { memcpy(d, s, N); return; }
+    emu_cp c;
+    c.dst = d; c.n = N;
+    memcpy(c.val, s, N);
+    emu_cp_q[emu_cur].push_back(c);
+}
+static void rv__cp_commit() {}
+static void rv__cp_wait_all()
+{
+    for (auto &c : emu_cp_q[emu_cur]) memcpy(c.dst, c.val, (size_t)c.n);
+    emu_cp_q[emu_cur].clear();
+}
+#define __builtin_assume_aligned(p, n) (p)
 #define asm(...) (rv__dsz = emu_dsz)
 #include <ravioli/kernel.h>
 #include "modules/samples/samples.c"
@@ -64,7 +93,6 @@ typedef void (*entry)(const rv_args);
  * and the block's shared arrays (static storage) are one for all of them. */
 static ucontext_t emu_main, emu_ctx[1024];
 static bool emu_done[1024];
-static unsigned emu_cur;
 static entry emu_f;
 static const rv_args *emu_a;
 static std::vector<char> emu_stacks;
@@ -77,6 +105,8 @@ static void emu_thread()
 {
     emu_f(*emu_a);
     emu_done[emu_cur] = true;
+    emu_cp_left += (long)emu_cp_q[emu_cur].size();
+    emu_cp_q[emu_cur].clear();
 }
 /* getcontext/swapcontext return twice: kept out of launch() (no locals of
  * theirs to clobber) */
@@ -99,7 +129,14 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
     if (nt > 1 && emu_stacks.size() < nt * stk) emu_stacks.resize(nt * stk);
     for (unsigned b = 0; b < gx * gy; b++) {
         blockIdx = {b % gx, b / gx, 0};
-        if (nt == 1) { threadIdx = {0, 0, 0}; f(a); continue; }
+        if (nt == 1) {
+            threadIdx = {0, 0, 0};
+            emu_cur = 0;
+            f(a);
+            emu_cp_left += (long)emu_cp_q[0].size();
+            emu_cp_q[0].clear();
+            continue;
+        }
         for (unsigned t = 0; t < nt; t++) emu_start(t, emu_stacks.data() + t * stk, stk);
         for (bool left = true; left;) { /* rounds: each thread to its next barrier */
             left = false;
@@ -132,7 +169,12 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
     a.dst = {dst.data(), pitch, w, h};
     a.s = s;
     memcpy(a.params, prm, psz);
+    emu_cp_left = 0;
     launch(f, a, gx, gy, bx, by);
+    if (emu_cp_left) {
+        printf("FAIL %s %dx%d S=%d grid %ux%u block %ux%u: %ld tile copies not waited for (or misaligned)\n", name, w, h, s, gx, gy, bx, by, emu_cp_left);
+        return 1;
+    }
     /* reference from the definition: every sample clamps, fills its S x S block */
     for (int y = 0; y < h; y += s)
         for (int x = 0; x < w; x += s) {
@@ -143,7 +185,7 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
         }
     for (int y = 0; y < h; y++)
         if (memcmp(dst.data() + y * pitch, ref.data() + y * pitch, w * sizeof(T)) != 0) {
-            printf("FAIL %s %dx%d S=%d R=%d grid %ux%u block %ux%u: row %d\n", name, w, h, s, R, gx, gy, bx, by, y);
+            printf("FAIL %s %dx%d S=%d R=%d grid %ux%u block %ux%u %s copies: row %d\n", name, w, h, s, R, gx, gy, bx, by, emu_cp_lazy ? "lazy" : "eager", y);
             return 1;
         }
     (void)R;
@@ -231,10 +273,12 @@ int main()
     const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}};
     rv_threshold_params tp0 = {0}, tp1 = {100};
     rv_noparam np = {0};
+    for (int lazy = 0; lazy <= 1; lazy++)
     for (int odd = 0; odd <= 1; odd++)
     for (auto &sz : sizes)
         for (int s = 1; s <= 3; s++) {
             emu_odd_pitch = odd;
+            emu_cp_lazy = lazy;
             const int w = sz[0], h = sz[1];
             const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;
             /* the backend's grid, plus odd smaller and larger ones */
@@ -251,7 +295,11 @@ int main()
                 {(unsigned)cols, ssy, 1, 1},
                 {1, 1, 32, 8}, {2, 3, 8, 2}, {1, 1, 1, 1}, {7, 13, 3, 1},
                 /* shared tiles of blocks under 8 warps (by = 3, 1) */
-                {(sx + 31) / 32, (sy + 2) / 3, 32, 3}, {1, 2, 32, 1}};
+                {(sx + 31) / 32, (sy + 2) / 3, 32, 3}, {1, 2, 32, 1},
+                /* fewer blocks than tiles: each block runs several tiles */
+                /* through its two buffers (the backend's resident-wave grid */
+                /* is 1D; odd counts and a 2D one here) */
+                {3, 1, 32, 8}, {2, 2, 32, 2}, {5, 1, 32, 1}};
             for (auto &g : grids) {
 #define NB(NAME, FN, T, R, P)                                                                     \
     fails += check_nbr<T>(#NAME, rvk_##NAME, [&](rv_nbr n) { return FN(n, &(P)); }, w, h, s, R, \

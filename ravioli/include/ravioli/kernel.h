@@ -685,122 +685,203 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         }                                                                           \
     } while (0)
 /* The S = 1 strips through a shared tile (blocks of 32 x by threads, by <= 8:
- * the backend's block). The block's 32 * RV_GPU_NBR_COLS x by *
- * RV_GPU_NBR_ROWS outputs plus the radius halo are first copied to shared
- * memory by the whole block, every sample a thread loads (at most
- * (RV_GPU_NBR_ROWS + 2R) x ceil(tile pitch / 32)) loaded before any is stored
- * (one wait for memory a tile; a warp reads rows, lanes consecutive samples:
- * coalesced), with the coordinates clamped at the plane's borders; then
- * every strip of the tile, border or not, runs unclamped from the tile (a
- * clamped tile holds what clamping would read). The element function reads
- * the tile through rv_nbr (generic pointer, the tile's pitch); outputs
- * outside the plane are computed from clamped samples and not stored. */
+ * the backend's block). A tile is the 32 * RV_GPU_NBR_COLS x by *
+ * RV_GPU_NBR_ROWS outputs of one block plus the radius halo. The tiles of
+ * the plane are numbered row by row and dealt to the blocks in turn (block
+ * b: tiles b, b + blocks, ...; any grid is correct, the backend launches
+ * about one resident wave of blocks for large planes, so a block does
+ * several tiles). Each block has two tile buffers: while it computes tile
+ * n from one, the copy of its next tile into the other is in flight
+ * (cp.async on sm_80+ for 4/8/16-byte samples: global -> shared without
+ * registers; smaller samples are loaded into registers and stored, all of a
+ * thread's loads before its first store). Per tile: wait for this thread's
+ * copies, one barrier (every copy of the tile landed; every thread is done
+ * with the other buffer, which the next copy overwrites), issue the next
+ * tile's copy, compute and store this one. A warp copies rows warp,
+ * warp + by, ... (lanes consecutive samples: coalesced), the last 2R
+ * columns of every row one sample a thread; coordinates are clamped at the
+ * plane's borders, so every strip of the tile, border or not, runs
+ * unclamped from the tile (a clamped tile holds what clamping would read).
+ * The element function reads the tile through rv_nbr (generic pointer, the
+ * tile's pitch); outputs outside the plane are computed from clamped
+ * samples and not stored. */
 #ifndef RV_GPU_NBR_TILE
 #define RV_GPU_NBR_TILE 1 /* 0: strips read global memory directly (A/B builds) */
 #endif
+#ifndef RV_GPU_NBR_ASYNC
+#define RV_GPU_NBR_ASYNC 1 /* 0: tile copies through registers (A/B builds) */
+#endif
 #define RV__NBR_TILE_ROWS(R) (8 * RV_GPU_NBR_ROWS + 2 * (R))
 #define RV__NBR_TILE_PITCH(R) (32 * RV_GPU_NBR_COLS + 2 * (R))
-#define RV__NBR_TILE_MAXB 32768 /* larger tiles (radius, sample size): no tile path */
+/* samples in one buffer: the tile, rounded up to 16 bytes (both aligned) */
+#define RV__NBR_TILE_BUF(R, SZ) \
+    ((RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R) * (SZ) + 15) / 16 * 16 / (SZ))
+#define RV__NBR_TILE_MAXB 24576 /* per buffer (two: <= 48 KiB of static shared memory);
+                                   larger tiles (radius, sample size): no tile path */
+/* Asynchronous global -> shared copies (sm_80+ cp.async; a plain copy
+ * before). gpu_emu defines its own (RV__EMU_CP_ASYNC): copies that land
+ * only at the wait, or at once. */
+#ifndef RV__EMU_CP_ASYNC
+template <int N>
+static __device__ __forceinline__ void rv__cp_async(void *sdst, const void *gsrc)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(sdst)),
+                 "l"(gsrc), "n"(N)
+                 : "memory");
+#else
+    typedef typename rv__bits<N>::t U;
+    *(U *)sdst = *(const U *)gsrc;
+#endif
+}
+static __device__ __forceinline__ void rv__cp_commit(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+static __device__ __forceinline__ void rv__cp_wait_all(void)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+}
+#endif
+/* Copies tile TT (numbered row by row, ntx tiles a row) into buffer BUF. */
+#define RV__NBR_TILE_LOAD(TT, BUF)                                                  \
+    do {                                                                            \
+        rv__ti *const rv__sb = (BUF);                                               \
+        const int X0 = (int)((TT) % ntx) * TW, Y0 = (int)((TT) / ntx) * TH;         \
+        const rv__ti *rv__gp[C];                                                    \
+        rv__ti v[RB][C], ve[EB];                                                    \
+        (void)v; (void)ve;                                                          \
+        _Pragma("unroll") for (int j = 0; j < C; j++) {                             \
+            int gx = X0 - R + lane + 32 * j;                                        \
+            gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;                                 \
+            rv__gp[j] = (const rv__ti *)(const void *)a.src.data + gx;              \
+        }                                                                           \
+        if (Y0 >= R && Y0 + TH + R <= h) {                                          \
+            /* no row clamping: one row offset, stepped by nw rows */               \
+            const int64_t st = (int64_t)nw * a.src.pitch;                           \
+            int64_t ro = (int64_t)(Y0 - R + warp) * a.src.pitch;                    \
+            _Pragma("unroll") for (int q = 0; q < RB; q++) {                        \
+                const int rr = warp + q * nw;                                       \
+                _Pragma("unroll") for (int j = 0; j < C; j++) {                     \
+                    const rv__ti *rv__s = (const rv__ti *)(const void *)((const unsigned char *)rv__gp[j] + ro); \
+                    if (q < K || rr < TR) { /* rows q < K always are */             \
+                        if constexpr (rv__async)                                    \
+                            rv__cp_async<(int)sizeof(rv__ti)>(rv__sb + rr * TP + lane + 32 * j, rv__s); \
+                        else                                                        \
+                            v[q][j] = *rv__s;                                       \
+                    }                                                               \
+                }                                                                   \
+                ro += st;                                                           \
+            }                                                                       \
+        } else {                                                                    \
+            _Pragma("unroll") for (int q = 0; q < RB; q++) {                        \
+                const int rr = warp + q * nw;                                       \
+                int gy = Y0 - R + RV__MIN(rr, TR - 1);                              \
+                gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;                             \
+                const int64_t ro = (int64_t)gy * a.src.pitch;                       \
+                _Pragma("unroll") for (int j = 0; j < C; j++) {                     \
+                    const rv__ti *rv__s = (const rv__ti *)(const void *)((const unsigned char *)rv__gp[j] + ro); \
+                    if (q < K || rr < TR) { /* rows q < K always are */             \
+                        if constexpr (rv__async)                                    \
+                            rv__cp_async<(int)sizeof(rv__ti)>(rv__sb + rr * TP + lane + 32 * j, rv__s); \
+                        else                                                        \
+                            v[q][j] = *rv__s;                                       \
+                    }                                                               \
+                }                                                                   \
+            }                                                                       \
+        }                                                                           \
+        _Pragma("unroll") for (int u = 0; u < EB; u++) {                            \
+            const int e = tid + u * nt;                                             \
+            if (R > 0 && e < TR * 2 * R) {                                          \
+                const int er = e / (2 * R + (R == 0)), ec = TW + e % (2 * R + (R == 0)); \
+                int gx = X0 - R + ec, gy = Y0 - R + er;                             \
+                gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;                             \
+                gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;                             \
+                const rv__ti *rv__s = RV__ROW(const rv__ti, a.src, gy) + gx;        \
+                if constexpr (rv__async)                                            \
+                    rv__cp_async<(int)sizeof(rv__ti)>(rv__sb + er * TP + ec, rv__s); \
+                else                                                                \
+                    ve[u] = *rv__s;                                                 \
+            }                                                                       \
+        }                                                                           \
+        if constexpr (!rv__async) {                                                 \
+            _Pragma("unroll") for (int q = 0; q < RB; q++) {                        \
+                const int rr = warp + q * nw;                                       \
+                _Pragma("unroll") for (int j = 0; j < C; j++)                       \
+                    if (q < K || rr < TR)                                           \
+                        rv__sb[rr * TP + lane + 32 * j] = v[q][j];                  \
+            }                                                                       \
+            _Pragma("unroll") for (int u = 0; u < EB; u++) {                        \
+                const int e = tid + u * nt;                                         \
+                if (R > 0 && e < TR * 2 * R)                                        \
+                    rv__sb[e / (2 * R + (R == 0)) * TP + TW + e % (2 * R + (R == 0))] = ve[u]; \
+            }                                                                       \
+        }                                                                           \
+    } while (0)
 #define RV__NBR_TILE(FN)                                                            \
     do {                                                                            \
         constexpr int K = RV_GPU_NBR_ROWS, C = RV_GPU_NBR_COLS;                     \
         constexpr int TW = 32 * C, TP = RV__NBR_TILE_PITCH(R);                      \
-        /* a warp loads rows warp, warp + nw, ... (at most RB of them: by >= 1), */ \
-        /* lane l tile columns l, l + 32, ... (C of them: TW columns); the     */ \
-        /* last 2R columns of every row go one a thread (at most EB each)     */ \
+        constexpr int TSZ = RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)); /* one buffer */ \
+        /* a warp copies at most RB rows (by >= 1), each thread at most EB */       \
+        /* of the right-hand halo samples */                                        \
         constexpr int RB = K + 2 * R, EB = ((K + 2 * R) * 2 * R + 31) / 32 + (R == 0); \
+        constexpr bool rv__async = RV_GPU_NBR_ASYNC && (sizeof(rv__ti) == 4 ||      \
+                                   sizeof(rv__ti) == 8 || sizeof(rv__ti) == 16);    \
         const int TH = (int)blockDim.y * K, TR = TH + 2 * R;                        \
         const int nw = (int)blockDim.y, warp = (int)threadIdx.y, lane = (int)threadIdx.x; \
         const int nt = 32 * nw, tid = warp * 32 + lane;                             \
+        const int ntx = (w + TW - 1) / TW;                                          \
+        const long long ntiles = (long long)ntx * ((h + TH - 1) / TH);              \
+        const long long nb = (long long)gridDim.x * gridDim.y;                      \
+        long long t = (long long)blockIdx.y * gridDim.x + blockIdx.x;               \
         const bool rv__vec = C > 1 && (((uintptr_t)a.dst.data | (uintptr_t)a.dst.pitch) % \
                                        (sizeof(rv__to) * C)) == 0;                  \
-        for (int Y0 = (int)blockIdx.y * TH; Y0 < h; Y0 += (int)gridDim.y * TH)      \
-            for (int X0 = (int)blockIdx.x * TW; X0 < w; X0 += (int)gridDim.x * TW) { \
-                {                                                                   \
-                    const rv__ti *rv__gp[C];                                        \
-                    rv__ti v[RB][C], ve[EB];                                        \
-                    _Pragma("unroll") for (int j = 0; j < C; j++) {                 \
-                        int gx = X0 - R + lane + 32 * j;                            \
-                        gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;                     \
-                        rv__gp[j] = (const rv__ti *)(const void *)a.src.data + gx;  \
-                    }                                                               \
-                    if (Y0 >= R && Y0 + TH + R <= h) {                              \
-                        /* no row clamping: one row pointer, stepped by nw rows */    \
-                        const int64_t st = (int64_t)nw * a.src.pitch;               \
-                        int64_t ro = (int64_t)(Y0 - R + warp) * a.src.pitch;        \
-                        _Pragma("unroll") for (int q = 0; q < RB; q++) {            \
-                            const bool ok = warp + q * nw < TR;                     \
-                            _Pragma("unroll") for (int j = 0; j < C; j++) {         \
-                                rv__ti t = rv__ti();                                \
-                                if (ok)                                             \
-                                    t = *(const rv__ti *)(const void *)((const unsigned char *)rv__gp[j] + ro); \
-                                v[q][j] = t;                                        \
-                            }                                                       \
-                            ro += st;                                               \
-                        }                                                           \
-                    } else {                                                        \
-                        _Pragma("unroll") for (int q = 0; q < RB; q++) {            \
-                            /* rows past the tile load the last row again (an L1 */ \
-                            /* hit): every v defined, the stores skip them         */ \
-                            const int rr = RV__MIN(warp + q * nw, TR - 1);          \
-                            int gy = Y0 - R + rr;                                   \
-                            gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;                 \
-                            const int64_t ro = (int64_t)gy * a.src.pitch;           \
-                            _Pragma("unroll") for (int j = 0; j < C; j++)           \
-                                v[q][j] = *(const rv__ti *)(const void *)((const unsigned char *)rv__gp[j] + ro); \
-                        }                                                           \
-                    }                                                               \
-                    _Pragma("unroll") for (int u = 0; u < EB; u++) {                \
-                        const int e = R > 0 ? RV__MIN(tid + u * nt, TR * 2 * R - 1) : 0; \
-                        const int er = e / (2 * R + (R == 0)), ec = TW + e % (2 * R + (R == 0)); \
-                        int gx = X0 - R + ec, gy = Y0 - R + er;                     \
-                        gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;                     \
-                        gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;                     \
-                        ve[u] = RV__ROW(const rv__ti, a.src, gy)[gx];               \
-                    }                                                               \
-                    _Pragma("unroll") for (int q = 0; q < RB; q++) {                \
-                        const int rr = warp + q * nw;                               \
-                        _Pragma("unroll") for (int j = 0; j < C; j++)               \
-                            if (rr < TR)                                            \
-                                rv__tile[rr * TP + lane + 32 * j] = v[q][j];        \
-                    }                                                               \
-                    _Pragma("unroll") for (int u = 0; u < EB; u++) {                \
-                        const int e = tid + u * nt;                                 \
-                        if (R > 0 && e < TR * 2 * R)                                \
-                            rv__tile[e / (2 * R + (R == 0)) * TP + TW + e % (2 * R + (R == 0))] = ve[u]; \
-                    }                                                               \
+        if (t < ntiles)                                                             \
+            RV__NBR_TILE_LOAD(t, rv__tile);                                         \
+        rv__cp_commit();                                                            \
+        for (int rv__it = 0; t < ntiles; t += nb, rv__it ^= 1) {                    \
+            rv__cp_wait_all(); /* this thread's copies of tile t landed */          \
+            __syncthreads();   /* everyone's; and the other buffer is free */       \
+            /* (both buffers are 16-byte aligned; told so, the strips read  */   \
+            /* neighbour pairs with one 8-byte shared load)                 */   \
+            const rv__ti *const rv__cur = (const rv__ti *)__builtin_assume_aligned( \
+                rv__tile + rv__it * TSZ, 16);                                       \
+            if (t + nb < ntiles)                                                    \
+                RV__NBR_TILE_LOAD(t + nb, rv__tile + (rv__it ^ 1) * TSZ);           \
+            rv__cp_commit();                                                        \
+            const int X0 = (int)(t % ntx) * TW, Y0 = (int)(t / ntx) * TH;           \
+            const int x0 = X0 + lane * C, y0 = Y0 + warp * K;                       \
+            const unsigned char *rv__c0 = (const unsigned char *)(rv__cur +         \
+                (warp * K + R) * TP + lane * C + R);                                \
+            rv__to o[K][C];                                                         \
+            _Pragma("unroll") for (int k = 0; k < K; k++)                           \
+                _Pragma("unroll") for (int cc = 0; cc < C; cc++) {                  \
+                    const rv_nbr nbr = {rv__c0, (int64_t)(TP * sizeof(rv__ti)),     \
+                                        x0 + cc, y0 + k, w, h, 1, 0, x0, y0};       \
+                    o[k][cc] = FN(nbr, prm);                                        \
                 }                                                                   \
-                __syncthreads();                                                    \
-                {                                                                   \
-                    const int x0 = X0 + (int)threadIdx.x * C, y0 = Y0 + (int)threadIdx.y * K; \
-                    const unsigned char *rv__c0 = (const unsigned char *)(rv__tile + \
-                        ((int)threadIdx.y * K + R) * TP + (int)threadIdx.x * C + R); \
-                    rv__to o[K][C];                                                 \
-                    _Pragma("unroll") for (int k = 0; k < K; k++)                   \
-                        _Pragma("unroll") for (int cc = 0; cc < C; cc++) {          \
-                            const rv_nbr nb = {rv__c0, (int64_t)(TP * sizeof(rv__ti)), \
-                                               x0 + cc, y0 + k, w, h, 1, 0, x0, y0}; \
-                            o[k][cc] = FN(nb, prm);                                 \
-                        }                                                           \
-                    if (x0 + C <= w && y0 + K <= h) {                               \
-                        rv__to *op = RV__ROW(rv__to, a.dst, y0) + x0;               \
-                        _Pragma("unroll") for (int k = 0; k < K; k++) {             \
-                            if (rv__vec)                                            \
-                                rv__vstore(op, o[k]);                               \
-                            else                                                    \
-                                _Pragma("unroll") for (int cc = 0; cc < C; cc++)    \
-                                    op[cc] = o[k][cc];                              \
-                            op = (rv__to *)((unsigned char *)op + a.dst.pitch);     \
-                        }                                                           \
-                    } else {                                                        \
-                        _Pragma("unroll") for (int k = 0; k < K; k++)               \
-                            _Pragma("unroll") for (int cc = 0; cc < C; cc++)        \
-                                if (y0 + k < h && x0 + cc < w)                      \
-                                    RV__ROW(rv__to, a.dst, y0 + k)[x0 + cc] = o[k][cc]; \
-                    }                                                               \
+            if (x0 + C <= w && y0 + K <= h) {                                       \
+                rv__to *op = RV__ROW(rv__to, a.dst, y0) + x0;                       \
+                _Pragma("unroll") for (int k = 0; k < K; k++) {                     \
+                    if (rv__vec)                                                    \
+                        rv__vstore(op, o[k]);                                       \
+                    else                                                            \
+                        _Pragma("unroll") for (int cc = 0; cc < C; cc++)            \
+                            op[cc] = o[k][cc];                                      \
+                    op = (rv__to *)((unsigned char *)op + a.dst.pitch);             \
                 }                                                                   \
-                __syncthreads(); /* the tile is reloaded next iteration */          \
+            } else {                                                                \
+                _Pragma("unroll") for (int k = 0; k < K; k++)                       \
+                    _Pragma("unroll") for (int cc = 0; cc < C; cc++)                \
+                        if (y0 + k < h && x0 + cc < w)                              \
+                            RV__ROW(rv__to, a.dst, y0 + k)[x0 + cc] = o[k][cc];     \
             }                                                                       \
+        }                                                                           \
     } while (0)
 #define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
     RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
@@ -813,10 +894,10 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
         const int w = a.src.w, h = a.src.h, s = a.s;                                \
         RV__GPU_GRID;                                                               \
         constexpr int R = (RADIUS);                                                 \
-        constexpr bool rv__tok = RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R) *     \
+        constexpr bool rv__tok = RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)) *        \
                                  (int)sizeof(rv__ti) <= RV__NBR_TILE_MAXB;          \
-        __shared__ __align__(16) rv__ti                                             \
-            rv__tile[rv__tok ? RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R) : 1];   \
+        __shared__ __align__(16) rv__ti /* two tile buffers */                      \
+            rv__tile[rv__tok ? 2 * RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)) : 1];   \
         if (s == 1) {                                                               \
             if (rv__txn >= w && (long long)rv__tyn * RV_GPU_NBR_ROWS_SMALL >= h)   \
                 RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS_SMALL, 1);                       \
