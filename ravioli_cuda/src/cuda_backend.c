@@ -60,7 +60,7 @@ typedef struct rvc_state {
     CUcontext cu;
     int ordinal;
     char name[256];
-    int cc_major, cc_minor, sm_count, max_smem_optin, driver_version;
+    int cc_major, cc_minor, sm_count, max_smem_optin, max_smem_sm, driver_version;
     size_t total_mem;
     CUstream streams[RVC_MAX_STREAMS];
     int nstreams;
@@ -80,6 +80,7 @@ typedef struct rvc_kernel {
     int bx, by;    /* its 2D shape */
     int vec;       /* samples per thread of the s == 1 vector path (procPix/compImg) */
     int regs;
+    int per_sm;    /* resident blocks a multiprocessor at kb->block threads (0: unknown) */
 } rvc_kernel;
 
 static rvc_state *st_of(RV_Context *ctx)
@@ -385,6 +386,36 @@ static int vec_samples(const rv_kernel_desc *d)
     return m ? 16 / m : 1;
 }
 
+
+/* procNbr entries keep two shared tile buffers (kernel.h, RV__NBR_TILE:
+ * 35 KB for 4-byte samples): ask for a shared/L1 split that fits as many
+ * blocks as registers and threads allow (the driver's default split may fit
+ * fewer), no more (the rest stays L1), and note how many blocks a
+ * multiprocessor then holds: the launch deals the tiles to one resident
+ * wave of blocks. A failing query only leaves per_sm at 0 (full grid). */
+static void nbr_shared_carveout(rvc_state *st, rvc_kernel *kb, CUfunction f)
+{
+    int smem = 0, blocks = 0;
+    kb->per_sm = 0;
+    if (st->drv.cuFuncGetAttribute(&smem, RVC_FATTR_SHARED_SIZE_BYTES, f) != CUDA_SUCCESS)
+        return;
+    if (smem > 0 && st->max_smem_sm > 0) {
+        /* blocks without the shared memory limit: at the largest split */
+        if (st->drv.cuFuncSetAttribute(f, RVC_FATTR_PREFERRED_SHARED_CARVEOUT, 100) == CUDA_SUCCESS &&
+            st->drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, kb->block, 0) == CUDA_SUCCESS &&
+            blocks > 0) {
+            /* 1 KB a block is reserved by the system on sm_80+ */
+            const long long need = (long long)blocks * (smem + 1024);
+            int pct = (int)((need * 100 + st->max_smem_sm - 1) / st->max_smem_sm);
+            if (pct > 100)
+                pct = 100;
+            st->drv.cuFuncSetAttribute(f, RVC_FATTR_PREFERRED_SHARED_CARVEOUT, pct);
+        }
+    }
+    if (st->drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, kb->block, 0) == CUDA_SUCCESS && blocks > 0)
+        kb->per_sm = blocks;
+}
+
 static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, RV_Kernel *k)
 {
     rvc_state *st = st_of(ctx);
@@ -434,7 +465,10 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
     kb->vec = vec_samples(&k->desc);
     if (st->drv.cuFuncGetAttribute(&kb->regs, RVC_FATTR_NUM_REGS, f) != CUDA_SUCCESS)
         kb->regs = -1;
-    rv__log(ctx, RV_LOG_DEBUG, "kernel %s: %d registers, block %dx%d", name, kb->regs, kb->bx, kb->by);
+    if (k->desc.op == RV_OP_NBR)
+        nbr_shared_carveout(st, kb, f);
+    rv__log(ctx, RV_LOG_DEBUG, "kernel %s: %d registers, block %dx%d, %d blocks a multiprocessor", name, kb->regs,
+            kb->bx, kb->by, kb->per_sm);
     k->entry = f;
     k->bk = kb;
     return 0;
@@ -601,6 +635,16 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
             } else {
                 gx = cdiv(sx, bx);
                 gy = cdiv(sy, by);
+                /* blocks of 32 x by: one tile each (kernel.h RV__NBR_TILE). More
+                 * tiles than one resident wave holds: launch that wave (1D),
+                 * each block runs tiles b, b + blocks, ..., copying its next
+                 * tile while it computes this one; the tail is then at most one
+                 * tile a block instead of a partial wave. */
+                const long long wave = (long long)kb->per_sm * st->sm_count;
+                if (bx == 32 && by <= 8 && kb->per_sm > 0 && (long long)gx * gy > wave) {
+                    gx = (unsigned)wave;
+                    gy = 1;
+                }
             }
         } else {
             gx = cdiv(call->cols, bx);
@@ -905,6 +949,8 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
     if (d->cuDeviceGetAttribute(&st->max_smem_optin, RVC_ATTR_MAX_SHARED_PER_BLOCK_OPTIN, st->dev) !=
         CUDA_SUCCESS)
         st->max_smem_optin = 48 * 1024;
+    if (d->cuDeviceGetAttribute(&st->max_smem_sm, RVC_ATTR_MAX_SHARED_PER_MULTIPROCESSOR, st->dev) != CUDA_SUCCESS)
+        st->max_smem_sm = 0;
     d->cuDeviceTotalMem(&st->total_mem, st->dev);
     d->cuDriverGetVersion(&st->driver_version);
     if ((r = d->cuDevicePrimaryCtxRetain(&st->cu, st->dev)) != CUDA_SUCCESS) {

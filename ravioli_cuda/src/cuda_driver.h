@@ -40,6 +40,7 @@ enum {
     RVC_ATTR_MULTIPROCESSOR_COUNT = 16,
     RVC_ATTR_CC_MAJOR = 75,
     RVC_ATTR_CC_MINOR = 76,
+    RVC_ATTR_MAX_SHARED_PER_MULTIPROCESSOR = 81,
     RVC_ATTR_MAX_SHARED_PER_BLOCK_OPTIN = 97
 };
 
@@ -47,7 +48,9 @@ enum {
 enum {
     RVC_FATTR_MAX_THREADS_PER_BLOCK = 0,
     RVC_FATTR_NUM_REGS = 4,
-    RVC_FATTR_MAX_DYNAMIC_SHARED = 8
+    RVC_FATTR_SHARED_SIZE_BYTES = 1,
+    RVC_FATTR_MAX_DYNAMIC_SHARED = 8,
+    RVC_FATTR_PREFERRED_SHARED_CARVEOUT = 9
 };
 
 /* CUjit_option */
@@ -86,6 +89,8 @@ enum {
     X(cuFuncSetAttribute, "cuFuncSetAttribute", (CUfunction f, int attr, int v))                \
     X(cuOccupancyMaxPotentialBlockSize, "cuOccupancyMaxPotentialBlockSize",                     \
       (int *min_grid, int *block, CUfunction f, CUoccupancyB2DSize fn, size_t dyn, int limit))  \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor, "cuOccupancyMaxActiveBlocksPerMultiprocessor", \
+      (int *blocks, CUfunction f, int block, size_t dyn))                                       \
     X(cuMemAlloc, "cuMemAlloc_v2", (CUdeviceptr *p, size_t bytes))                              \
     X(cuMemFree, "cuMemFree_v2", (CUdeviceptr p))                                               \
     X(cuMemGetInfo, "cuMemGetInfo_v2", (size_t *free_b, size_t *total))                         \

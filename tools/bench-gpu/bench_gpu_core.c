@@ -196,6 +196,30 @@ static void rv_op(void *varg)
 }
 
 static int g_sm_count = 132; /* set in main from the device */
+static int g_nbr_grid = 0;    /* procNbr direct launches: 0 the backend's rule, 1 one block a
+                                 tile (2D), 2 one resident wave (1D), 3 two waves (1D) */
+static int g_nbr_per_sm = 0;  /* resident blocks a multiprocessor of the launched entry */
+
+/* What the backend does to a procNbr entry (cuda_backend.c,
+ * nbr_shared_carveout): a shared/L1 split that fits as many blocks as
+ * registers allow; returns the blocks a multiprocessor then holds. */
+static int nbr_setup(CUfunction f)
+{
+    CUdevice dev;
+    int smem = 0, blocks = 0, max_sm = 0;
+    CK(cuCtxGetDevice(&dev));
+    CK(cuDeviceGetAttribute(&max_sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, dev));
+    CK(cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+    if (smem > 0) {
+        CK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100));
+        CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 256, 0));
+        long long need = (long long)blocks * (smem + 1024);
+        int pct = (int)((need * 100 + max_sm - 1) / max_sm);
+        CK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, pct > 100 ? 100 : pct));
+    }
+    CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 256, 0));
+    return blocks;
+}
 
 static void direct_op(void *varg)
 {
@@ -214,6 +238,14 @@ static void direct_op(void *varg)
         } else {
             gx = (unsigned)(sx + 31) / 32;
             gy = (unsigned)(sy + 7) / 8;
+            /* one tile a block; more tiles than a resident wave: the wave */
+            const long long wave = (long long)g_nbr_per_sm * g_sm_count;
+            const long long tiles = (long long)gx * gy;
+            if (g_nbr_grid != 1 && wave > 0 && tiles > wave) {
+                const long long nb = g_nbr_grid == 3 && 2 * wave < tiles ? 2 * wave : wave;
+                gx = (unsigned)nb;
+                gy = 1;
+            }
         }
     } else {
         gx = (unsigned)((o->w + 3) / 4 + 31) / 32; /* 4 RGBA pixels a thread */
@@ -260,6 +292,138 @@ typedef struct row {
 } row;
 static row rows[64];
 static int nrows;
+
+/* procNbr S = 1 launch shapes and kernel variants, side by side in this
+ * run: this module's entry with one block a tile (2D grid), one resident
+ * wave and two waves (1D, blocks loop over tiles), and the same for each
+ * module named in RV_BENCH_NBR_ALT ("label=file.ptx,label=file.ptx": e.g.
+ * main's kernel.h, or this kernel.h built with -DRV_GPU_NBR_ASYNC=0). */
+typedef struct sweep_row {
+    char label[24], op[16];
+    int w, h, grid, per_sm;
+    double ms, floor_ms;
+} sweep_row;
+static sweep_row sweep_rows[128];
+static int nsweep;
+
+static int sweep_mismatch;
+static unsigned char *sweep_ref, *sweep_out;
+static size_t sweep_bytes;
+
+/* The result of one launch on set 0, against the first launch of this op
+ * and size (this module, one block a tile): every shape and variant must
+ * give the same bytes. */
+static void sweep_check(op_arg *o, const char *label, int g, int first)
+{
+    const size_t n = (size_t)o->pitch_px * 4 * o->h;
+    if (n > sweep_bytes) {
+        free(sweep_ref);
+        free(sweep_out);
+        sweep_ref = malloc(n);
+        sweep_out = malloc(n);
+        sweep_bytes = n;
+        if (!sweep_ref || !sweep_out) {
+            fprintf(stderr, "out of memory\n");
+            exit(1);
+        }
+    }
+    CK(cuMemsetD8(o->ddst[0], 0x5a, n));
+    o->it = 0;
+    direct_op(o);
+    CK(cuCtxSynchronize());
+    CK(cuMemcpyDtoH(first ? sweep_ref : sweep_out, o->ddst[0], n));
+    if (!first && memcmp(sweep_ref, sweep_out, n) != 0) {
+        fprintf(stderr, "MISMATCH: %s %s %dx%d grid mode %d differs from this module's one-tile-a-block result\n",
+                label, o->c->name, o->w, o->h, g);
+        sweep_mismatch = 1;
+    }
+}
+
+static void nbr_sweep_fn(op_arg *o, const op_case *c, int w, int h, const char *label, CUfunction f)
+{
+    const CUfunction keep = o->fdirect;
+    o->fdirect = f;
+    g_nbr_per_sm = nbr_setup(f);
+    o->pitch_px = (int)(o->a[0].src.pitch / 4);
+    for (int g = 1; g <= 3; g++) {
+        g_nbr_grid = g;
+        sweep_check(o, label, g, g == 1 && !strcmp(label, "this"));
+        o->it = 0;
+        double ms = gpu_ms(direct_op, o, iters);
+        if (nsweep < (int)(sizeof(sweep_rows) / sizeof(sweep_rows[0]))) {
+            sweep_row *r = &sweep_rows[nsweep++];
+            snprintf(r->label, sizeof(r->label), "%s", label);
+            snprintf(r->op, sizeof(r->op), "%s", c->name);
+            r->w = w;
+            r->h = h;
+            r->grid = g;
+            r->per_sm = g_nbr_per_sm;
+            r->ms = ms;
+            r->floor_ms = (double)w * h * 4 * (c->reads + 1) / (bw_gbs * 1e9) * 1e3;
+        }
+    }
+    g_nbr_grid = 0;
+    o->fdirect = keep;
+    g_nbr_per_sm = nbr_setup(keep);
+}
+
+static void nbr_sweep(op_arg *o, const op_case *c, int w, int h)
+{
+    char sym[64];
+    snprintf(sym, sizeof(sym), "rvk_%s", c->name);
+    nbr_sweep_fn(o, c, w, h, "this", o->fdirect);
+    const char *alt = getenv("RV_BENCH_NBR_ALT");
+    char buf[1024];
+    snprintf(buf, sizeof(buf), "%s", alt ? alt : "");
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            continue;
+        *eq = 0;
+        static CUmodule mods[8];
+        static char paths[8][256];
+        static int nmods;
+        CUmodule m = NULL;
+        for (int i = 0; i < nmods; i++)
+            if (!strcmp(paths[i], eq + 1))
+                m = mods[i];
+        if (!m && nmods < 8) {
+            if (cuModuleLoad(&m, eq + 1) != CUDA_SUCCESS) {
+                fprintf(stderr, "RV_BENCH_NBR_ALT: cannot load %s\n", eq + 1);
+                continue;
+            }
+            mods[nmods] = m;
+            snprintf(paths[nmods++], sizeof(paths[0]), "%s", eq + 1);
+        }
+        if (!m)
+            continue;
+        CUfunction f;
+        if (cuModuleGetFunction(&f, m, sym) == CUDA_SUCCESS)
+            nbr_sweep_fn(o, c, w, h, tok, f);
+    }
+}
+
+static void print_sweep(void)
+{
+    static const char *gname[] = {"", "tile/block", "1 wave", "2 waves"};
+    printf("\nprocNbr S = 1 launch shapes (direct launches, ms; blocks/SM = resident blocks a multiprocessor):\n");
+    printf("| kernel.h     | op       | size      | grid       | blocks/SM | ms       | %%floor |\n");
+    printf("|--------------|----------|-----------|------------|-----------|----------|--------|\n");
+    for (int i = 0; i < nsweep; i++) {
+        const sweep_row *r = &sweep_rows[i];
+        char sz[16];
+        snprintf(sz, sizeof(sz), "%dx%d", r->w, r->h);
+        printf("| %-12s | %-8s | %-9s | %-10s | %9d | %8.4f | %5.0f%% |\n", r->label, r->op, sz, gname[r->grid],
+               r->per_sm, r->ms, r->floor_ms / r->ms * 100);
+    }
+}
+
+static struct {
+    const char *op;
+    int s;
+    double ms;
+} stride_rows[16];
+static int nstride;
 
 static void bench_size(int w, int h)
 {
@@ -312,7 +476,11 @@ static void bench_size(int w, int h)
         char sym[64];
         snprintf(sym, sizeof(sym), "rvk_%s", c->name);
         CK(cuModuleGetFunction(&o.fdirect, samples_mod, sym));
+        g_nbr_per_sm = c->kind == 1 ? nbr_setup(o.fdirect) : 0;
+        g_nbr_grid = 0;
         double direct = gpu_ms(direct_op, &o, iters);
+        if (c->kind == 1 && w >= 1920)
+            nbr_sweep(&o, c, w, h);
 
         snprintf(sym, sizeof(sym), "hand_%s", c->name);
         CK(cuModuleGetFunction(&o.fhand, hand_mod, sym));
@@ -321,6 +489,23 @@ static void bench_size(int w, int h)
         if (ci == 0) {
             o.copy_bytes = (size_t)pitch * h;
             copy_ms = gpu_ms(copy_op, &o, iters);
+        }
+
+        /* spatial stride S at 4K (every S-th sample, S x S blocks filled) */
+        if (w == 3840 && (!strcmp(c->name, "gray") || !strcmp(c->name, "emboss"))) {
+            for (int si = 0; si < 4; si++) {
+                const int S = 1 << (si == 3 ? 3 : si);
+                for (int i = 0; i < nsets; i++)
+                    RV(rv_image_set_stride(o.src[i], S));
+                o.it = 0;
+                if (nstride < 16) {
+                    stride_rows[nstride].op = c->name;
+                    stride_rows[nstride].s = S;
+                    stride_rows[nstride++].ms = gpu_ms(rv_op, &o, iters);
+                }
+            }
+            for (int i = 0; i < nsets; i++)
+                RV(rv_image_set_stride(o.src[i], 1));
         }
 
         /* end to end: inputs stale on the GPU, result read back */
@@ -556,10 +741,17 @@ int main(int argc, char **argv)
         show(r->thesis, " %*.3f |", 7);
         printf("\n");
     }
+    print_sweep();
+    printf("\nspatial stride S at 3840x2160 (rv kernel, ms; S x S blocks filled):\n");
+    for (int i = 0; i < nstride; i++)
+        printf("  stride %-8s S=%d %.4f ms (%.2fx S=1)\n", stride_rows[i].op, stride_rows[i].s, stride_rows[i].ms,
+               stride_rows[i].ms / stride_rows[i - i % 4].ms);
     printf("\ntorch lines (ms, median of 30; emboss/edge include replicate padding and the clamp):\n");
     for (int i = 0; i < ntorch; i++)
         printf("  torch %-18s %dx%d %.4f\n", torch_rows[i].op, torch_rows[i].w, torch_rows[i].h, torch_rows[i].ms);
     rv_module_unload(&mod);
     rv_context_destroy(&ctx);
-    return 0;
+    if (sweep_mismatch)
+        printf("rv-bench-gpu-core: procNbr launch shapes or variants gave different results (MISMATCH above)\n");
+    return sweep_mismatch ? 1 : 0;
 }
