@@ -747,23 +747,23 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
 #endif
 }
 #endif
-/* Copies tile TT (numbered row by row, ntx tiles a row) into buffer BUF. */
-#define RV__NBR_TILE_LOAD(TT, BUF)                                                  \
+/* Copies the tile at column TX, row TY of tiles into buffer BUF. */
+#define RV__NBR_TILE_LOAD(TX, TY, BUF)                                              \
     do {                                                                            \
         rv__ti *const rv__sb = (BUF);                                               \
-        const int X0 = (int)((TT) % ntx) * TW, Y0 = (int)((TT) / ntx) * TH;         \
+        const int LX0 = (TX) * TW, LY0 = (TY) * TH;                                   \
         const rv__ti *rv__gp[C];                                                    \
         rv__ti v[RB][C], ve[EB];                                                    \
         (void)v; (void)ve;                                                          \
         _Pragma("unroll") for (int j = 0; j < C; j++) {                             \
-            int gx = X0 - R + lane + 32 * j;                                        \
+            int gx = LX0 - R + lane + 32 * j;                                        \
             gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;                                 \
             rv__gp[j] = (const rv__ti *)(const void *)a.src.data + gx;              \
         }                                                                           \
-        if (Y0 >= R && Y0 + TH + R <= h) {                                          \
+        if (LY0 >= R && LY0 + TH + R <= h) {                                          \
             /* no row clamping: one row offset, stepped by nw rows */               \
             const int64_t st = (int64_t)nw * a.src.pitch;                           \
-            int64_t ro = (int64_t)(Y0 - R + warp) * a.src.pitch;                    \
+            int64_t ro = (int64_t)(LY0 - R + warp) * a.src.pitch;                    \
             _Pragma("unroll") for (int q = 0; q < RB; q++) {                        \
                 const int rr = warp + q * nw;                                       \
                 _Pragma("unroll") for (int j = 0; j < C; j++) {                     \
@@ -780,7 +780,7 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
         } else {                                                                    \
             _Pragma("unroll") for (int q = 0; q < RB; q++) {                        \
                 const int rr = warp + q * nw;                                       \
-                int gy = Y0 - R + RV__MIN(rr, TR - 1);                              \
+                int gy = LY0 - R + RV__MIN(rr, TR - 1);                              \
                 gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;                             \
                 const int64_t ro = (int64_t)gy * a.src.pitch;                       \
                 _Pragma("unroll") for (int j = 0; j < C; j++) {                     \
@@ -798,7 +798,7 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
             const int e = tid + u * nt;                                             \
             if (R > 0 && e < TR * 2 * R) {                                          \
                 const int er = e / (2 * R + (R == 0)), ec = TW + e % (2 * R + (R == 0)); \
-                int gx = X0 - R + ec, gy = Y0 - R + er;                             \
+                int gx = LX0 - R + ec, gy = LY0 - R + er;                             \
                 gx = gx < 0 ? 0 : gx >= w ? w - 1 : gx;                             \
                 gy = gy < 0 ? 0 : gy >= h ? h - 1 : gy;                             \
                 const rv__ti *rv__s = RV__ROW(const rv__ti, a.src, gy) + gx;        \
@@ -835,26 +835,37 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
         const int TH = (int)blockDim.y * K, TR = TH + 2 * R;                        \
         const int nw = (int)blockDim.y, warp = (int)threadIdx.y, lane = (int)threadIdx.x; \
         const int nt = 32 * nw, tid = warp * 32 + lane;                             \
-        const int ntx = (w + TW - 1) / TW;                                          \
-        const long long ntiles = (long long)ntx * ((h + TH - 1) / TH);              \
-        const long long nb = (long long)gridDim.x * gridDim.y;                      \
-        long long t = (long long)blockIdx.y * gridDim.x + blockIdx.x;               \
+        /* tile t = ty * ntx + tx; block b runs t = b, b + nb, ...: (tx, ty) */  \
+        /* stepped by (dx, dy) = (nb % ntx, nb / ntx) with a carry, no       */  \
+        /* division a tile (tile counts fit an int: 2^31 tiles would be 2^40 */  \
+        /* samples)                                                         */  \
+        const int ntx = (w + TW - 1) / TW, nty = (h + TH - 1) / TH;                 \
+        const int nb = (int)(gridDim.x * gridDim.y);                                \
+        const int rv__b = (int)(blockIdx.y * gridDim.x + blockIdx.x);               \
+        const int dx = nb % ntx, dy = nb / ntx;                                     \
+        int tx = rv__b % ntx, ty = rv__b / ntx;                                     \
         const bool rv__vec = C > 1 && (((uintptr_t)a.dst.data | (uintptr_t)a.dst.pitch) % \
                                        (sizeof(rv__to) * C)) == 0;                  \
-        if (t < ntiles)                                                             \
-            RV__NBR_TILE_LOAD(t, rv__tile);                                         \
+        if (ty < nty)                                                               \
+            RV__NBR_TILE_LOAD(tx, ty, rv__tile);                                    \
         rv__cp_commit();                                                            \
-        for (int rv__it = 0; t < ntiles; t += nb, rv__it ^= 1) {                    \
+        for (int rv__it = 0; ty < nty; rv__it ^= 1) {                               \
+            const int X0 = tx * TW, Y0 = ty * TH;                                   \
+            tx += dx;                                                               \
+            ty += dy;                                                               \
+            if (tx >= ntx) {                                                        \
+                tx -= ntx;                                                          \
+                ty++;                                                               \
+            }                                                                       \
             rv__cp_wait_all(); /* this thread's copies of tile t landed */          \
             __syncthreads();   /* everyone's; and the other buffer is free */       \
             /* (both buffers are 16-byte aligned; told so, the strips read  */   \
             /* neighbour pairs with one 8-byte shared load)                 */   \
             const rv__ti *const rv__cur = (const rv__ti *)__builtin_assume_aligned( \
                 rv__tile + rv__it * TSZ, 16);                                       \
-            if (t + nb < ntiles)                                                    \
-                RV__NBR_TILE_LOAD(t + nb, rv__tile + (rv__it ^ 1) * TSZ);           \
+            if (ty < nty) /* (tx, ty) is the next tile now */                        \
+                RV__NBR_TILE_LOAD(tx, ty, rv__tile + (rv__it ^ 1) * TSZ);           \
             rv__cp_commit();                                                        \
-            const int X0 = (int)(t % ntx) * TW, Y0 = (int)(t / ntx) * TH;           \
             const int x0 = X0 + lane * C, y0 = Y0 + warp * K;                       \
             const unsigned char *rv__c0 = (const unsigned char *)(rv__cur +         \
                 (warp * K + R) * TP + lane * C + R);                                \
