@@ -192,6 +192,41 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
     return 0;
 }
 
+/* procPix / compImg (two inputs when TI2 is not void): the S = 1 vector path
+ * and the S > 1 block fill (vector stores of 16 / 8 bytes where the block
+ * row allows, emu_odd_pitch: rows off the 16-byte grid, scalar stores) */
+template <class TI, class TI2, class TO, class F>
+static int check_pc(const char *name, entry f, F fn, int w, int h, int s, unsigned gx, unsigned gy, unsigned bx, unsigned by, const void *prm, size_t psz)
+{
+    uint64_t seed = (uint64_t)w * 31 + h * 7919 + s * 3;
+    const size_t big = sizeof(TI) > sizeof(TO) ? sizeof(TI) : sizeof(TO);
+    const int64_t pitch = ((int64_t)w * (int64_t)big + 15) / 16 * 16 + 16 + emu_odd_pitch * (int64_t)big;
+    std::vector<unsigned char> src(pitch * h), src2(pitch * h), dst(pitch * h, 0xcd), ref(pitch * h, 0xcd);
+    for (auto &c : src) c = (unsigned char)rnd(seed);
+    for (auto &c : src2) c = (unsigned char)rnd(seed);
+    rv_args a; memset(&a, 0, sizeof a);
+    a.src = {src.data(), pitch, w, h};
+    a.src2 = {src2.data(), pitch, w, h};
+    a.dst = {dst.data(), pitch, w, h};
+    a.s = s;
+    memcpy(a.params, prm, psz);
+    launch(f, a, gx, gy, bx, by);
+    for (int y = 0; y < h; y += s)
+        for (int x = 0; x < w; x += s) {
+            TI v1; TI2 v2;
+            memcpy(&v1, src.data() + y * pitch + x * sizeof(TI), sizeof(TI));
+            memcpy(&v2, src2.data() + y * pitch + x * sizeof(TI2), sizeof(TI2));
+            TO v = fn(v1, v2);
+            for (int yy = y; yy < y + s && yy < h; yy++)
+                for (int xx = x; xx < x + s && xx < w; xx++) memcpy(ref.data() + yy * pitch + xx * sizeof(TO), &v, sizeof(TO));
+        }
+    for (int y = 0; y < h; y++)
+        if (memcmp(dst.data() + y * pitch, ref.data() + y * pitch, w * sizeof(TO)) != 0) {
+            printf("FAIL %s %dx%d S=%d grid %ux%u block %ux%u odd=%d: row %d\n", name, w, h, s, gx, gy, bx, by, emu_odd_pitch, y);
+            return 1;
+        }
+    return 0;
+}
 
 template <class TS, class TI, class TR, class F>
 static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int bh, int s, int red, bool smem, unsigned gx, bool ref_img)
@@ -276,7 +311,7 @@ int main()
     for (int lazy = 0; lazy <= 1; lazy++)
     for (int odd = 0; odd <= 1; odd++)
     for (auto &sz : sizes)
-        for (int s = 1; s <= 3; s++) {
+        for (int s : {1, 2, 3, 4, 8}) {
             emu_odd_pitch = odd;
             emu_cp_lazy = lazy;
             const int w = sz[0], h = sz[1];
@@ -313,6 +348,34 @@ int main()
             }
         }
     printf("nbr: %d runs, %d failed\n", runs, fails);
+    int pf = 0, pr = 0;
+    rv_threshold_params tp90 = {90};
+    for (int odd = 0; odd <= 1; odd++)
+        for (auto &sz : sizes)
+            for (int s : {1, 2, 3, 4, 8}) {
+                emu_odd_pitch = odd;
+                const int w = sz[0], h = sz[1];
+                const unsigned cols = (unsigned)(w + s - 1) / s, rows = (unsigned)(h + s - 1) / s;
+                const unsigned grids[][4] = {{(cols + 31) / 32, (rows + 7) / 8, 32, 8}, {1, 1, 32, 8}, {3, 2, 8, 1}, {1, 1, 1, 1}};
+                for (auto &g : grids) {
+#define PX(NAME, TI, TO, EXPR, P)                                                                     \
+    pf += check_pc<TI, TI, TO>(#NAME, rvk_##NAME, [&](TI v, TI) { return EXPR; }, w, h, s, g[0], g[1], \
+                               g[2], g[3], &(P), sizeof(P)); pr++;
+#define CP(NAME, TI, TO, EXPR, P)                                                                     \
+    pf += check_pc<TI, TI, TO>(#NAME, rvk_##NAME, [&](TI v, TI u) { return EXPR; }, w, h, s, g[0],   \
+                               g[1], g[2], g[3], &(P), sizeof(P)); pr++;
+                    PX(gray, RV_Pixel, RV_Pixel, gray(v, &np), np)
+                    PX(luma8, RV_Pixel, uint8_t, luma8(v, &np), np)
+                    PX(invert8, uint8_t, uint8_t, invert8(v, &np), np)
+                    PX(invert16, uint16_t, uint16_t, invert16(v, &np), np)
+                    PX(gray16, RV_Pixel16, RV_Pixel16, gray16(v, &np), np)
+                    CP(diff, RV_Pixel, RV_Pixel, diff(v, u, &tp90), tp90)
+                    CP(absdiff8, uint8_t, uint8_t, absdiff8(v, u, &np), np)
+                }
+            }
+    printf("pix/comp: %d runs, %d failed\n", pr, pf);
+    fails += pf;
+    runs += pr;
     int bf = 0, br = 0;
     const int bsz[][4] = {{9, 7, 3, 2}, {20, 15, 5, 4}, {33, 21, 7, 9}, {12, 12, 12, 12}, {40, 30, 1, 1}};
     for (auto &b : bsz)

@@ -471,6 +471,46 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
 
 #define RV__ALIGNED16(pl) ((((uintptr_t)(pl).data) | (uintptr_t)(pl).pitch) % 16u == 0)
 
+/* GPU fill of the S x S block of a result at stride S > 1 (procPix, compImg,
+ * procNbr): each row of the block in the widest stores its bytes allow (16,
+ * 8 or 4 bytes, the value replicated) instead of one store a sample: a warp's
+ * store then writes whole sectors (S = 8, RGBA: two 16-byte stores a row,
+ * was eight 4-byte ones). Rows must be 16-byte aligned (AL); a row of n
+ * samples at x = i * S starts on a multiple of the chunk when both S and n
+ * samples are whole chunks, otherwise the row goes sample by sample. */
+template <typename U, typename T>
+static __device__ __forceinline__ U rv__splat(T v)
+{
+    U u;
+    unsigned char b[sizeof(U)];
+    _Pragma("unroll") for (int k = 0; k < (int)sizeof(U); k += (int)sizeof(T))
+        memcpy(b + k, &v, sizeof(T));
+    memcpy(&u, b, sizeof(U));
+    return u;
+}
+template <typename T>
+static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x, int y, int s, T v, bool al)
+{
+    const int ny = RV__MIN(s, pl.h - y), nx = RV__MIN(s, pl.w - x);
+    const int sb = s * (int)sizeof(T), nb = nx * (int)sizeof(T);
+    unsigned char *o = pl.data + (int64_t)y * pl.pitch + (int64_t)x * (int64_t)sizeof(T);
+    if (al && 16 % sizeof(T) == 0 && sb % 16 == 0 && nb % 16 == 0) {
+        const uint4 q = rv__splat<uint4>(v);
+        for (int r = 0; r < ny; r++, o += pl.pitch)
+            for (int k = 0; k < nb; k += 16)
+                *(uint4 *)(void *)(o + k) = q;
+    } else if (al && 8 % sizeof(T) == 0 && sb % 8 == 0 && nb % 8 == 0) {
+        const uint2 q = rv__splat<uint2>(v);
+        for (int r = 0; r < ny; r++, o += pl.pitch)
+            for (int k = 0; k < nb; k += 8)
+                *(uint2 *)(void *)(o + k) = q;
+    } else {
+        for (int r = 0; r < ny; r++, o += pl.pitch)
+            for (int k = 0; k < nx; k++)
+                ((T *)(void *)o)[k] = v;
+    }
+}
+
 #define RV_PROC_PIX(NAME, FN, TIN, TOUT, PT)                                        \
     RV__DESC(NAME, RV_OP_PIX, TIN, none, TOUT, 0, RV__PSIZE(PT), 0)                 \
     extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
@@ -520,13 +560,14 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
             return;                                                                 \
         }                                                                           \
         const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
+        const bool rv__fal = RV__ALIGNED16(a.dst);                                  \
         for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
             const int y = j * s;                                                    \
             const rv__ti *in = RV__ROW(const rv__ti, a.src, y);                     \
             for (int i = rv__tx0; i < cols; i += rv__txn) {                         \
                 const int x = i * s;                                                \
                 const rv__to v = FN(in[x], prm);                                    \
-                RV__FILL_BLOCK(rv__to, a.dst, x, y, s, v);                          \
+                rv__fill_block<rv__to>(a.dst, x, y, s, v, rv__fal);                 \
             }                                                                       \
         }                                                                           \
     }
@@ -587,6 +628,7 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
             return;                                                                 \
         }                                                                           \
         const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
+        const bool rv__fal = RV__ALIGNED16(a.dst);                                  \
         for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
             const int y = j * s;                                                    \
             const rv__ta *ia = RV__ROW(const rv__ta, a.src, y);                     \
@@ -594,7 +636,7 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
             for (int i = rv__tx0; i < cols; i += rv__txn) {                         \
                 const int x = i * s;                                                \
                 const rv__to v = FN(ia[x], ib[x], prm);                             \
-                RV__FILL_BLOCK(rv__to, a.dst, x, y, s, v);                          \
+                rv__fill_block<rv__to>(a.dst, x, y, s, v, rv__fal);                 \
             }                                                                       \
         }                                                                           \
     }
@@ -708,11 +750,17 @@ static __device__ __forceinline__ void rv__vstore(T *p, const T (&v)[N])
 #ifndef RV_GPU_NBR_TILE
 #define RV_GPU_NBR_TILE 1 /* 0: strips read global memory directly (A/B builds) */
 #endif
+#ifndef RV_GPU_NBR_MINB
+#define RV_GPU_NBR_MINB 4 /* __launch_bounds__ blocks of 256 a multiprocessor (64 registers) */
+#endif
 #ifndef RV_GPU_NBR_ASYNC
 #define RV_GPU_NBR_ASYNC 1 /* 0: tile copies through registers (A/B builds) */
 #endif
 #define RV__NBR_TILE_ROWS(R) (8 * RV_GPU_NBR_ROWS + 2 * (R))
-#define RV__NBR_TILE_PITCH(R) (32 * RV_GPU_NBR_COLS + 2 * (R))
+/* tile row pitch in samples: a multiple of RV_GPU_NBR_COLS, so that every
+ * strip's left neighbour column starts on the same alignment in every row */
+#define RV__NBR_TILE_PITCH(R) \
+    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS * RV_GPU_NBR_COLS)
 /* samples in one buffer: the tile, rounded up to 16 bytes (both aligned) */
 #define RV__NBR_TILE_BUF(R, SZ) \
     ((RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R) * (SZ) + 15) / 16 * 16 / (SZ))
@@ -896,7 +944,7 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
     } while (0)
 #define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
     RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
-    extern "C" __global__ void __launch_bounds__(256, 4)                            \
+    extern "C" __global__ void __launch_bounds__(256, RV_GPU_NBR_MINB)              \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
         typedef RV_T_##TIN rv__ti;                                                  \
@@ -920,6 +968,7 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
         }                                                                           \
         const int Rs = (RADIUS) * s;                                                \
         const int rows = (h + s - 1) / s, cols = (w + s - 1) / s;                   \
+        const bool rv__fal = RV__ALIGNED16(a.dst);                                  \
         for (int j = rv__ty0; j < rows; j += rv__tyn) {                             \
             const int y = j * s;                                                    \
             const bool yin = y >= Rs && y + Rs < h;                                 \
@@ -930,7 +979,7 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
                     RV__NBR_CALL(FN, s, 0);                                         \
                 else                                                                \
                     RV__NBR_CALL(FN, s, 1);                                         \
-                RV__FILL_BLOCK(rv__to, a.dst, x, y, s, v);                          \
+                rv__fill_block<rv__to>(a.dst, x, y, s, v, rv__fal);                 \
             }                                                                       \
         }                                                                           \
     }

@@ -25,8 +25,12 @@
  * the entry takes that shape when its grid has at least w threads across
  * and h / RV_GPU_NBR_ROWS_SMALL down. Any grid is correct, so a module
  * built with other values still runs right, only with a less suited grid. */
+#ifndef RV_GPU_NBR_ROWS /* (-D overrides: PTX variants for A/B runs) */
 #define RV_GPU_NBR_ROWS 8
+#endif
+#ifndef RV_GPU_NBR_COLS
 #define RV_GPU_NBR_COLS 2
+#endif
 #define RV_GPU_NBR_ROWS_SMALL 2
 
 /** GPU procBox: bytes per template row when the template (reference image)
