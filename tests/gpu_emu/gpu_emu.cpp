@@ -184,7 +184,7 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
                 for (int xx = x; xx < x + s && xx < w; xx++) memcpy(ref.data() + yy * pitch + xx * sizeof(T), &v, sizeof(T));
         }
     for (int y = 0; y < h; y++)
-        if (memcmp(dst.data() + y * pitch, ref.data() + y * pitch, w * sizeof(T)) != 0) {
+        if (memcmp(dst.data() + y * pitch, ref.data() + y * pitch, pitch) != 0) { /* padding too */
             printf("FAIL %s %dx%d S=%d R=%d grid %ux%u block %ux%u %s copies: row %d\n", name, w, h, s, R, gx, gy, bx, by, emu_cp_lazy ? "lazy" : "eager", y);
             return 1;
         }
@@ -221,7 +221,7 @@ static int check_pc(const char *name, entry f, F fn, int w, int h, int s, unsign
                 for (int xx = x; xx < x + s && xx < w; xx++) memcpy(ref.data() + yy * pitch + xx * sizeof(TO), &v, sizeof(TO));
         }
     for (int y = 0; y < h; y++)
-        if (memcmp(dst.data() + y * pitch, ref.data() + y * pitch, w * sizeof(TO)) != 0) {
+        if (memcmp(dst.data() + y * pitch, ref.data() + y * pitch, pitch) != 0) { /* padding too */
             printf("FAIL %s %dx%d S=%d grid %ux%u block %ux%u odd=%d: row %d\n", name, w, h, s, gx, gy, bx, by, emu_odd_pitch, y);
             return 1;
         }
