@@ -636,13 +636,15 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
                 gx = cdiv(sx, bx);
                 gy = cdiv(sy, by);
                 /* blocks of 32 x by: one tile each (kernel.h RV__NBR_TILE). More
-                 * tiles than one resident wave holds: launch that wave (1D),
+                 * tiles than two resident waves hold: launch two waves (1D),
                  * each block runs tiles b, b + blocks, ..., copying its next
-                 * tile while it computes this one; the tail is then at most one
-                 * tile a block instead of a partial wave. */
+                 * tile while it computes this one. Two waves rather than one:
+                 * measured on an H200 at 4K (docs/perf/cuda-tuning.md, round
+                 * 6), edge 0.0265 ms against 0.0275 (one wave) and 0.0274 (a
+                 * block a tile); emboss the same within 0.0003 ms. */
                 const long long wave = (long long)kb->per_sm * st->sm_count;
-                if (bx == 32 && by <= 8 && kb->per_sm > 0 && (long long)gx * gy > wave) {
-                    gx = (unsigned)wave;
+                if (bx == 32 && by <= 8 && kb->per_sm > 0 && (long long)gx * gy > 2 * wave) {
+                    gx = (unsigned)(2 * wave);
                     gy = 1;
                 }
             }

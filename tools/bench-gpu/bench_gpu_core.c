@@ -238,11 +238,19 @@ static void direct_op(void *varg)
         } else {
             gx = (unsigned)(sx + 31) / 32;
             gy = (unsigned)(sy + 7) / 8;
-            /* one tile a block; more tiles than a resident wave: the wave */
+            /* one tile a block (mode 1); one resident wave of blocks looping
+             * over the tiles (mode 2); two waves (mode 3); the backend's
+             * rule (mode 0): two waves when there are more tiles than that */
             const long long wave = (long long)g_nbr_per_sm * g_sm_count;
             const long long tiles = (long long)gx * gy;
-            if (g_nbr_grid != 1 && wave > 0 && tiles > wave) {
-                const long long nb = g_nbr_grid == 3 && 2 * wave < tiles ? 2 * wave : wave;
+            long long nb = tiles;
+            if (g_nbr_grid == 0 && wave > 0 && tiles > 2 * wave)
+                nb = 2 * wave;
+            else if (g_nbr_grid == 2 && wave > 0 && tiles > wave)
+                nb = wave;
+            else if (g_nbr_grid == 3 && wave > 0 && tiles > wave)
+                nb = 2 * wave < tiles ? 2 * wave : wave;
+            if (nb != tiles) {
                 gx = (unsigned)nb;
                 gy = 1;
             }

@@ -731,7 +731,7 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
  * RV_GPU_NBR_ROWS outputs of one block plus the radius halo. The tiles of
  * the plane are numbered row by row and dealt to the blocks in turn (block
  * b: tiles b, b + blocks, ...; any grid is correct, the backend launches
- * about one resident wave of blocks for large planes, so a block does
+ * at most two resident waves of blocks, so on large planes a block does
  * several tiles). Each block has two tile buffers: while it computes tile
  * n from one, the copy of its next tile into the other is in flight
  * (cp.async on sm_80+ for 4/8/16-byte samples: global -> shared without
