@@ -77,7 +77,11 @@ typedef struct dwt_col_args {
     int64_t src_s_str, src_d_str, dst_s_str, dst_d_str;
     int32_t n, ncols, R, H;
     int32_t type, inverse, nsteps, tile_cols;
-    int32_t k_first, k_end, pad0, pad1;
+    int32_t k_first, k_end;
+    /* GPU: 1 when every source, destination and halo base and stride is a
+     * multiple of 16 bytes: full 32-column tiles then move 16 bytes a thread
+     * (cp.async loads straight into shared memory, 16-byte stores) */
+    int32_t vec, pad1;
     /* In place (dst = src): when halo != 0, the pairs a tile reads but does not
      * write come from the saved copy of dwt_halo (tile t, row r of 4H at
      * halo + ((t * 4H + r) * ncols + c) * 4), so tiles never read what another

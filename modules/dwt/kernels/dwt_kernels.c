@@ -598,7 +598,7 @@ RV_RAW_KERNEL(dwt_split, dwt_split_args, a, blk)
 /* ---------------------------------------------------------------- */
 
 #if defined(RV_CUDA)
-extern __shared__ uint32_t dwt_sh[];
+extern __shared__ __align__(16) uint32_t dwt_sh[]; /* 16: cp.async and uint4 rows */
 
 /* Lifting of one level on S = sh[0, nS), D = sh[nS, m): all steps. */
 static __device__ void dwt_sh_lift(const dwt_row_args *a, uint32_t *sh, int m)
@@ -918,9 +918,62 @@ static __device__ __forceinline__ void dwt_col_store(unsigned char *gp, int64_t 
         shp += ss;
     }
 }
+
+/* 16 bytes global -> shared without registers (cp.async, sm_80+); complete after dwt_cp_wait. */
+static __device__ __forceinline__ void dwt_cp16(uint32_t *s, const unsigned char *g)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)), "l"(g)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void dwt_cp_wait(void)
+{
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+
+/*
+ * Tile rows (32 words, 128 bytes; the first nq 16-byte chunks of each) r < cnt
+ * from gp + r * gstr into shp[r * 32]: 8 threads a row, 16 bytes each, every
+ * copy in flight at once.
+ * The store is the reverse (16-byte shared load, 16-byte global store).
+ */
+static __device__ __forceinline__ void dwt_col_load16(uint32_t *shp, const unsigned char *gp, int64_t gstr, int cnt,
+                                                      int tid, int NT, int nq)
+{
+    const int rs = NT >> 3;
+    int r = (tid & 7) < nq ? tid >> 3 : cnt; /* a partial tile: nq chunks of 16 bytes a row */
+    gp += (int64_t)r * gstr + (tid & 7) * 16;
+    shp += r * 32 + (tid & 7) * 4;
+    const int64_t gs = gstr * rs;
+    for (; r < cnt; r += rs) {
+        dwt_cp16(shp, gp);
+        gp += gs;
+        shp += rs * 32;
+    }
+}
+
+static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_t gstr, const uint32_t *shp, int cnt,
+                                                       int tid, int NT, int nq)
+{
+    const int rs = NT >> 3;
+    int r = (tid & 7) < nq ? tid >> 3 : cnt;
+    gp += (int64_t)r * gstr + (tid & 7) * 16;
+    shp += r * 32 + (tid & 7) * 4;
+    const int64_t gs = gstr * rs;
+    for (; r < cnt; r += rs) {
+        __stcg((uint4 *)gp, *(const uint4 *)shp);
+        gp += gs;
+        shp += rs * 32;
+    }
+}
 #endif
 
-RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
+/*
+ * The column pass; vk (a literal at both call sites, so each kernel keeps
+ * only its own load and store code and registers): 1 for dwt_colvec, the
+ * 16-byte form the host launches when a->vec (GPU), 0 for dwt_colfused.
+ */
+RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
 {
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
     const int R = a->R, H = a->H, TR = R + 2 * H, tc = a->tile_cols;
@@ -937,11 +990,23 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 #if defined(RV_CUDA)
     uint32_t *sh = dwt_sh;
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, TY = (int)blockDim.y;
-    const int64_t cb = (int64_t)(c0 + tx) * 4;
+    const int tid = ty * (int)blockDim.x + tx, NT = (int)blockDim.x * TY;
+    const int64_t cb0 = (int64_t)c0 * 4, cb = cb0 + (int64_t)tx * 4;
     const int ok = tx < nc;
+    /* dwt_colvec: 16-byte aligned rows of 32 columns (the host checks), 16-byte copies */
+    const int vec = vk, nq = nc >> 2; /* nq: 16-byte chunks of a tile row (ncols % 4 == 0) */
+    /* CNT rows of a run, row r at GP (column c0) + r * GSTR, to shared rows SR + r: 16 bytes
+     * a thread, or 4 bytes a thread through registers (DWT_CUNROLL in flight) */
+#define DWT_COL_RUN(SR, GP, GSTR, CNT)                                                                  \
+    do {                                                                                               \
+        if (vec)                                                                                       \
+            dwt_col_load16(sh + (SR) * 32, (GP), (GSTR), (CNT), tid, NT, nq);                            \
+        else                                                                                           \
+            dwt_col_load(sh + (SR) * tc + tx, tc, (GP) + tx * 4, (GSTR), (CNT), ty, TY);               \
+    } while (0)
     /* load: per band, contiguous runs of rows (halo copy below k0, the pairs
      * [k0, kend), halo copy from kend), pointer increments only */
-    if (ok)
+    if (ok || (vec && (tid & 7) < nq)) /* (this form: 40 registers in dwt_colvec, 48 with vec || ok) */
         for (int bd = 0; bd < 2; bd++) {
             const int lo = bd ? dlo : slo, hi = bd ? dhi : shi;
             if (hi <= lo)
@@ -952,20 +1017,21 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
             if (a->halo) {
                 const int m0 = RV__MIN(k0 > lo ? k0 : lo, hi), m1 = RV__MIN(kend, hi) > m0 ? RV__MIN(kend, hi) : m0;
                 const int64_t hstr = (int64_t)a->ncols * 4;
-                const unsigned char *hb = (const unsigned char *)(uintptr_t)a->halo + cb;
+                const unsigned char *hb = (const unsigned char *)(uintptr_t)a->halo + cb0;
                 if (m0 > lo)
-                    dwt_col_load(sh + (row0 + lo) * tc + tx, tc,
-                                 hb + (int64_t)dwt_halo_row(blk.y, H, bd, lo, k0, kend) * hstr, hstr, m0 - lo, ty,
-                                 TY);
-                dwt_col_load(sh + (row0 + m0) * tc + tx, tc, dwt_pair(src, sstr, m0, cb), sstr, m1 - m0, ty, TY);
+                    DWT_COL_RUN(row0 + lo, hb + (int64_t)dwt_halo_row(blk.y, H, bd, lo, k0, kend) * hstr, hstr,
+                                m0 - lo);
+                DWT_COL_RUN(row0 + m0, dwt_pair(src, sstr, m0, cb0), sstr, m1 - m0);
                 if (hi > m1)
-                    dwt_col_load(sh + (row0 + m1) * tc + tx, tc,
-                                 hb + (int64_t)dwt_halo_row(blk.y, H, bd, m1, k0, kend) * hstr, hstr, hi - m1, ty,
-                                 TY);
+                    DWT_COL_RUN(row0 + m1, hb + (int64_t)dwt_halo_row(blk.y, H, bd, m1, k0, kend) * hstr, hstr,
+                                hi - m1);
             } else {
-                dwt_col_load(sh + (row0 + lo) * tc + tx, tc, dwt_pair(src, sstr, lo, cb), sstr, hi - lo, ty, TY);
+                DWT_COL_RUN(row0 + lo, dwt_pair(src, sstr, lo, cb0), sstr, hi - lo);
             }
         }
+#undef DWT_COL_RUN
+    if (vec)
+        dwt_cp_wait();
     __syncthreads();
     for (int si = 0; si < a->nsteps; si++) {
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
@@ -984,7 +1050,14 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
         __syncthreads();
     }
     /* store the middle pairs [k0, kend) */
-    if (ok) {
+    if (vec) {
+        if (se > k0)
+            dwt_col_store16(dwt_pair(a->dst_s, a->dst_s_str, k0, cb0), a->dst_s_str, sh + (k0 - base) * 32, se - k0,
+                            tid, NT, nq);
+        if (de > k0)
+            dwt_col_store16(dwt_pair(a->dst_d, a->dst_d_str, k0, cb0), a->dst_d_str, sh + (TR + k0 - base) * 32,
+                            de - k0, tid, NT, nq);
+    } else if (ok) {
         if (se > k0)
             dwt_col_store(dwt_pair(a->dst_s, a->dst_s_str, k0, cb), a->dst_s_str, sh + (k0 - base) * tc + tx, tc,
                           se - k0, ty, TY);
@@ -993,6 +1066,7 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
                           tc, de - k0, ty, TY);
     }
 #else
+    (void)vk; /* the CPU body is the same for both kernels */
     uint32_t *sh = (uint32_t *)blk.shared;
     const size_t rowb = (size_t)nc * 4;
     const int64_t cb = (int64_t)c0 * 4;
@@ -1028,6 +1102,17 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
     for (int g = k0; g < de; g++)
         memcpy(dwt_pair(a->dst_d, a->dst_d_str, g, cb), sh + (size_t)(TR + g - base) * tc, rowb);
 #endif
+}
+
+RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
+{
+    dwt_col_body(a, blk, 0);
+}
+
+/* The same with 16-byte loads (cp.async) and stores: 40 registers instead of 48. */
+RV_RAW_KERNEL(dwt_colvec, dwt_col_args, a, blk)
+{
+    dwt_col_body(a, blk, 1);
 }
 
 /* ---------------------------------------------------------------- */
