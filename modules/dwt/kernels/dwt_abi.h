@@ -59,6 +59,7 @@ typedef struct dwt_row_args {
     int64_t src_pitch, dst_pitch;
     int32_t n, rows, levels, type;
     int32_t inverse, interleaved, nsteps, tile_rows;
+    int32_t async, pad0; /* GPU: 1: the forward's first split by 4-byte cp.async (no registers) */
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_row_args;
 

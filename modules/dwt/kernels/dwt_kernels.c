@@ -600,6 +600,24 @@ RV_RAW_KERNEL(dwt_split, dwt_split_args, a, blk)
 #if defined(RV_CUDA)
 extern __shared__ __align__(16) uint32_t dwt_sh[]; /* 16: cp.async and uint4 rows */
 
+/* 4 or 16 bytes global -> shared without registers (cp.async, sm_80+); complete after dwt_cp_wait. */
+static __device__ __forceinline__ void dwt_cp4(uint32_t *s, const uint32_t *g)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)), "l"(g)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void dwt_cp16(uint32_t *s, const unsigned char *g)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)), "l"(g)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void dwt_cp_wait(void)
+{
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+
 /* Lifting of one level on S = sh[0, nS), D = sh[nS, m): all steps. */
 static __device__ void dwt_sh_lift(const dwt_row_args *a, uint32_t *sh, int m)
 {
@@ -651,7 +669,15 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
         if (!a->inverse) {
             /* level 0 straight from global memory: pairs (2k, 2k+1) -> S[k], D[k] */
             int m = n, nS = (m + 1) >> 1;
-            if (((uintptr_t)src & 7) == 0) {
+            if (a->async) {
+                /* every sample of the row in flight at once, straight into S and D */
+                for (int k = tid; k < nS; k += T) {
+                    dwt_cp4(sh + k, src + 2 * k);
+                    if (2 * k + 1 < m)
+                        dwt_cp4(sh + nS + k, src + 2 * k + 1);
+                }
+                dwt_cp_wait();
+            } else if (((uintptr_t)src & 7) == 0) {
                 /* aligned: one 8-byte load a pair, DWT_RUNROLL loads in flight a thread */
                 const uint2 *s2 = (const uint2 *)src;
                 const int np = m >> 1;
@@ -917,18 +943,6 @@ static __device__ __forceinline__ void dwt_col_store(unsigned char *gp, int64_t 
         gp += gs;
         shp += ss;
     }
-}
-
-/* 16 bytes global -> shared without registers (cp.async, sm_80+); complete after dwt_cp_wait. */
-static __device__ __forceinline__ void dwt_cp16(uint32_t *s, const unsigned char *g)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)), "l"(g)
-                 : "memory");
-}
-
-static __device__ __forceinline__ void dwt_cp_wait(void)
-{
-    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 }
 
 /*

@@ -575,6 +575,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
                                                                                    : DWT_ROW_THREADS;
         T = T < 32 ? 32 : T > Tmax ? Tmax : T;
         a.tile_rows = 1;
+        a.async = (d->s.gpu_variant & RV_DWT_VARIANT_ROW_ASYNC) != 0;
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)fused_shared(n, levels);
     }

@@ -135,8 +135,11 @@ typedef enum RV_DwtGpuVariant {
     RV_DWT_VARIANT_COL_SYNC = 1, /* column tiles loaded 4 bytes a thread through registers
                                     and stored 4 bytes a thread, instead of 16-byte
                                     asynchronous copies (cp.async) and 16-byte stores */
-    RV_DWT_VARIANT_ROW_256  = 2  /* dwt_rowfused with at most 256 threads a row at every
+    RV_DWT_VARIANT_ROW_256  = 2, /* dwt_rowfused with at most 256 threads a row at every
                                     length, instead of 512 for rows over 8192 samples */
+    RV_DWT_VARIANT_ROW_ASYNC = 4 /* dwt_rowfused (forward) loads the row by 4-byte cp.async
+                                    straight into S and D instead of 8-byte loads through
+                                    registers (4 in flight a thread) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
