@@ -59,7 +59,10 @@ typedef struct dwt_row_args {
     int64_t src_pitch, dst_pitch;
     int32_t n, rows, levels, type;
     int32_t inverse, interleaved, nsteps, tile_rows;
-    int32_t async, pad0; /* GPU: 1: the forward's first split by 4-byte cp.async (no registers) */
+    /* GPU: 1: the host launches dwt_rowasync (same arguments): rows loaded by
+     * cp.async (the forward splits with 4-byte copies straight into S and D;
+     * the inverse copies 16 bytes) and stored 16 bytes a thread where aligned */
+    int32_t async, pad0;
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_row_args;
 

@@ -649,7 +649,13 @@ static void dwt_cpu_lift(const dwt_row_args *a, uint32_t *sh, int m)
 }
 #endif
 
-RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
+/*
+ * The row pass; ak (a literal at both call sites, so each kernel keeps only
+ * its own load and store code and registers): 1 for dwt_rowasync (cp.async
+ * loads, 16-byte stores; the host launches it when a->async), 0 for
+ * dwt_rowfused.
+ */
+RV_FN void dwt_row_body(const dwt_row_args *a, rv_block blk, const int ak)
 {
     const int n = a->n;
     const int lev = dwt_eff_levels(n, a->levels);
@@ -669,7 +675,7 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
         if (!a->inverse) {
             /* level 0 straight from global memory: pairs (2k, 2k+1) -> S[k], D[k] */
             int m = n, nS = (m + 1) >> 1;
-            if (a->async) {
+            if (ak) {
                 /* every sample of the row in flight at once, straight into S and D */
                 for (int k = tid; k < nS; k += T) {
                     dwt_cp4(sh + k, src + 2 * k);
@@ -722,6 +728,13 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             if (a->interleaved) {
                 for (int p = tid; p < n; p += T)
                     dst[p] = sh[dwt_block_index(p, n, lev)];
+            } else if (ak && ((uintptr_t)dst & 15) == 0) {
+                /* 16 bytes a thread, then the tail */
+                const int nq = n >> 2;
+                for (int q = tid; q < nq; q += T)
+                    __stcg((uint4 *)dst + q, ((const uint4 *)sh)[q]);
+                for (int p = 4 * nq + tid; p < n; p += T)
+                    dst[p] = sh[p];
             } else {
                 for (int p = tid; p < n; p += T)
                     dst[p] = sh[p];
@@ -730,6 +743,13 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             if (a->interleaved) {
                 for (int p = tid; p < n; p += T)
                     sh[dwt_block_index(p, n, lev)] = src[p];
+            } else if (ak && ((uintptr_t)src & 15) == 0) {
+                const int nq = n >> 2;
+                for (int q = tid; q < nq; q += T)
+                    dwt_cp16(sh + 4 * q, (const unsigned char *)(src + 4 * q));
+                for (int p = 4 * nq + tid; p < n; p += T)
+                    dwt_cp4(sh + p, src + p);
+                dwt_cp_wait();
             } else {
                 for (int p0 = tid; p0 < n; p0 += DWT_RUNROLL * T) {
                     uint32_t v[DWT_RUNROLL];
@@ -778,6 +798,7 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
         __syncthreads();
     }
 #else
+    (void)ak; /* the CPU body is the same for both kernels */
     /* CPU: blk.shared holds 2n words: the working line and a split buffer. */
     uint32_t *sh = (uint32_t *)blk.shared, *tmp = sh + n;
     for (int row = r0; row < r1; row++) {
@@ -835,6 +856,16 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
         }
     }
 #endif
+}
+
+RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
+{
+    dwt_row_body(a, blk, 0);
+}
+
+RV_RAW_KERNEL(dwt_rowasync, dwt_row_args, a, blk)
+{
+    dwt_row_body(a, blk, 1);
 }
 
 /* ---------------------------------------------------------------- */

@@ -32,7 +32,7 @@ struct RV_Dwt {
     RV_DwtSettings s;
     int cpu;
     RV_Module *mod;
-    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_colvec, *k_tile, *k_halo;
+    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_colvec, *k_tile, *k_halo, *k_rowasync;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -214,6 +214,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
+        {"dwt_rowasync", &d->k_rowasync},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -569,18 +570,19 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     } else {
         const int nS = (n + 1) / 2;
         int T = (nS + 31) / 32 * 32;
-        /* 256 threads (5 blocks an SM by registers); rows over 8K samples, where
-         * shared memory allows 3 blocks or fewer, take 512 */
-        const int Tmax = n > 8192 && !(d->s.gpu_variant & RV_DWT_VARIANT_ROW_256) ? 2 * DWT_ROW_THREADS
-                                                                                   : DWT_ROW_THREADS;
+        /* 256 threads (5 blocks an SM by registers; with ROW_512, 512 for rows
+         * over 8K samples, where shared memory allows 3 blocks or fewer) */
+        const int Tmax = n > 8192 && (d->s.gpu_variant & RV_DWT_VARIANT_ROW_512) ? 2 * DWT_ROW_THREADS
+                                                                                  : DWT_ROW_THREADS;
         T = T < 32 ? 32 : T > Tmax ? Tmax : T;
         a.tile_rows = 1;
-        a.async = (d->s.gpu_variant & RV_DWT_VARIANT_ROW_ASYNC) != 0;
+        a.async = !(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SYNC);
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)fused_shared(n, levels);
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
-    return launch(d, d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
+    return launch(d, a.async ? d->k_rowasync : d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
+                  8.0 * n * rows);
 }
 
 /* Halo (in pairs) a tile needs so that its middle is exact: the steps' reach, plus one. */

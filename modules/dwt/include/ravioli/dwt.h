@@ -130,16 +130,17 @@ typedef struct RV_DwtSettings {
                                 code paths. The CPU backend ignores it. */
 } RV_DwtSettings;
 
-/** Bits of RV_DwtSettings.gpu_variant (each one restores a path of branch dwt3). */
+/** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3). */
 typedef enum RV_DwtGpuVariant {
     RV_DWT_VARIANT_COL_SYNC = 1, /* column tiles loaded 4 bytes a thread through registers
                                     and stored 4 bytes a thread, instead of 16-byte
                                     asynchronous copies (cp.async) and 16-byte stores */
-    RV_DWT_VARIANT_ROW_256  = 2, /* dwt_rowfused with at most 256 threads a row at every
-                                    length, instead of 512 for rows over 8192 samples */
-    RV_DWT_VARIANT_ROW_ASYNC = 4 /* dwt_rowfused (forward) loads the row by 4-byte cp.async
-                                    straight into S and D instead of 8-byte loads through
-                                    registers (4 in flight a thread) */
+    RV_DWT_VARIANT_ROW_512  = 2, /* dwt_rowfused with 512 threads for rows over 8192
+                                    samples instead of 256 */
+    RV_DWT_VARIANT_ROW_SYNC = 4  /* dwt_rowfused loads through registers (8 bytes, 4 in
+                                    flight a thread) and stores 4 bytes a thread, instead
+                                    of cp.async (the forward's split: 4-byte copies
+                                    straight into S and D) and 16-byte stores */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
