@@ -104,8 +104,11 @@ typedef struct dwt_halo_args {
     uint64_t src_s, src_d, halo;
     int64_t str;
     int32_t n, ncols, R, H;
-    int32_t tile_cols, pad0;
+    int32_t tile_cols;
+    int32_t vec; /* GPU: bases, stride and ncols * 4 multiples of 16: 16-byte copies,
+                    DWT_HALO_TILES tiles a block (block.y), 32 columns a block.x */
 } dwt_halo_args;
+#define DWT_HALO_TILES 4
 
 /**
  * dwt_tilefused: a small LL region (w x h) in shared memory, all remaining

@@ -909,15 +909,44 @@ RV_FN int dwt_halo_row(int t, int H, int bd, int g, int k0, int kend)
 
 RV_RAW_KERNEL(dwt_halo, dwt_halo_args, a, blk)
 {
-    const int nS = (a->n + 1) >> 1, nD = a->n >> 1, H = a->H, t = blk.y;
-    const int k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
+    const int nS = (a->n + 1) >> 1, nD = a->n >> 1, H = a->H;
     const int c0 = blk.x * a->tile_cols, c1 = RV__MIN(c0 + a->tile_cols, a->ncols);
 #if defined(RV_CUDA)
+    if (a->vec) {
+        /* 16-byte aligned rows: DWT_HALO_TILES tiles a block, 16 bytes a thread
+         * (8 threads a row of 32 columns), 4 loads in flight a thread */
+        const int nq = (c1 - c0) >> 2, per = 4 * H * 8, NT = (int)(blockDim.x * blockDim.y);
+        const int w0 = (int)(threadIdx.y * blockDim.x + threadIdx.x), W = DWT_HALO_TILES * per;
+        for (int wb = w0; wb < W; wb += 4 * NT) {
+            uint4 v[4];
+            uint4 *dp[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int w = wb + u * NT, t = blk.y * DWT_HALO_TILES + w / per, r = (w % per) >> 3, q = w & 7;
+                const int k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
+                const int bd = r / (2 * H), i = r % (2 * H), cnt = bd ? nD : nS;
+                const int g = i < H ? k0 - H + i : kend + i - H;
+                dp[u] = 0;
+                if (w < W && k0 < nS && q < nq && g >= 0 && g < cnt) {
+                    const int64_t cb = (int64_t)(c0 + 4 * q) * 4;
+                    v[u] = __ldcg((const uint4 *)dwt_pair(bd ? a->src_d : a->src_s, a->str, g, cb));
+                    dp[u] = (uint4 *)(uintptr_t)(a->halo + (uint64_t)(((int64_t)(t * 4 * H + r) * a->ncols) * 4 + cb));
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                if (dp[u])
+                    __stcg(dp[u], v[u]);
+        }
+        return;
+    }
+    const int t = blk.y, k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
     const int c = c0 + (int)threadIdx.x;
     if (c >= c1)
         return;
     for (int r = (int)threadIdx.y; r < 4 * H; r += blk.ty) {
 #else
+    const int t = blk.y, k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
     for (int r = 0; r < 4 * H; r++) {
 #endif
         const int bd = r / (2 * H), i = r % (2 * H), cnt = bd ? nD : nS;

@@ -858,6 +858,10 @@ static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, in
         sh.block[1] = d->cpu ? 1 : 8;
         sh.grid[0] = cdiv(gc, h.tile_cols);
         sh.grid[1] = (unsigned)ntiles;
+        h.vec = !d->cpu && !(d->s.gpu_variant & RV_DWT_VARIANT_COL_SYNC) &&
+                (cs | cd | hb | (uint64_t)pitch | (uint64_t)gc * 4) % 16 == 0;
+        if (h.vec)
+            sh.grid[1] = cdiv(ntiles, DWT_HALO_TILES);
         if ((err = launch(d, d->k_halo, &sh, &h, sizeof(h), RV_DWT_KERNEL_COLFUSED, 8.0 * 4 * H * ntiles * gc)) < 0)
             return err;
         if ((err = run_colfused_tiles(d, cs, cd, pitch, cs, cd, pitch, n, gc, 0, nS, inverse, R, hb)) < 0)
