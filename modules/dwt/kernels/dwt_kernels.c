@@ -303,148 +303,6 @@ RV_FN void dwt_step_w(uint32_t *tw, const uint32_t *sw, int str, int n, int g, i
     }
 }
 
-/*
- * Two columns a thread (dwt_colpair): the interior run of dwt_run_w on word
- * pairs (8-byte shared accesses: one load a tap and one store for two
- * targets), the same operations in the same order on each word.
- */
-template <int NT, int INV>
-static __device__ __forceinline__ void dwt_run2_f(float2 *q, const float2 *p, int str, int cnt, int ps,
-                                                  const dwt_step *st)
-{
-    const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2], w3 = st->fw[3];
-    const float post = st->post, pinv = st->post_inv;
-#pragma unroll 2
-    for (int i = 0; i < cnt; i++) {
-        const float2 v0 = p[0];
-        float ax = DWT_MUL(w0, v0.x), ay = DWT_MUL(w0, v0.y);
-        if (NT > 1) {
-            const float2 v = p[str];
-            ax += DWT_MUL(w1, v.x);
-            ay += DWT_MUL(w1, v.y);
-        }
-        if (NT > 2) {
-            const float2 v = p[2 * str];
-            ax += DWT_MUL(w2, v.x);
-            ay += DWT_MUL(w2, v.y);
-        }
-        if (NT > 3) {
-            const float2 v = p[3 * str];
-            ax += DWT_MUL(w3, v.x);
-            ay += DWT_MUL(w3, v.y);
-        }
-        float2 t = *q;
-        if (!INV) {
-            t.x = DWT_MUL(t.x + ax, post);
-            t.y = DWT_MUL(t.y + ay, post);
-        } else {
-            t.x = DWT_MUL(t.x, pinv) - ax;
-            t.y = DWT_MUL(t.y, pinv) - ay;
-        }
-        *q = t;
-        p += ps;
-        q += ps;
-    }
-}
-
-template <int NT, int INV>
-static __device__ __forceinline__ void dwt_run2_i(int2 *q, const int2 *p, int str, int cnt, int ps, const dwt_step *st)
-{
-    const int32_t w0 = st->iw[0], w1 = st->iw[1], w2 = st->iw[2], w3 = st->iw[3], r = st->round;
-    const int sh = st->shift, sg = st->sign;
-#pragma unroll 2
-    for (int i = 0; i < cnt; i++) {
-        const int2 v0 = p[0];
-        int32_t ax = r + w0 * v0.x, ay = r + w0 * v0.y;
-        if (NT > 1) {
-            const int2 v = p[str];
-            ax += w1 * v.x;
-            ay += w1 * v.y;
-        }
-        if (NT > 2) {
-            const int2 v = p[2 * str];
-            ax += w2 * v.x;
-            ay += w2 * v.y;
-        }
-        if (NT > 3) {
-            const int2 v = p[3 * str];
-            ax += w3 * v.x;
-            ay += w3 * v.y;
-        }
-        int2 t = *q;
-        if (!INV) {
-            t.x += (ax >> sh) * sg;
-            t.y += (ay >> sh) * sg;
-        } else {
-            t.x -= (ax >> sh) * sg;
-            t.y -= (ay >> sh) * sg;
-        }
-        *q = t;
-        p += ps;
-        q += ps;
-    }
-}
-
-template <int INV>
-static __device__ __forceinline__ void dwt_run2_nt(uint2 *q, const uint2 *p, int str, int cnt, int ps,
-                                                   const dwt_step *st, int type)
-{
-    const int nt = st->ntaps;
-    if (type == DWT_F32) {
-        float2 *qf = (float2 *)q;
-        const float2 *pf = (const float2 *)p;
-        if (nt == 1)
-            dwt_run2_f<1, INV>(qf, pf, str, cnt, ps, st);
-        else if (nt == 2)
-            dwt_run2_f<2, INV>(qf, pf, str, cnt, ps, st);
-        else if (nt == 3)
-            dwt_run2_f<3, INV>(qf, pf, str, cnt, ps, st);
-        else
-            dwt_run2_f<4, INV>(qf, pf, str, cnt, ps, st);
-    } else {
-        int2 *qi = (int2 *)q;
-        const int2 *pi = (const int2 *)p;
-        if (nt == 1)
-            dwt_run2_i<1, INV>(qi, pi, str, cnt, ps, st);
-        else if (nt == 2)
-            dwt_run2_i<2, INV>(qi, pi, str, cnt, ps, st);
-        else if (nt == 3)
-            dwt_run2_i<3, INV>(qi, pi, str, cnt, ps, st);
-        else
-            dwt_run2_i<4, INV>(qi, pi, str, cnt, ps, st);
-    }
-}
-
-/*
- * dwt_step_w for two adjacent columns: tw, sw point at the first word of the
- * pair (8-byte aligned), str is the row stride in words; the interior runs
- * on pairs, the few reflected targets at the ends word by word.
- */
-RV_FN void dwt_step_w2(uint32_t *tw, const uint32_t *sw, int str, int n, int g, int g1, int gs, int slo, int shi,
-                       const dwt_step *st, int type, int inverse)
-{
-    const int flo = slo - st->off0, fhi = shi - st->off0 - st->ntaps + 1;
-    const int e1 = g1 < fhi ? g1 : fhi;
-    int ge = g;
-    for (; ge < g1 && ge < flo; ge += gs)
-        ;
-    /* the ends (targets before flo and from the interior's end): word by word */
-    dwt_step_w(tw, sw, str, n, g, ge < g1 ? ge : g1, gs, slo, shi, st, type, inverse);
-    dwt_step_w(tw + 1, sw + 1, str, n, g, ge < g1 ? ge : g1, gs, slo, shi, st, type, inverse);
-    if (ge < e1) {
-        const int cnt = (e1 - ge + gs - 1) / gs, s2 = str >> 1, ps = gs * s2;
-        uint2 *q = (uint2 *)tw + ge * s2;
-        const uint2 *p = (const uint2 *)sw + (ge + st->off0) * s2;
-        if (!inverse)
-            dwt_run2_nt<0>(q, p, s2, cnt, ps, st, type);
-        else
-            dwt_run2_nt<1>(q, p, s2, cnt, ps, st, type);
-        ge += cnt * gs;
-    }
-    dwt_step_w(tw, sw, str, n, ge, g1, gs, slo, shi, st, type, inverse);
-    dwt_step_w(tw + 1, sw + 1, str, n, ge, g1, gs, slo, shi, st, type, inverse);
-}
-
 #endif
 
 /* Address of sample q of line l (axis 0: row l, axis 1: column l). */
@@ -1185,10 +1043,9 @@ static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_
 #endif
 
 /*
- * The column pass; vk (a literal at every call site, so each kernel keeps
+ * The column pass; vk (a literal at both call sites, so each kernel keeps
  * only its own load and store code and registers): 1 for dwt_colvec, the
- * 16-byte form the host launches when a->vec (GPU), 2 for dwt_colpair (the
- * same, lifting two columns a thread), 0 for dwt_colfused.
+ * 16-byte form the host launches when a->vec (GPU), 0 for dwt_colfused.
  */
 RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
 {
@@ -1211,7 +1068,7 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     const int64_t cb0 = (int64_t)c0 * 4, cb = cb0 + (int64_t)tx * 4;
     const int ok = tx < nc;
     /* dwt_colvec: 16-byte aligned rows of 32 columns (the host checks), 16-byte copies */
-    const int vec = vk != 0, nq = nc >> 2; /* nq: 16-byte chunks of a tile row (ncols % 4 == 0) */
+    const int vec = vk, nq = nc >> 2; /* nq: 16-byte chunks of a tile row (ncols % 4 == 0) */
     /* CNT rows of a run, row r at GP (column c0) + r * GSTR, to shared rows SR + r: 16 bytes
      * a thread, or 4 bytes a thread through registers (DWT_CUNROLL in flight) */
 #define DWT_COL_RUN(SR, GP, GSTR, CNT)                                                                  \
@@ -1255,15 +1112,6 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
         const int tgt_d = st->target == 0;
         const int tlo = tgt_d ? dlo : slo, thi = tgt_d ? dhi : shi;
         const int srlo = tgt_d ? slo : dlo, srhi = tgt_d ? shi : dhi;
-        if (vk == 2) {
-            /* dwt_colpair: two columns a thread, 16 x (NT / 16) threads (tc == 32) */
-            const int cx = tid & 15;
-            if (2 * cx < nc)
-                dwt_step_w2(sh + ((tgt_d ? TR : 0) - base) * 32 + 2 * cx, sh + ((tgt_d ? 0 : TR) - base) * 32 + 2 * cx,
-                            32, n, tlo + (tid >> 4), thi, NT >> 4, srlo, srhi, st, a->type, a->inverse);
-            __syncthreads();
-            continue;
-        }
         uint32_t *tw = sh + ((tgt_d ? TR : 0) - base) * tc + tx;
         const uint32_t *sw = sh + ((tgt_d ? 0 : TR) - base) * tc + tx;
         if (ok) {
@@ -1339,12 +1187,6 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 RV_RAW_KERNEL(dwt_colvec, dwt_col_args, a, blk)
 {
     dwt_col_body(a, blk, 1);
-}
-
-/* dwt_colvec lifting two columns a thread (8-byte shared accesses). */
-RV_RAW_KERNEL(dwt_colpair, dwt_col_args, a, blk)
-{
-    dwt_col_body(a, blk, 2);
 }
 
 /* ---------------------------------------------------------------- */

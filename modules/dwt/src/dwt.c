@@ -32,7 +32,7 @@ struct RV_Dwt {
     RV_DwtSettings s;
     int cpu;
     RV_Module *mod;
-    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_colvec, *k_tile, *k_halo, *k_rowasync, *k_colpair;
+    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_colvec, *k_tile, *k_halo, *k_rowasync;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -214,7 +214,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
-        {"dwt_rowasync", &d->k_rowasync}, {"dwt_colpair", &d->k_colpair},
+        {"dwt_rowasync", &d->k_rowasync},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -662,8 +662,8 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
         rows_read += (e + a.H < nD ? e + a.H : nD) - (lo < nD ? lo : nD);
         rows_written += (e < nS ? e : nS) - k0 + ((e < nD ? e : nD) - (k0 < nD ? k0 : nD));
     }
-    const RV_Kernel *k = !a.vec ? d->k_col : (d->s.gpu_variant & RV_DWT_VARIANT_COL_PAIRS) ? d->k_colpair : d->k_colvec;
-    return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + rows_written));
+    return launch(d, a.vec ? d->k_colvec : d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED,
+                  4.0 * ncols * (rows_read + rows_written));
 }
 
 /* Whole columns of an n x ncols region: interleaved rows <-> [S rows | D rows]. */
