@@ -1501,20 +1501,34 @@ RV_FN void dwt_conv_one(const dwt_conv_args *a, int x, int y)
     }
 }
 
+/*
+ * Body of a per-sample kernel over a w x h plane: fn(a, x, y) for every
+ * sample of the block's tile_rows rows (GPU: a thread a column, block.y
+ * rows at a time; CPU: the rows one after the other).
+ */
+#if defined(RV_CUDA)
+#  define DWT_PER_SAMPLE(fn, a, blk)                                                        \
+    do {                                                                                  \
+        const int y0 = (blk).y * (a)->tile_rows, y1 = RV__MIN(y0 + (a)->tile_rows, (a)->h); \
+        const int x = (blk).x * (blk).tx + (int)threadIdx.x;                              \
+        if (x >= (a)->w)                                                                  \
+            return;                                                                       \
+        for (int y = y0 + (int)threadIdx.y; y < y1; y += (blk).ty)                        \
+            fn((a), x, y);                                                                \
+    } while (0)
+#else
+#  define DWT_PER_SAMPLE(fn, a, blk)                                                        \
+    do {                                                                                  \
+        const int y0 = (blk).y * (a)->tile_rows, y1 = RV__MIN(y0 + (a)->tile_rows, (a)->h); \
+        for (int y = y0; y < y1; y++)                                                     \
+            for (int x = 0; x < (a)->w; x++)                                              \
+                fn((a), x, y);                                                            \
+    } while (0)
+#endif
+
 RV_RAW_KERNEL(dwt_convert, dwt_conv_args, a, blk)
 {
-    const int y0 = blk.y * a->tile_rows, y1 = RV__MIN(y0 + a->tile_rows, a->h);
-#if defined(RV_CUDA)
-    const int x = blk.x * blk.tx + (int)threadIdx.x;
-    if (x >= a->w)
-        return;
-    for (int y = y0 + (int)threadIdx.y; y < y1; y += blk.ty)
-        dwt_conv_one(a, x, y);
-#else
-    for (int y = y0; y < y1; y++)
-        for (int x = 0; x < a->w; x++)
-            dwt_conv_one(a, x, y);
-#endif
+    DWT_PER_SAMPLE(dwt_conv_one, a, blk);
 }
 
 RV_FN void dwt_shrink_one(const dwt_shrink_args *a, int x, int y)
@@ -1528,16 +1542,5 @@ RV_FN void dwt_shrink_one(const dwt_shrink_args *a, int x, int y)
 
 RV_RAW_KERNEL(dwt_shrink, dwt_shrink_args, a, blk)
 {
-    const int y0 = blk.y * a->tile_rows, y1 = RV__MIN(y0 + a->tile_rows, a->h);
-#if defined(RV_CUDA)
-    const int x = blk.x * blk.tx + (int)threadIdx.x;
-    if (x >= a->w)
-        return;
-    for (int y = y0 + (int)threadIdx.y; y < y1; y += blk.ty)
-        dwt_shrink_one(a, x, y);
-#else
-    for (int y = y0; y < y1; y++)
-        for (int x = 0; x < a->w; x++)
-            dwt_shrink_one(a, x, y);
-#endif
+    DWT_PER_SAMPLE(dwt_shrink_one, a, blk);
 }
