@@ -32,7 +32,8 @@ struct RV_Dwt {
     RV_DwtSettings s;
     int cpu;
     RV_Module *mod;
-    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_colvec, *k_tile, *k_halo, *k_rowasync;
+    const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
+    const RV_Kernel *k_colvec, *k_rowasync; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
