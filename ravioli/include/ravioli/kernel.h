@@ -190,6 +190,7 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
          * aligned), two accumulators a window (shorter dependency chains) */
         uint32_t p0 = rv__rgb(row[0]), p1 = rv__rgb(row[s]), p2 = rv__rgb(row[2 * s]);
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+#if !defined(RV_SAD_ROW_PIPELINE) || !RV_SAD_ROW_PIPELINE
         int i = 0;
         for (; i + 4 <= w.w; i += 4) {
             const uint32_t q0 = rv__rgb(row[(i + 3) * s]), q1 = rv__rgb(row[(i + 4) * s]);
@@ -208,6 +209,40 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
             p1 = q2;
             p2 = q3;
         }
+#else /* A/B variant (docs/perf/cuda-tuning.md, round 6b): software-pipelined */
+        int i = 0;
+        if (w.w >= 4) {
+            /* software-pipelined: the samples of pass i + 4 are loaded
+             * before pass i is summed (loads in flight during the sums);
+             * the last full pass loads nothing beyond the windows */
+            uint32_t q0 = rv__rgb(row[3 * s]), q1 = rv__rgb(row[4 * s]);
+            uint32_t q2 = rv__rgb(row[5 * s]), q3 = rv__rgb(row[6 * s]);
+            uint32_t t0 = rv__rgb(ref[0]), t1 = rv__rgb(ref[s]);
+            uint32_t t2 = rv__rgb(ref[2 * s]), t3 = rv__rgb(ref[3 * s]);
+#define RV__SAD4_PASS                                                               \
+    a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, p1, t0);           \
+    a2 = rv__sad_u8x4_acc(a2, p2, t0); a3 = rv__sad_u8x4_acc(a3, q0, t0);           \
+    b0 = rv__sad_u8x4_acc(b0, p1, t1); b1 = rv__sad_u8x4_acc(b1, p2, t1);           \
+    b2 = rv__sad_u8x4_acc(b2, q0, t1); b3 = rv__sad_u8x4_acc(b3, q1, t1);           \
+    a0 = rv__sad_u8x4_acc(a0, p2, t2); a1 = rv__sad_u8x4_acc(a1, q0, t2);           \
+    a2 = rv__sad_u8x4_acc(a2, q1, t2); a3 = rv__sad_u8x4_acc(a3, q2, t2);           \
+    b0 = rv__sad_u8x4_acc(b0, q0, t3); b1 = rv__sad_u8x4_acc(b1, q1, t3);           \
+    b2 = rv__sad_u8x4_acc(b2, q2, t3); b3 = rv__sad_u8x4_acc(b3, q3, t3);           \
+    p0 = q1; p1 = q2; p2 = q3;
+            for (; i + 8 <= w.w; i += 4) {
+                const uint32_t n0 = rv__rgb(row[(i + 7) * s]), n1 = rv__rgb(row[(i + 8) * s]);
+                const uint32_t n2 = rv__rgb(row[(i + 9) * s]), n3 = rv__rgb(row[(i + 10) * s]);
+                const uint32_t u0 = rv__rgb(ref[(i + 4) * s]), u1 = rv__rgb(ref[(i + 5) * s]);
+                const uint32_t u2 = rv__rgb(ref[(i + 6) * s]), u3 = rv__rgb(ref[(i + 7) * s]);
+                RV__SAD4_PASS
+                q0 = n0; q1 = n1; q2 = n2; q3 = n3;
+                t0 = u0; t1 = u1; t2 = u2; t3 = u3;
+            }
+            RV__SAD4_PASS
+#undef RV__SAD4_PASS
+            i += 4;
+        }
+#endif
         for (; i < w.w; i++) {
             const uint32_t q0 = rv__rgb(row[(i + 3) * s]), t0 = rv__rgb(ref[i * s]);
             a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, p1, t0);
