@@ -36,6 +36,10 @@
  *     RV_PROC_BOX  : TSCORE fn(rv_win w, const PT *prm)   TSCORE is i32 or f32;
  *                    read with rv_win_<t>(w, i, j) and rv_ref_<t>(w, i, j),
  *                    0 <= i < w.w, 0 <= j < w.h
+ *     RV_PROC_BOXN : void fn(rv_win w, const PT *prm, TSCORE *score)
+ *                    scores the w.n (<= RV_BOXN) adjacent windows at
+ *                    w.x + k*S into score[k], so that they can share reads
+ *                    (rv_win_sad_row_rgba; rv_win_at(w, k) is window k)
  * Kernels never see the spatial stride S: neighbour offsets and window sample
  * positions are scaled by S for them, and each result fills its S x S block.
  *
