@@ -168,83 +168,6 @@ RV_INLINE rv_win rv_win_at(rv_win w, int k)
     return w;
 }
 
-#if defined(__CUDA_ARCH__) && defined(RV_SAD_ROW_F16) && RV_SAD_ROW_F16 > 0
-/* A/B variant (docs/perf/cuda-tuning.md, round 6b): the last RV_SAD_ROW_F16
- * of the four windows summed in half precision on the FP16x2 pipe instead
- * of VABSDIFF4. A channel c becomes the half 1024 + c (bits 0x6400 | c:
- * one PRMT for R,G and one for B,-); |1024 + a - (1024 + b)| is exact, and
- * an accumulator started at 1024 stays exact (< 2048) for 4 steps, then
- * its bits (0x6400 + sum per lane) are added to a 32-bit integer S
- * (G << 16 | R + B, corrected by the 0x6400 biases); S is emptied every
- * 128 samples, before R + B could reach 65536. Same results. */
-static __device__ __forceinline__ uint32_t rv__h2rg(uint32_t p) { return __byte_perm(p, 0x64006400u, 0x5150u); }
-static __device__ __forceinline__ uint32_t rv__h2b(uint32_t p) { return __byte_perm(p, 0x64006400u, 0x5452u); }
-static __device__ __forceinline__ uint32_t rv__h2absacc(uint32_t acc, uint32_t a, uint32_t b)
-{
-    uint32_t d, r;
-    asm("sub.rn.f16x2 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(b));
-    asm("abs.f16x2 %0, %0;" : "+r"(d));
-    asm("add.rn.f16x2 %0, %1, %2;" : "=r"(r) : "r"(acc), "r"(d));
-    return r;
-}
-static __device__ __forceinline__ void rv__sad_row4_f16(const RV_Pixel *row, const RV_Pixel *ref, int ww, int s,
-                                                        int32_t *acc)
-{
-    const int NV = 4 - RV_SAD_ROW_F16; /* windows 0 .. NV-1 by VABSDIFF4 */
-    const uint32_t K = 0x64006400u;
-    int32_t a[4] = {0, 0, 0, 0};
-    uint32_t pm[7], prg[7], pb[7];
-    for (int i0 = 0; i0 < ww; i0 += 128) {
-        const int i1 = ww - i0 < 128 ? ww : i0 + 128;
-        uint32_t S[4] = {0, 0, 0, 0}, nfl = 0;
-        _Pragma("unroll") for (int m = 0; m < 3; m++) {
-            const uint32_t p = row[(i0 + m) * s];
-            pm[m] = rv__rgb(p); prg[m] = rv__h2rg(p); pb[m] = rv__h2b(p);
-        }
-        int i = i0;
-        for (; i + 4 <= i1; i += 4) {
-            uint32_t tm[4], trg[4], tb[4];
-            _Pragma("unroll") for (int m = 0; m < 4; m++) {
-                const uint32_t p = row[(i + 3 + m) * s], t = ref[(i + m) * s];
-                pm[3 + m] = rv__rgb(p); prg[3 + m] = rv__h2rg(p); pb[3 + m] = rv__h2b(p);
-                tm[m] = rv__rgb(t); trg[m] = rv__h2rg(t); tb[m] = rv__h2b(t);
-            }
-            uint32_t hrg[4], hb[4];
-            _Pragma("unroll") for (int st = 0; st < 4; st++)
-                _Pragma("unroll") for (int k = 0; k < 4; k++) {
-                    if (k < NV) {
-                        a[k] = rv__sad_u8x4_acc(a[k], pm[st + k], tm[st]);
-                    } else {
-                        hrg[k] = rv__h2absacc(st == 0 ? K : hrg[k], prg[st + k], trg[st]);
-                        hb[k] = rv__h2absacc(st == 0 ? K : hb[k], pb[st + k], tb[st]);
-                    }
-                }
-            _Pragma("unroll") for (int k = NV; k < 4; k++) S[k] += hrg[k] + hb[k];
-            nfl++;
-            _Pragma("unroll") for (int m = 0; m < 3; m++) { pm[m] = pm[4 + m]; prg[m] = prg[4 + m]; pb[m] = pb[4 + m]; }
-        }
-        for (; i < i1; i++) {
-            const uint32_t p = row[(i + 3) * s], t = ref[i * s];
-            pm[3] = rv__rgb(p); prg[3] = rv__h2rg(p); pb[3] = rv__h2b(p);
-            const uint32_t tm0 = rv__rgb(t), trg0 = rv__h2rg(t), tb0 = rv__h2b(t);
-            _Pragma("unroll") for (int k = 0; k < 4; k++) {
-                if (k < NV)
-                    a[k] = rv__sad_u8x4_acc(a[k], pm[k], tm0);
-                else
-                    S[k] += rv__h2absacc(K, prg[k], trg0) + rv__h2absacc(K, pb[k], tb0);
-            }
-            nfl++;
-            _Pragma("unroll") for (int m = 0; m < 3; m++) { pm[m] = pm[1 + m]; prg[m] = prg[1 + m]; pb[m] = pb[1 + m]; }
-        }
-        _Pragma("unroll") for (int k = NV; k < 4; k++) {
-            const uint32_t t = S[k] - nfl * 0xC800C800u; /* the biases: 2 x 0x64006400 a flush */
-            a[k] += (int32_t)(t >> 16) + (int32_t)(t & 0xffffu);
-        }
-    }
-    _Pragma("unroll") for (int k = 0; k < 4; k++) acc[k] += a[k];
-}
-#endif
-
 /** Window row SAD for up to RV_BOXN adjacent windows: for each window k of
  * the call (k = 0 .. w.n - 1; one when w.n <= 1) adds to acc[k]
  *
@@ -264,12 +187,6 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
     const int s = w.s;
     const RV_Pixel *row = (const RV_Pixel *)(w.base + (int64_t)(w.y + j * s) * w.pitch) + w.x;
     const RV_Pixel *ref = (const RV_Pixel *)(w.ref + (int64_t)(j * s) * w.ref_pitch);
-#if defined(__CUDA_ARCH__) && defined(RV_SAD_ROW_F16) && RV_SAD_ROW_F16 > 0
-    if (w.n == 4) {
-        rv__sad_row4_f16(row, ref, w.w, s, acc);
-        return;
-    }
-#endif
     if (w.n == 4) { /* RV_BOXN: four adjacent windows slide over one row */
         /* p0..p2: row samples i .. i+2; window k takes sample i + k against
          * template sample i. Four template samples a pass (one 16-byte
@@ -277,7 +194,6 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
          * aligned), two accumulators a window (shorter dependency chains) */
         uint32_t p0 = rv__rgb(row[0]), p1 = rv__rgb(row[s]), p2 = rv__rgb(row[2 * s]);
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-#if !defined(RV_SAD_ROW_PIPELINE) || !RV_SAD_ROW_PIPELINE
         int i = 0;
         for (; i + 4 <= w.w; i += 4) {
             const uint32_t q0 = rv__rgb(row[(i + 3) * s]), q1 = rv__rgb(row[(i + 4) * s]);
@@ -296,40 +212,6 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
             p1 = q2;
             p2 = q3;
         }
-#else /* A/B variant (docs/perf/cuda-tuning.md, round 6b): software-pipelined */
-        int i = 0;
-        if (w.w >= 4) {
-            /* software-pipelined: the samples of pass i + 4 are loaded
-             * before pass i is summed (loads in flight during the sums);
-             * the last full pass loads nothing beyond the windows */
-            uint32_t q0 = rv__rgb(row[3 * s]), q1 = rv__rgb(row[4 * s]);
-            uint32_t q2 = rv__rgb(row[5 * s]), q3 = rv__rgb(row[6 * s]);
-            uint32_t t0 = rv__rgb(ref[0]), t1 = rv__rgb(ref[s]);
-            uint32_t t2 = rv__rgb(ref[2 * s]), t3 = rv__rgb(ref[3 * s]);
-#define RV__SAD4_PASS                                                               \
-    a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, p1, t0);           \
-    a2 = rv__sad_u8x4_acc(a2, p2, t0); a3 = rv__sad_u8x4_acc(a3, q0, t0);           \
-    b0 = rv__sad_u8x4_acc(b0, p1, t1); b1 = rv__sad_u8x4_acc(b1, p2, t1);           \
-    b2 = rv__sad_u8x4_acc(b2, q0, t1); b3 = rv__sad_u8x4_acc(b3, q1, t1);           \
-    a0 = rv__sad_u8x4_acc(a0, p2, t2); a1 = rv__sad_u8x4_acc(a1, q0, t2);           \
-    a2 = rv__sad_u8x4_acc(a2, q1, t2); a3 = rv__sad_u8x4_acc(a3, q2, t2);           \
-    b0 = rv__sad_u8x4_acc(b0, q0, t3); b1 = rv__sad_u8x4_acc(b1, q1, t3);           \
-    b2 = rv__sad_u8x4_acc(b2, q2, t3); b3 = rv__sad_u8x4_acc(b3, q3, t3);           \
-    p0 = q1; p1 = q2; p2 = q3;
-            for (; i + 8 <= w.w; i += 4) {
-                const uint32_t n0 = rv__rgb(row[(i + 7) * s]), n1 = rv__rgb(row[(i + 8) * s]);
-                const uint32_t n2 = rv__rgb(row[(i + 9) * s]), n3 = rv__rgb(row[(i + 10) * s]);
-                const uint32_t u0 = rv__rgb(ref[(i + 4) * s]), u1 = rv__rgb(ref[(i + 5) * s]);
-                const uint32_t u2 = rv__rgb(ref[(i + 6) * s]), u3 = rv__rgb(ref[(i + 7) * s]);
-                RV__SAD4_PASS
-                q0 = n0; q1 = n1; q2 = n2; q3 = n3;
-                t0 = u0; t1 = u1; t2 = u2; t3 = u3;
-            }
-            RV__SAD4_PASS
-#undef RV__SAD4_PASS
-            i += 4;
-        }
-#endif
         for (; i < w.w; i++) {
             const uint32_t q0 = rv__rgb(row[(i + 3) * s]), t0 = rv__rgb(ref[i * s]);
             a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, p1, t0);
