@@ -306,6 +306,21 @@ int main(int argc, char **argv)
     const int cpu = !RV_BENCH_GPU;
     printf("# rv-bench-%sdwt: backend %s, threads %d; times: host clock around rv_context_sync (no events in the API)\n",
            cpu ? "" : "gpu-", rv_backend_name(rv_context_backend(ctx)), rv_context_threads(ctx));
+    /* RV_DWT_VARIANT="3 0": RV_DwtSettings.gpu_variant values (bits select older kernel
+     * paths), one table each at every N, so before and after come from one run */
+    unsigned variants[8];
+    int nv = 0;
+    const char *ve = getenv("RV_DWT_VARIANT");
+    for (char *e = NULL; ve && *ve && nv < 8; ve = e) {
+        const unsigned long v = strtoul(ve, &e, 0);
+        if (e == ve)
+            break;
+        variants[nv++] = (unsigned)v;
+        while (*e == ' ' || *e == ',')
+            e++;
+    }
+    if (nv == 0)
+        variants[nv++] = 0;
     const RV_DwtWavelet wvs[2] = {RV_DWT_CDF97, RV_DWT_DD137};
     const char *wnames[2] = {"cdf97", "dd137"};
     const int levs[2] = {1, 5};
@@ -333,6 +348,10 @@ int main(int argc, char **argv)
         const double P = isnan(Pt) || Pt < Pk ? Pk : Pt;
         printf("\nN = %d (%.0f MiB): copy bandwidth: module copy kernel %.1f GB/s, torch copy %.1f GB/s; P = %.1f GB/s\n",
                N, bytes / 1048576.0, Pk / 1e9, Pt / 1e9, P / 1e9);
+        for (int vi = 0; vi < nv; vi++) {
+        const unsigned variant = variants[vi];
+        if (nv > 1 || variant)
+            printf("\ngpu_variant %u:\n", variant);
         printf("| N | wavelet | L | in-place ms | E | mem | out-of-place ms | E | mem | %s ms | %s/in-place | %s/out-of-place |\n",
                cpu ? "plain C" : "torch", cpu ? "plain C" : "torch", cpu ? "plain C" : "torch");
         printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -345,6 +364,7 @@ int main(int argc, char **argv)
                     rv_dwt_settings_default(&s);
                     s.wavelet = wvs[wi];
                     s.method = mi == 0 ? RV_DWT_IN_PLACE : RV_DWT_OUT_OF_PLACE;
+                    s.gpu_variant = variant;
                     RV_Dwt *d = NULL;
                     if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
                         die(ctx, "dwt", err);
@@ -400,6 +420,7 @@ int main(int argc, char **argv)
                     printf("\n");
                 }
             }
+        }
         if (!getenv("RV_DWT_BENCH_NO_E2E"))
             e2e(ctx, buf, host, N, cpu);
         free(host);

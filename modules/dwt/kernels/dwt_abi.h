@@ -59,6 +59,10 @@ typedef struct dwt_row_args {
     int64_t src_pitch, dst_pitch;
     int32_t n, rows, levels, type;
     int32_t inverse, interleaved, nsteps, tile_rows;
+    /* GPU: 1: the host launches dwt_rowasync (same arguments): rows loaded by
+     * cp.async (the forward splits with 4-byte copies straight into S and D;
+     * the inverse copies 16 bytes) and stored 16 bytes a thread where aligned */
+    int32_t async, pad0;
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_row_args;
 
@@ -77,7 +81,11 @@ typedef struct dwt_col_args {
     int64_t src_s_str, src_d_str, dst_s_str, dst_d_str;
     int32_t n, ncols, R, H;
     int32_t type, inverse, nsteps, tile_cols;
-    int32_t k_first, k_end, pad0, pad1;
+    int32_t k_first, k_end;
+    /* GPU: 1 when every source, destination and halo base and stride is a
+     * multiple of 16 bytes: full 32-column tiles then move 16 bytes a thread
+     * (cp.async loads straight into shared memory, 16-byte stores) */
+    int32_t vec, pad1;
     /* In place (dst = src): when halo != 0, the pairs a tile reads but does not
      * write come from the saved copy of dwt_halo (tile t, row r of 4H at
      * halo + ((t * 4H + r) * ncols + c) * 4), so tiles never read what another
@@ -96,8 +104,11 @@ typedef struct dwt_halo_args {
     uint64_t src_s, src_d, halo;
     int64_t str;
     int32_t n, ncols, R, H;
-    int32_t tile_cols, pad0;
+    int32_t tile_cols;
+    int32_t vec; /* GPU: bases, stride and ncols * 4 multiples of 16: 16-byte copies,
+                    DWT_HALO_TILES tiles a block (block.y), 32 columns a block.x */
 } dwt_halo_args;
+#define DWT_HALO_TILES 4
 
 /**
  * dwt_tilefused: a small LL region (w x h) in shared memory, all remaining

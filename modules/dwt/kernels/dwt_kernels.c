@@ -598,7 +598,25 @@ RV_RAW_KERNEL(dwt_split, dwt_split_args, a, blk)
 /* ---------------------------------------------------------------- */
 
 #if defined(RV_CUDA)
-extern __shared__ uint32_t dwt_sh[];
+extern __shared__ __align__(16) uint32_t dwt_sh[]; /* 16: cp.async and uint4 rows */
+
+/* 4 or 16 bytes global -> shared without registers (cp.async, sm_80+); complete after dwt_cp_wait. */
+static __device__ __forceinline__ void dwt_cp4(uint32_t *s, const uint32_t *g)
+{
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)), "l"(g)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void dwt_cp16(uint32_t *s, const unsigned char *g)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(s)), "l"(g)
+                 : "memory");
+}
+
+static __device__ __forceinline__ void dwt_cp_wait(void)
+{
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
 
 /* Lifting of one level on S = sh[0, nS), D = sh[nS, m): all steps. */
 static __device__ void dwt_sh_lift(const dwt_row_args *a, uint32_t *sh, int m)
@@ -631,7 +649,13 @@ static void dwt_cpu_lift(const dwt_row_args *a, uint32_t *sh, int m)
 }
 #endif
 
-RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
+/*
+ * The row pass; ak (a literal at both call sites, so each kernel keeps only
+ * its own load and store code and registers): 1 for dwt_rowasync (cp.async
+ * loads, 16-byte stores; the host launches it when a->async), 0 for
+ * dwt_rowfused.
+ */
+RV_FN void dwt_row_body(const dwt_row_args *a, rv_block blk, const int ak)
 {
     const int n = a->n;
     const int lev = dwt_eff_levels(n, a->levels);
@@ -651,7 +675,15 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
         if (!a->inverse) {
             /* level 0 straight from global memory: pairs (2k, 2k+1) -> S[k], D[k] */
             int m = n, nS = (m + 1) >> 1;
-            if (((uintptr_t)src & 7) == 0) {
+            if (ak) {
+                /* every sample of the row in flight at once, straight into S and D */
+                for (int k = tid; k < nS; k += T) {
+                    dwt_cp4(sh + k, src + 2 * k);
+                    if (2 * k + 1 < m)
+                        dwt_cp4(sh + nS + k, src + 2 * k + 1);
+                }
+                dwt_cp_wait();
+            } else if (((uintptr_t)src & 7) == 0) {
                 /* aligned: one 8-byte load a pair, DWT_RUNROLL loads in flight a thread */
                 const uint2 *s2 = (const uint2 *)src;
                 const int np = m >> 1;
@@ -696,6 +728,13 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             if (a->interleaved) {
                 for (int p = tid; p < n; p += T)
                     dst[p] = sh[dwt_block_index(p, n, lev)];
+            } else if (ak && ((uintptr_t)dst & 15) == 0) {
+                /* 16 bytes a thread, then the tail */
+                const int nq = n >> 2;
+                for (int q = tid; q < nq; q += T)
+                    __stcg((uint4 *)dst + q, ((const uint4 *)sh)[q]);
+                for (int p = 4 * nq + tid; p < n; p += T)
+                    dst[p] = sh[p];
             } else {
                 for (int p = tid; p < n; p += T)
                     dst[p] = sh[p];
@@ -704,6 +743,13 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
             if (a->interleaved) {
                 for (int p = tid; p < n; p += T)
                     sh[dwt_block_index(p, n, lev)] = src[p];
+            } else if (ak && ((uintptr_t)src & 15) == 0) {
+                const int nq = n >> 2;
+                for (int q = tid; q < nq; q += T)
+                    dwt_cp16(sh + 4 * q, (const unsigned char *)(src + 4 * q));
+                for (int p = 4 * nq + tid; p < n; p += T)
+                    dwt_cp4(sh + p, src + p);
+                dwt_cp_wait();
             } else {
                 for (int p0 = tid; p0 < n; p0 += DWT_RUNROLL * T) {
                     uint32_t v[DWT_RUNROLL];
@@ -752,6 +798,7 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
         __syncthreads();
     }
 #else
+    (void)ak; /* the CPU body is the same for both kernels */
     /* CPU: blk.shared holds 2n words: the working line and a split buffer. */
     uint32_t *sh = (uint32_t *)blk.shared, *tmp = sh + n;
     for (int row = r0; row < r1; row++) {
@@ -811,6 +858,16 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
 #endif
 }
 
+RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
+{
+    dwt_row_body(a, blk, 0);
+}
+
+RV_RAW_KERNEL(dwt_rowasync, dwt_row_args, a, blk)
+{
+    dwt_row_body(a, blk, 1);
+}
+
 /* ---------------------------------------------------------------- */
 /* dwt_colfused: out-of-place columns, steps fused in shared memory   */
 /* ---------------------------------------------------------------- */
@@ -852,15 +909,44 @@ RV_FN int dwt_halo_row(int t, int H, int bd, int g, int k0, int kend)
 
 RV_RAW_KERNEL(dwt_halo, dwt_halo_args, a, blk)
 {
-    const int nS = (a->n + 1) >> 1, nD = a->n >> 1, H = a->H, t = blk.y;
-    const int k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
+    const int nS = (a->n + 1) >> 1, nD = a->n >> 1, H = a->H;
     const int c0 = blk.x * a->tile_cols, c1 = RV__MIN(c0 + a->tile_cols, a->ncols);
 #if defined(RV_CUDA)
+    if (a->vec) {
+        /* 16-byte aligned rows: DWT_HALO_TILES tiles a block, 16 bytes a thread
+         * (8 threads a row of 32 columns), 4 loads in flight a thread */
+        const int nq = (c1 - c0) >> 2, per = 4 * H * 8, NT = (int)(blockDim.x * blockDim.y);
+        const int w0 = (int)(threadIdx.y * blockDim.x + threadIdx.x), W = DWT_HALO_TILES * per;
+        for (int wb = w0; wb < W; wb += 4 * NT) {
+            uint4 v[4];
+            uint4 *dp[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                const int w = wb + u * NT, t = blk.y * DWT_HALO_TILES + w / per, r = (w % per) >> 3, q = w & 7;
+                const int k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
+                const int bd = r / (2 * H), i = r % (2 * H), cnt = bd ? nD : nS;
+                const int g = i < H ? k0 - H + i : kend + i - H;
+                dp[u] = 0;
+                if (w < W && k0 < nS && q < nq && g >= 0 && g < cnt) {
+                    const int64_t cb = (int64_t)(c0 + 4 * q) * 4;
+                    v[u] = __ldcg((const uint4 *)dwt_pair(bd ? a->src_d : a->src_s, a->str, g, cb));
+                    dp[u] = (uint4 *)(uintptr_t)(a->halo + (uint64_t)(((int64_t)(t * 4 * H + r) * a->ncols) * 4 + cb));
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+                if (dp[u])
+                    __stcg(dp[u], v[u]);
+        }
+        return;
+    }
+    const int t = blk.y, k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
     const int c = c0 + (int)threadIdx.x;
     if (c >= c1)
         return;
     for (int r = (int)threadIdx.y; r < 4 * H; r += blk.ty) {
 #else
+    const int t = blk.y, k0 = t * a->R, kend = RV__MIN(k0 + a->R, nS);
     for (int r = 0; r < 4 * H; r++) {
 #endif
         const int bd = r / (2 * H), i = r % (2 * H), cnt = bd ? nD : nS;
@@ -918,9 +1004,50 @@ static __device__ __forceinline__ void dwt_col_store(unsigned char *gp, int64_t 
         shp += ss;
     }
 }
+
+/*
+ * Tile rows (32 words, 128 bytes; the first nq 16-byte chunks of each) r < cnt
+ * from gp + r * gstr into shp[r * 32]: 8 threads a row, 16 bytes each, every
+ * copy in flight at once.
+ * The store is the reverse (16-byte shared load, 16-byte global store).
+ */
+static __device__ __forceinline__ void dwt_col_load16(uint32_t *shp, const unsigned char *gp, int64_t gstr, int cnt,
+                                                      int tid, int NT, int nq)
+{
+    const int rs = NT >> 3;
+    int r = (tid & 7) < nq ? tid >> 3 : cnt; /* a partial tile: nq chunks of 16 bytes a row */
+    gp += (int64_t)r * gstr + (tid & 7) * 16;
+    shp += r * 32 + (tid & 7) * 4;
+    const int64_t gs = gstr * rs;
+    for (; r < cnt; r += rs) {
+        dwt_cp16(shp, gp);
+        gp += gs;
+        shp += rs * 32;
+    }
+}
+
+static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_t gstr, const uint32_t *shp, int cnt,
+                                                       int tid, int NT, int nq)
+{
+    const int rs = NT >> 3;
+    int r = (tid & 7) < nq ? tid >> 3 : cnt;
+    gp += (int64_t)r * gstr + (tid & 7) * 16;
+    shp += r * 32 + (tid & 7) * 4;
+    const int64_t gs = gstr * rs;
+    for (; r < cnt; r += rs) {
+        __stcg((uint4 *)gp, *(const uint4 *)shp);
+        gp += gs;
+        shp += rs * 32;
+    }
+}
 #endif
 
-RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
+/*
+ * The column pass; vk (a literal at both call sites, so each kernel keeps
+ * only its own load and store code and registers): 1 for dwt_colvec, the
+ * 16-byte form the host launches when a->vec (GPU), 0 for dwt_colfused.
+ */
+RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
 {
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
     const int R = a->R, H = a->H, TR = R + 2 * H, tc = a->tile_cols;
@@ -937,11 +1064,23 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 #if defined(RV_CUDA)
     uint32_t *sh = dwt_sh;
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y, TY = (int)blockDim.y;
-    const int64_t cb = (int64_t)(c0 + tx) * 4;
+    const int tid = ty * (int)blockDim.x + tx, NT = (int)blockDim.x * TY;
+    const int64_t cb0 = (int64_t)c0 * 4, cb = cb0 + (int64_t)tx * 4;
     const int ok = tx < nc;
+    /* dwt_colvec: 16-byte aligned rows of 32 columns (the host checks), 16-byte copies */
+    const int vec = vk, nq = nc >> 2; /* nq: 16-byte chunks of a tile row (ncols % 4 == 0) */
+    /* CNT rows of a run, row r at GP (column c0) + r * GSTR, to shared rows SR + r: 16 bytes
+     * a thread, or 4 bytes a thread through registers (DWT_CUNROLL in flight) */
+#define DWT_COL_RUN(SR, GP, GSTR, CNT)                                                                  \
+    do {                                                                                               \
+        if (vec)                                                                                       \
+            dwt_col_load16(sh + (SR) * 32, (GP), (GSTR), (CNT), tid, NT, nq);                            \
+        else                                                                                           \
+            dwt_col_load(sh + (SR) * tc + tx, tc, (GP) + tx * 4, (GSTR), (CNT), ty, TY);               \
+    } while (0)
     /* load: per band, contiguous runs of rows (halo copy below k0, the pairs
      * [k0, kend), halo copy from kend), pointer increments only */
-    if (ok)
+    if (ok || (vec && (tid & 7) < nq)) /* (this form: 40 registers in dwt_colvec, 48 with vec || ok) */
         for (int bd = 0; bd < 2; bd++) {
             const int lo = bd ? dlo : slo, hi = bd ? dhi : shi;
             if (hi <= lo)
@@ -952,20 +1091,21 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
             if (a->halo) {
                 const int m0 = RV__MIN(k0 > lo ? k0 : lo, hi), m1 = RV__MIN(kend, hi) > m0 ? RV__MIN(kend, hi) : m0;
                 const int64_t hstr = (int64_t)a->ncols * 4;
-                const unsigned char *hb = (const unsigned char *)(uintptr_t)a->halo + cb;
+                const unsigned char *hb = (const unsigned char *)(uintptr_t)a->halo + cb0;
                 if (m0 > lo)
-                    dwt_col_load(sh + (row0 + lo) * tc + tx, tc,
-                                 hb + (int64_t)dwt_halo_row(blk.y, H, bd, lo, k0, kend) * hstr, hstr, m0 - lo, ty,
-                                 TY);
-                dwt_col_load(sh + (row0 + m0) * tc + tx, tc, dwt_pair(src, sstr, m0, cb), sstr, m1 - m0, ty, TY);
+                    DWT_COL_RUN(row0 + lo, hb + (int64_t)dwt_halo_row(blk.y, H, bd, lo, k0, kend) * hstr, hstr,
+                                m0 - lo);
+                DWT_COL_RUN(row0 + m0, dwt_pair(src, sstr, m0, cb0), sstr, m1 - m0);
                 if (hi > m1)
-                    dwt_col_load(sh + (row0 + m1) * tc + tx, tc,
-                                 hb + (int64_t)dwt_halo_row(blk.y, H, bd, m1, k0, kend) * hstr, hstr, hi - m1, ty,
-                                 TY);
+                    DWT_COL_RUN(row0 + m1, hb + (int64_t)dwt_halo_row(blk.y, H, bd, m1, k0, kend) * hstr, hstr,
+                                hi - m1);
             } else {
-                dwt_col_load(sh + (row0 + lo) * tc + tx, tc, dwt_pair(src, sstr, lo, cb), sstr, hi - lo, ty, TY);
+                DWT_COL_RUN(row0 + lo, dwt_pair(src, sstr, lo, cb0), sstr, hi - lo);
             }
         }
+#undef DWT_COL_RUN
+    if (vec)
+        dwt_cp_wait();
     __syncthreads();
     for (int si = 0; si < a->nsteps; si++) {
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
@@ -984,7 +1124,14 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
         __syncthreads();
     }
     /* store the middle pairs [k0, kend) */
-    if (ok) {
+    if (vec) {
+        if (se > k0)
+            dwt_col_store16(dwt_pair(a->dst_s, a->dst_s_str, k0, cb0), a->dst_s_str, sh + (k0 - base) * 32, se - k0,
+                            tid, NT, nq);
+        if (de > k0)
+            dwt_col_store16(dwt_pair(a->dst_d, a->dst_d_str, k0, cb0), a->dst_d_str, sh + (TR + k0 - base) * 32,
+                            de - k0, tid, NT, nq);
+    } else if (ok) {
         if (se > k0)
             dwt_col_store(dwt_pair(a->dst_s, a->dst_s_str, k0, cb), a->dst_s_str, sh + (k0 - base) * tc + tx, tc,
                           se - k0, ty, TY);
@@ -993,6 +1140,7 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
                           tc, de - k0, ty, TY);
     }
 #else
+    (void)vk; /* the CPU body is the same for both kernels */
     uint32_t *sh = (uint32_t *)blk.shared;
     const size_t rowb = (size_t)nc * 4;
     const int64_t cb = (int64_t)c0 * 4;
@@ -1028,6 +1176,17 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
     for (int g = k0; g < de; g++)
         memcpy(dwt_pair(a->dst_d, a->dst_d_str, g, cb), sh + (size_t)(TR + g - base) * tc, rowb);
 #endif
+}
+
+RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
+{
+    dwt_col_body(a, blk, 0);
+}
+
+/* The same with 16-byte loads (cp.async) and stores: 40 registers instead of 48. */
+RV_RAW_KERNEL(dwt_colvec, dwt_col_args, a, blk)
+{
+    dwt_col_body(a, blk, 1);
 }
 
 /* ---------------------------------------------------------------- */
@@ -1342,20 +1501,34 @@ RV_FN void dwt_conv_one(const dwt_conv_args *a, int x, int y)
     }
 }
 
+/*
+ * Body of a per-sample kernel over a w x h plane: fn(a, x, y) for every
+ * sample of the block's tile_rows rows (GPU: a thread a column, block.y
+ * rows at a time; CPU: the rows one after the other).
+ */
+#if defined(RV_CUDA)
+#  define DWT_PER_SAMPLE(fn, a, blk)                                                        \
+    do {                                                                                  \
+        const int y0 = (blk).y * (a)->tile_rows, y1 = RV__MIN(y0 + (a)->tile_rows, (a)->h); \
+        const int x = (blk).x * (blk).tx + (int)threadIdx.x;                              \
+        if (x >= (a)->w)                                                                  \
+            return;                                                                       \
+        for (int y = y0 + (int)threadIdx.y; y < y1; y += (blk).ty)                        \
+            fn((a), x, y);                                                                \
+    } while (0)
+#else
+#  define DWT_PER_SAMPLE(fn, a, blk)                                                        \
+    do {                                                                                  \
+        const int y0 = (blk).y * (a)->tile_rows, y1 = RV__MIN(y0 + (a)->tile_rows, (a)->h); \
+        for (int y = y0; y < y1; y++)                                                     \
+            for (int x = 0; x < (a)->w; x++)                                              \
+                fn((a), x, y);                                                            \
+    } while (0)
+#endif
+
 RV_RAW_KERNEL(dwt_convert, dwt_conv_args, a, blk)
 {
-    const int y0 = blk.y * a->tile_rows, y1 = RV__MIN(y0 + a->tile_rows, a->h);
-#if defined(RV_CUDA)
-    const int x = blk.x * blk.tx + (int)threadIdx.x;
-    if (x >= a->w)
-        return;
-    for (int y = y0 + (int)threadIdx.y; y < y1; y += blk.ty)
-        dwt_conv_one(a, x, y);
-#else
-    for (int y = y0; y < y1; y++)
-        for (int x = 0; x < a->w; x++)
-            dwt_conv_one(a, x, y);
-#endif
+    DWT_PER_SAMPLE(dwt_conv_one, a, blk);
 }
 
 RV_FN void dwt_shrink_one(const dwt_shrink_args *a, int x, int y)
@@ -1369,16 +1542,5 @@ RV_FN void dwt_shrink_one(const dwt_shrink_args *a, int x, int y)
 
 RV_RAW_KERNEL(dwt_shrink, dwt_shrink_args, a, blk)
 {
-    const int y0 = blk.y * a->tile_rows, y1 = RV__MIN(y0 + a->tile_rows, a->h);
-#if defined(RV_CUDA)
-    const int x = blk.x * blk.tx + (int)threadIdx.x;
-    if (x >= a->w)
-        return;
-    for (int y = y0 + (int)threadIdx.y; y < y1; y += blk.ty)
-        dwt_shrink_one(a, x, y);
-#else
-    for (int y = y0; y < y1; y++)
-        for (int x = 0; x < a->w; x++)
-            dwt_shrink_one(a, x, y);
-#endif
+    DWT_PER_SAMPLE(dwt_shrink_one, a, blk);
 }

@@ -33,6 +33,7 @@ struct RV_Dwt {
     int cpu;
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
+    const RV_Kernel *k_colvec, *k_rowasync; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -213,7 +214,8 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_step_k", &d->k_step},   {"dwt_rowfused", &d->k_row}, {"dwt_split", &d->k_split},
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
-        {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
+        {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
+        {"dwt_rowasync", &d->k_rowasync},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -569,13 +571,19 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
     } else {
         const int nS = (n + 1) / 2;
         int T = (nS + 31) / 32 * 32;
-        T = T < 32 ? 32 : T > DWT_ROW_THREADS ? DWT_ROW_THREADS : T;
+        /* 256 threads (5 blocks an SM by registers; with ROW_512, 512 for rows
+         * over 8K samples, where shared memory allows 3 blocks or fewer) */
+        const int Tmax = n > 8192 && (d->s.gpu_variant & RV_DWT_VARIANT_ROW_512) ? 2 * DWT_ROW_THREADS
+                                                                                  : DWT_ROW_THREADS;
+        T = T < 32 ? 32 : T > Tmax ? Tmax : T;
         a.tile_rows = 1;
+        a.async = !(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SYNC);
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)fused_shared(n, levels);
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
-    return launch(d, d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
+    return launch(d, a.async ? d->k_rowasync : d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
+                  8.0 * n * rows);
 }
 
 /* Halo (in pairs) a tile needs so that its middle is exact: the steps' reach, plus one. */
@@ -639,6 +647,9 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
         a.tile_cols = 32;
         sh.block[0] = 32;
         sh.block[1] = 8;
+        const uint64_t al = src_s | src_d | dst_s | dst_d | (uint64_t)src_str | (uint64_t)dst_str | halo |
+                            (uint64_t)ncols * 4;
+        a.vec = !(d->s.gpu_variant & RV_DWT_VARIANT_COL_SYNC) && al % 16 == 0;
     }
     sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
     sh.grid[0] = cdiv(ncols, a.tile_cols);
@@ -652,7 +663,8 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
         rows_read += (e + a.H < nD ? e + a.H : nD) - (lo < nD ? lo : nD);
         rows_written += (e < nS ? e : nS) - k0 + ((e < nD ? e : nD) - (k0 < nD ? k0 : nD));
     }
-    return launch(d, d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, 4.0 * ncols * (rows_read + rows_written));
+    return launch(d, a.vec ? d->k_colvec : d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED,
+                  4.0 * ncols * (rows_read + rows_written));
 }
 
 /* Whole columns of an n x ncols region: interleaved rows <-> [S rows | D rows]. */
@@ -847,6 +859,10 @@ static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, in
         sh.block[1] = d->cpu ? 1 : 8;
         sh.grid[0] = cdiv(gc, h.tile_cols);
         sh.grid[1] = (unsigned)ntiles;
+        h.vec = !d->cpu && !(d->s.gpu_variant & RV_DWT_VARIANT_COL_SYNC) &&
+                (cs | cd | hb | (uint64_t)pitch | (uint64_t)gc * 4) % 16 == 0;
+        if (h.vec)
+            sh.grid[1] = cdiv(ntiles, DWT_HALO_TILES);
         if ((err = launch(d, d->k_halo, &sh, &h, sizeof(h), RV_DWT_KERNEL_COLFUSED, 8.0 * 4 * H * ntiles * gc)) < 0)
             return err;
         if ((err = run_colfused_tiles(d, cs, cd, pitch, cs, cd, pitch, n, gc, 0, nS, inverse, R, hb)) < 0)

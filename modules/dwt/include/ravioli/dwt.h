@@ -124,7 +124,24 @@ typedef struct RV_DwtSettings {
                                 copies: faster below about 3K x 3K on an H200).
                                 0 (default): 1 << 23 samples; 1: always fused. The
                                 CPU backend always fuses (when fuse_max_shared > 0). */
+    unsigned gpu_variant;    /* GPU kernel variants, for tests and benchmarks (results
+                                are the same bit for bit). 0 (default): the fastest
+                                measured; bits of RV_DwtGpuVariant select the older
+                                code paths. The CPU backend ignores it. */
 } RV_DwtSettings;
+
+/** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3). */
+typedef enum RV_DwtGpuVariant {
+    RV_DWT_VARIANT_COL_SYNC = 1, /* column tiles loaded 4 bytes a thread through registers
+                                    and stored 4 bytes a thread, instead of 16-byte
+                                    asynchronous copies (cp.async) and 16-byte stores */
+    RV_DWT_VARIANT_ROW_512  = 2, /* dwt_rowfused with 512 threads for rows over 8192
+                                    samples instead of 256 */
+    RV_DWT_VARIANT_ROW_SYNC = 4  /* dwt_rowfused loads through registers (8 bytes, 4 in
+                                    flight a thread) and stores 4 bytes a thread, instead
+                                    of cp.async (the forward's split: 4-byte copies
+                                    straight into S and D) and 16-byte stores */
+} RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
 
