@@ -73,7 +73,22 @@ RV_FN RV_Pixel emboss(rv_nbr n, const rv_noparam *prm)
 RV_PROC_NBR(emboss, emboss, rgba, rgba, 1, rv_noparam)
 
 /* ---- Template matching: procBox, SAD against the template (thesis Fig. 26) ---- */
-RV_FN int32_t sad(rv_win w, const rv_noparam *prm)
+/* Four adjacent windows a call (RV_PROC_BOXN), each template row scored
+ * against all of them by rv_win_sad_row_rgba: the image row is read once for
+ * the four windows. Same scores as sad1 below. */
+RV_FN void sad(rv_win w, const rv_noparam *prm, int32_t *score)
+{
+    (void)prm;
+    int32_t acc[RV_BOXN] = {0, 0, 0, 0};
+    for (int j = 0; j < w.h; j++)
+        rv_win_sad_row_rgba(w, j, acc);
+    for (int k = 0; k < RV_BOXN; k++)
+        score[k] = acc[k];
+}
+RV_PROC_BOXN(sad, sad, rgba, rgba, i32, rv_noparam)
+
+/* The thesis' form: one window a call, pixel by pixel. */
+RV_FN int32_t sad1(rv_win w, const rv_noparam *prm)
 {
     (void)prm;
     int32_t sum = 0;
@@ -82,7 +97,7 @@ RV_FN int32_t sad(rv_win w, const rv_noparam *prm)
             sum += rv_abs_diff(rv_win_rgba(w, i, j), rv_ref_rgba(w, i, j));
     return sum;
 }
-RV_PROC_BOX(sad, sad, rgba, rgba, i32, rv_noparam)
+RV_PROC_BOX(sad1, sad1, rgba, rgba, i32, rv_noparam)
 
 /* ---- Difference detection: compImg ---- */
 RV_FN RV_Pixel diff(RV_Pixel a, RV_Pixel b, const rv_threshold_params *prm)

@@ -659,7 +659,9 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
          * 4 blocks a multiprocessor, so that the work spreads evenly (a
          * 395x372 search has only ~98K windows); at most 8 resident waves
          * (the entry loops), which also bounds the partials to combine. */
-        const long long npos = (long long)call->rows * call->cols;
+        /* an RV_PROC_BOXN entry scores that many adjacent windows a thread */
+        const int wpt = RV_KFLAG_GET_BOX_WINDOWS(k->desc.flags);
+        const long long npos = (long long)call->rows * ((call->cols + wpt - 1) / wpt);
         int blk = kb->block;
         while (blk > 64 && (long long)cdiv(npos, blk) < 4LL * st->sm_count)
             blk /= 2;

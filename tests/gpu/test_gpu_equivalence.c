@@ -238,15 +238,15 @@ typedef struct box_case {
 } box_case;
 
 static const box_case box_cases[] = {
-    {"sad", RV_FMT_RGBA8, 1},
+    {"sad", RV_FMT_RGBA8, 1},  /* RV_PROC_BOXN: four windows a thread */
+    {"sad1", RV_FMT_RGBA8, 1}, /* RV_PROC_BOX: the one-window form */
     {"ssd8", RV_FMT_GRAY8, 1},
     {"meanf", RV_FMT_GRAYF32, 0},
 };
 
-static void run_box_case(const box_case *bc, int w, int h, int s, int reduce, uint64_t seed)
+static void run_box_case_sized(const box_case *bc, int w, int h, int bw, int bh, int s, int reduce, uint64_t seed)
 {
     char what[160];
-    const int bw = w < 7 ? w : 7, bh = h < 5 ? h : 5;
     snprintf(what, sizeof(what), "%s %dx%d box %dx%d S=%d reduce=%d", bc->kernel, w, h, bw, bh, s, reduce);
     const RV_Kernel *kc = kern(mcpu, bc->kernel), *kg = kern(mgpu, bc->kernel);
     pair src = make_pair(w, h, bc->fmt, seed, 1);
@@ -282,6 +282,11 @@ static void run_box_case(const box_case *bc, int w, int h, int s, int reduce, ui
     free_pair(&ref);
 }
 
+static void run_box_case(const box_case *bc, int w, int h, int s, int reduce, uint64_t seed)
+{
+    run_box_case_sized(bc, w, h, w < 7 ? w : 7, h < 5 ? h : 5, s, reduce, seed);
+}
+
 static void test_box_ops(void **state)
 {
     (void)state;
@@ -291,6 +296,14 @@ static void test_box_ops(void **state)
             for (int s = 1; s <= 4; s++)
                 for (int r = 0; r <= 3; r++)
                     run_box_case(&box_cases[c], sizes[z][0], sizes[z][1], s, r, seed++);
+    /* SAD at the thesis size and one odd template: score maps and minima,
+     * the wide-template paths (16-byte shared template reads, a row tail) */
+    static const int tm[][2] = {{70, 72}, {69, 71}};
+    for (size_t c = 0; c < 2; c++) /* sad, sad1 */
+        for (size_t z = 0; z < 2; z++)
+            for (int s = 1; s <= 2; s++)
+                for (int r = 0; r <= 1; r++)
+                    run_box_case_sized(&box_cases[c], 395, 372, tm[z][0], tm[z][1], s, r, seed++);
 }
 
 /* Ties: a constant image, every window scores the same; the position must

@@ -11,8 +11,9 @@
  * from a variable). The threads of a block run as coroutines: a barrier
  * switches to the next thread, so the procNbr shared tile (loaded by the
  * whole block, then read by every thread) is exact for any grid. procBox runs with one
- * thread a block (its template copy and block reduction need no other
- * thread then); the grid-wide reduction through scratch and the counter is
+ * thread a block (its block reduction needs no other thread then), and
+ * without reduction also with blocks of 5, 37 and 64 threads (the template
+ * copy to shared memory by the whole block); the grid-wide reduction through scratch and the counter is
  * exercised with 1 to 1000 blocks. pixel.h's GPU-only code (__vsadu4 and
  * the lop3 bit-select in rv_abs_diff) is not covered: the host form is used.
  *
@@ -229,7 +230,7 @@ static int check_pc(const char *name, entry f, F fn, int w, int h, int s, unsign
 }
 
 template <class TS, class TI, class TR, class F>
-static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int bh, int s, int red, bool smem, unsigned gx, bool ref_img)
+static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int bh, int s, int red, bool smem, unsigned gx, bool ref_img, unsigned bt = 1)
 {
     uint64_t seed = (uint64_t)W * 131 + H * 7 + bw + s * 1000 + red;
     const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16;
@@ -251,7 +252,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
     a.s = s; a.box_w = bw; a.box_h = bh; a.reduce = red;
     a.scratch = (uint64_t)(uintptr_t)scratch.data();
     emu_dsz = smem ? 1u << 16 : 0;
-    launch(f, a, gx, 1, 1, 1);
+    launch(f, a, gx, 1, bt, 1);
     /* reference from the definition */
     rv_win w0 = {src.data(), pitch, ref_img ? tpl.data() : nullptr, tpitch, 0, 0, (bw + s - 1) / s, (bh + s - 1) / s, s, 0};
     double best = 0, sum = 0; int64_t isum = 0; int bx = 0, by = 0, found = 0;
@@ -276,7 +277,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
         if (bad) printf("  got %g (%d,%d) isum %lld, want %g (%d,%d) isum %lld\n", r.score, r.x, r.y, (long long)r.isum, red == RV_REDUCE_SUM ? sum : best, bx, by, (long long)isum);
         if (*(unsigned *)scratch.data() != 0) bad = 1; /* counter reset */
     }
-    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d tpl_odd=%d grid %u\n", name, W, H, bw, bh, s, red, (int)smem, emu_tpl_odd, gx);
+    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d tpl_odd=%d grid %u x %u\n", name, W, H, bw, bh, s, red, (int)smem, emu_tpl_odd, gx, bt);
     return bad;
 }
 
@@ -300,6 +301,24 @@ static int check_pixel_helpers(void)
     }
     printf("pixel helpers: %d mismatches\n", bad);
     return bad != 0;
+}
+
+/* SAD of a window from the definition (sum of |R|, |G|, |B| differences
+ * over the window's samples), independent of kernel.h's helpers */
+static int32_t sad_def(rv_win w)
+{
+    int32_t sum = 0;
+    for (int j = 0; j < w.h; j++)
+        for (int i = 0; i < w.w; i++) {
+            uint32_t p, q;
+            memcpy(&p, w.base + (int64_t)(w.y + j * w.s) * w.pitch + (int64_t)(w.x + i * w.s) * 4, 4);
+            memcpy(&q, w.ref + (int64_t)(j * w.s) * w.ref_pitch + (int64_t)(i * w.s) * 4, 4);
+            for (int c = 0; c < 24; c += 8) {
+                const int d = (int)((p >> c) & 0xff) - (int)((q >> c) & 0xff);
+                sum += d < 0 ? -d : d;
+            }
+        }
+    return sum;
 }
 
 int main()
@@ -377,14 +396,24 @@ int main()
     fails += pf;
     runs += pr;
     int bf = 0, br = 0;
-    const int bsz[][4] = {{9, 7, 3, 2}, {20, 15, 5, 4}, {33, 21, 7, 9}, {12, 12, 12, 12}, {40, 30, 1, 1}};
+    /* {W, H, box}: odd boxes, boxes narrower than 4, rows of 1, 2, 3, 4, 5
+     * and 13+ windows (RV_PROC_BOXN: fewer windows than RV_BOXN, exactly
+     * RV_BOXN, a last group moved left) */
+    const int bsz[][4] = {{9, 7, 3, 2}, {20, 15, 5, 4}, {33, 21, 7, 9}, {12, 12, 12, 12}, {40, 30, 1, 1},
+                          {13, 6, 11, 3}, {10, 5, 7, 5}, {8, 4, 5, 2}, {23, 9, 2, 3}, {31, 8, 3, 7}};
     for (auto &b : bsz)
         for (int s = 1; s <= 3; s++)
             for (int red = 0; red <= 3; red++)
                 for (int sm = 0; sm <= 2; sm++) /* 2: shared template, rows off the 16-byte grid */
                     for (unsigned gx : {1u, 3u, 16u, 1000u}) {
                         emu_tpl_odd = sm == 2;
-                        bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, [&](rv_win w) { return sad(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
+                        bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
+                        bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad1", rvk_sad1, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
+                        if (red == RV_REDUCE_NONE && gx <= 16) /* blocks of several threads: the */
+                            for (unsigned bt : {64u, 37u, 5u}) { /* template copy (no shuffles here) */
+                                bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;
+                                bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;
+                            }
                         bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false); br++;
                     }

@@ -22,7 +22,12 @@
  * Image operations rotate over several input/output sets (>= 256 MiB in
  * all) so that the L2 cache (50-60 MB) does not hold the inputs.
  *
- * Usage: rv-bench-gpu-core [--quick]. Exits 77 without a GPU.
+ * Template matching runs twice: sad-tm is the sample `sad` (RV_PROC_BOXN,
+ * four adjacent windows a thread through rv_win_sad_row_rgba), sad-tm1 the
+ * one-window form `sad1` (the kernel before round 6b), same run.
+ *
+ * Usage: rv-bench-gpu-core [--quick] [--sad] (--sad: template matching
+ * only, no torch). Exits 77 without a GPU.
  */
 #include <cuda.h>
 #include <math.h>
@@ -579,11 +584,14 @@ static void tm_hand(void *varg)
     CK(cuLaunchKernel(t->use_v ? t->fhand_v : t->fhand, (326 + 31) / 32, (301 + 7) / 8, 1, 32, 8, 1, 0, 0, p, NULL));
 }
 
-static void bench_tm(int sm, int clock_khz)
+/* kname: "sad" (RV_PROC_BOXN, RV_BOXN windows a call, rv_win_sad_row_rgba)
+ * or "sad1" (RV_PROC_BOX, one window a call, pixel by pixel: the form before
+ * round 6b); the hand-written kernels are timed with the first only. */
+static void bench_tm(int sm, int clock_khz, const char *kname, const char *label, int with_hand)
 {
     tm_arg t;
     memset(&t, 0, sizeof(t));
-    t.k = kern("sad");
+    t.k = kern(kname);
     RV(rv_image_create(ctx, 395, 372, RV_FMT_RGBA8, &t.img));
     RV(rv_image_create(ctx, 70, 72, RV_FMT_RGBA8, &t.tpl));
     fill(t.img, 5);
@@ -596,8 +604,8 @@ static void bench_tm(int sm, int clock_khz)
     }
     tm_rv(&t);
     if (t.res.x != 200 || t.res.y != 150 || t.res.score != 0)
-        fprintf(stderr, "template matching: found (%d,%d) score %g, expected (200,150) 0\n", t.res.x, t.res.y,
-                t.res.score);
+        fprintf(stderr, "template matching (%s): found (%d,%d) score %g, expected (200,150) 0\n", kname, t.res.x,
+                t.res.y, t.res.score);
     double rvk = gpu_ms(tm_rv, &t, 20);
     uint64_t a;
     ptrdiff_t pitch;
@@ -607,18 +615,22 @@ static void bench_tm(int sm, int clock_khz)
     RV(rv_image_kernel_address(t.tpl, 0, RV_ACCESS_READ, &a, &pitch));
     t.dtpl = a;
     t.tpitch_px = (int)(pitch / 4);
-    CK(cuMemAlloc(&t.best, 8));
-    CK(cuModuleGetFunction(&t.fhand, hand_mod, "hand_sad"));
-    double hand = gpu_ms(tm_hand, &t, 20);
-    CK(cuModuleGetFunction(&t.fhand_v, hand_mod, "hand_sad_v"));
-    t.use_v = 1;
-    double hand_v = gpu_ms(tm_hand, &t, 20);
-    printf("template matching: hand SAD (per-channel abs) %.4f ms, hand SAD (__vsadu4) %.4f ms\n", hand, hand_v);
-    unsigned long long best;
-    CK(cuMemcpyDtoH(&best, t.best, 8));
-    if ((best & 0xffff) != 200 || ((best >> 16) & 0xffff) != 150)
-        fprintf(stderr, "hand_sad found (%llu,%llu)\n", best & 0xffff, (best >> 16) & 0xffff);
-    CK(cuMemFree(t.best));
+    double hand = NAN, hand_v = NAN;
+    if (with_hand) {
+        CK(cuMemAlloc(&t.best, 8));
+        CK(cuModuleGetFunction(&t.fhand, hand_mod, "hand_sad"));
+        hand = gpu_ms(tm_hand, &t, 20);
+        CK(cuModuleGetFunction(&t.fhand_v, hand_mod, "hand_sad_v"));
+        t.use_v = 1;
+        hand_v = gpu_ms(tm_hand, &t, 20);
+        printf("template matching: hand SAD (per-channel abs) %.4f ms, hand SAD (__vsadu4) %.4f ms\n", hand,
+               hand_v);
+        unsigned long long best;
+        CK(cuMemcpyDtoH(&best, t.best, 8));
+        if ((best & 0xffff) != 200 || ((best >> 16) & 0xffff) != 150)
+            fprintf(stderr, "hand_sad found (%llu,%llu)\n", best & 0xffff, (best >> 16) & 0xffff);
+        CK(cuMemFree(t.best));
+    }
     double e2e[20];
     for (int i = 0; i < 20; i++) {
         double t0 = now_ms();
@@ -628,7 +640,7 @@ static void bench_tm(int sm, int clock_khz)
     }
     qsort(e2e, 20, sizeof(double), cmp_d);
     row *r = &rows[nrows++];
-    snprintf(r->op, sizeof(r->op), "sad-tm");
+    snprintf(r->op, sizeof(r->op), "%s", label);
     r->w = 395;
     r->h = 372;
     r->rvk = rvk;
@@ -640,6 +652,8 @@ static void bench_tm(int sm, int clock_khz)
     double pairs = 326.0 * 301.0 * 70.0 * 72.0;
     r->floor_ms = pairs / ((double)sm * 64.0 * clock_khz * 1e3) * 1e3;
     r->thesis = 63.46;
+    printf("template matching (%s): rv kernel %.4f ms, compute floor %.4f ms, %.2fx the floor\n", kname, rvk,
+           r->floor_ms, rvk / r->floor_ms);
     rv_image_destroy(&t.img);
     rv_image_destroy(&t.tpl);
 }
@@ -680,7 +694,11 @@ static void show(double v, const char *fmt, int width)
 
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    int quick = 0, sad_only = 0;
+    for (int i = 1; i < argc; i++) {
+        quick |= !strcmp(argv[i], "--quick");
+        sad_only |= !strcmp(argv[i], "--sad");
+    }
     if (quick)
         iters = 10;
     RV_Settings s;
@@ -717,13 +735,15 @@ int main(int argc, char **argv)
            drv / 1000, drv % 1000 / 10, date);
     printf("device bandwidth (cuMemcpyDtoD 1 GiB, read+write): %.0f GB/s\n", bw_gbs);
 
-    run_torch();
-    printf("torch: %s\n", torch_note);
-
-    const int sizes[][2] = {{512, 512}, {1920, 1080}, {3840, 2160}};
-    for (int i = 0; i < 3; i++)
-        bench_size(sizes[i][0], sizes[i][1]);
-    bench_tm(sm, clock_khz);
+    if (!sad_only) {
+        run_torch();
+        printf("torch: %s\n", torch_note);
+        const int sizes[][2] = {{512, 512}, {1920, 1080}, {3840, 2160}};
+        for (int i = 0; i < 3; i++)
+            bench_size(sizes[i][0], sizes[i][1]);
+    }
+    bench_tm(sm, clock_khz, "sad", "sad-tm", 1);
+    bench_tm(sm, clock_khz, "sad1", "sad-tm1", 0);
 
     printf("\nTimes in ms. ovh = rv kernel / direct - 1 (framework overhead); "
            "%%floor = floor / rv kernel (100%% = at the floor).\n");

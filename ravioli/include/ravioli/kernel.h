@@ -36,6 +36,10 @@
  *     RV_PROC_BOX  : TSCORE fn(rv_win w, const PT *prm)   TSCORE is i32 or f32;
  *                    read with rv_win_<t>(w, i, j) and rv_ref_<t>(w, i, j),
  *                    0 <= i < w.w, 0 <= j < w.h
+ *     RV_PROC_BOXN : void fn(rv_win w, const PT *prm, TSCORE *score)
+ *                    scores the w.n (<= RV_BOXN) adjacent windows at
+ *                    w.x + k*S into score[k], so that they can share reads
+ *                    (rv_win_sad_row_rgba; rv_win_at(w, k) is window k)
  * Kernels never see the spatial stride S: neighbour offsets and window sample
  * positions are scaled by S for them, and each result fills its S x S block.
  *
@@ -122,8 +126,13 @@ typedef struct rv_win {
     int32_t x, y;   /* full-resolution top-left of the window */
     int32_t w, h;   /* window size in samples: loop 0 <= i < w, 0 <= j < h */
     int32_t s;
-    int32_t pad_;
+    int32_t n;      /* adjacent windows of this call: 1 (RV_PROC_BOX), or
+                       1..RV_BOXN (RV_PROC_BOXN: windows k = 0 .. n-1 at
+                       x + k*s; see rv_win_at) */
 } rv_win;
+
+/** Windows a call of an RV_PROC_BOXN element function scores at most. */
+#define RV_BOXN 4
 
 #define RV__DEF_ACCESSORS(tok, T)                                                   \
     RV_INLINE T rv_nbr_##tok(rv_nbr n, int dx, int dy)                              \
@@ -150,6 +159,82 @@ RV__DEF_ACCESSORS(f32, float)
 RV__DEF_ACCESSORS(rgba, RV_Pixel)
 RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
 
+/** Window k (0 <= k < w.n) of a call that scores several adjacent windows
+ * (RV_PROC_BOXN): the same window moved right by k samples, as one window. */
+RV_INLINE rv_win rv_win_at(rv_win w, int k)
+{
+    w.x += k * w.s;
+    w.n = 1;
+    return w;
+}
+
+/** Window row SAD for up to RV_BOXN adjacent windows: for each window k of
+ * the call (k = 0 .. w.n - 1; one when w.n <= 1) adds to acc[k]
+ *
+ *     sum over i = 0 .. w.w - 1 of rv_abs_diff(rv_win_rgba(rv_win_at(w, k), i, j),
+ *                                              rv_ref_rgba(w, i, j))
+ *
+ * i.e. row j's sum of |R|, |G|, |B| differences against the reference
+ * (template) row j; alpha is ignored. With w.n == RV_BOXN the windows share
+ * their image reads: window k's sample i is sample i + k of the row, so a
+ * row of w.w samples is read once for all four windows (w.w + 3 reads
+ * instead of 4 w.w) and each template sample once for four windows, and each
+ * pair costs one SIMD byte absolute difference on the GPU (alpha is masked
+ * once per read, not per pair). Any stride S, any w.w >= 1; reads only
+ * samples of the windows themselves. */
+RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
+{
+    const int s = w.s;
+    const RV_Pixel *row = (const RV_Pixel *)(w.base + (int64_t)(w.y + j * s) * w.pitch) + w.x;
+    const RV_Pixel *ref = (const RV_Pixel *)(w.ref + (int64_t)(j * s) * w.ref_pitch);
+    if (w.n == 4) { /* RV_BOXN: four adjacent windows slide over one row */
+        /* p0..p2: row samples i .. i+2; window k takes sample i + k against
+         * template sample i. Four template samples a pass (one 16-byte
+         * shared load on the GPU when the template rows are 16-byte
+         * aligned), two accumulators a window (shorter dependency chains) */
+        uint32_t p0 = rv__rgb(row[0]), p1 = rv__rgb(row[s]), p2 = rv__rgb(row[2 * s]);
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+        int i = 0;
+        for (; i + 4 <= w.w; i += 4) {
+            const uint32_t q0 = rv__rgb(row[(i + 3) * s]), q1 = rv__rgb(row[(i + 4) * s]);
+            const uint32_t q2 = rv__rgb(row[(i + 5) * s]), q3 = rv__rgb(row[(i + 6) * s]);
+            const uint32_t t0 = rv__rgb(ref[i * s]), t1 = rv__rgb(ref[(i + 1) * s]);
+            const uint32_t t2 = rv__rgb(ref[(i + 2) * s]), t3 = rv__rgb(ref[(i + 3) * s]);
+            a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, p1, t0);
+            a2 = rv__sad_u8x4_acc(a2, p2, t0); a3 = rv__sad_u8x4_acc(a3, q0, t0);
+            b0 = rv__sad_u8x4_acc(b0, p1, t1); b1 = rv__sad_u8x4_acc(b1, p2, t1);
+            b2 = rv__sad_u8x4_acc(b2, q0, t1); b3 = rv__sad_u8x4_acc(b3, q1, t1);
+            a0 = rv__sad_u8x4_acc(a0, p2, t2); a1 = rv__sad_u8x4_acc(a1, q0, t2);
+            a2 = rv__sad_u8x4_acc(a2, q1, t2); a3 = rv__sad_u8x4_acc(a3, q2, t2);
+            b0 = rv__sad_u8x4_acc(b0, q0, t3); b1 = rv__sad_u8x4_acc(b1, q1, t3);
+            b2 = rv__sad_u8x4_acc(b2, q2, t3); b3 = rv__sad_u8x4_acc(b3, q3, t3);
+            p0 = q1;
+            p1 = q2;
+            p2 = q3;
+        }
+        for (; i < w.w; i++) {
+            const uint32_t q0 = rv__rgb(row[(i + 3) * s]), t0 = rv__rgb(ref[i * s]);
+            a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, p1, t0);
+            a2 = rv__sad_u8x4_acc(a2, p2, t0); a3 = rv__sad_u8x4_acc(a3, q0, t0);
+            p0 = p1;
+            p1 = p2;
+            p2 = q0;
+        }
+        acc[0] += a0 + b0;
+        acc[1] += a1 + b1;
+        acc[2] += a2 + b2;
+        acc[3] += a3 + b3;
+    } else {
+        const int n = w.n > 1 ? w.n : 1;
+        for (int k = 0; k < n; k++) {
+            int32_t a = 0;
+            for (int i = 0; i < w.w; i++)
+                a += rv_abs_diff(row[(i + k) * s], ref[i * s]);
+            acc[k] += a;
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* Descriptors                                                          */
 /* ------------------------------------------------------------------ */
@@ -165,6 +250,24 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
         RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)(OP), (uint32_t)RV_ETC_##TIN,      \
         (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ETC_##TOUT, (int32_t)(RADIUS),         \
         (uint32_t)(PSIZE), (uint32_t)(ASIZE), 0u};
+
+/* procBox entries scoring RV_BOXN windows a call (RV_PROC_BOXN): flags say so. */
+#define RV__DESC_BOXN(NAME, TIN, TIN2, TOUT, PSIZE)                                 \
+    RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
+        RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_BOX, (uint32_t)RV_ETC_##TIN, \
+        (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ETC_##TOUT, 0, (uint32_t)(PSIZE), 0u,   \
+        RV_KFLAG_BOX_WINDOWS(RV_BOXN)};
+
+/* procBox, RV_BOXN adjacent windows a call: the window columns of a row in
+ * groups of RV_BOXN; the last group of a row is moved left to end at the
+ * last window (its first windows are scored twice and taken once), so every
+ * call has w.n = RV_BOXN unless the row has fewer windows (then w.n = all). */
+#define RV__BOXN_GROUP(c0, cols, cs, n)                                             \
+    do {                                                                            \
+        (cs) = (c0); (n) = RV_BOXN;                                                 \
+        if ((cols) < RV_BOXN) { (cs) = 0; (n) = (cols); }                           \
+        else if ((cs) + RV_BOXN > (cols)) (cs) = (cols) - RV_BOXN;                  \
+    } while (0)
 
 /* Fills the S x S block of a result (clipped to the plane). */
 #define RV__FILL_BLOCK(T, pl, x, y, s, v)                                           \
@@ -360,42 +463,74 @@ RV__DEF_ACCESSORS(rgba16, RV_Pixel16)
     }
 
 /* procBox: window positions x = i*S <= W - box_w (same for y). */
+/* One window's score v at (x, win.y) into the entry's running reduction. */
+#define RV__BOX_CPU_TAKE(TSCORE, v, vx)                                              \
+    do {                                                                            \
+        if (red == RV_REDUCE_NONE) {                                                \
+            RV__FILL_BLOCK(float, a->dst, (vx), win.y, s, (float)(v));               \
+        } else if (red == RV_REDUCE_SUM) {                                          \
+            if (RV_ETC_##TSCORE == RV_ET_I32) isum += (int64_t)(v);                 \
+            else fsum += (double)(v);                                               \
+            found = 1;                                                              \
+        } else if (!found || (red == RV_REDUCE_MIN ? (double)(v) < best             \
+                                                   : (double)(v) > best)) {         \
+            best = (double)(v); bx = (vx); by = win.y; found = 1;                    \
+        }                                                                           \
+    } while (0)
+#define RV__BOX_CPU_HEAD(PT)                                                        \
+    const PT rv__prm = *(const PT *)(const void *)a->params;                        \
+    const PT *prm = &rv__prm; /* a local: output stores cannot alias it */          \
+    const int s = a->s, xmax = a->src.w - a->box_w;                                 \
+    const int red = a->reduce;                                                      \
+    rv_win win = {a->src.data, a->src.pitch, a->src2.data, a->src2.pitch,           \
+                  0, 0, (a->box_w + s - 1) / s, (a->box_h + s - 1) / s, s, 1};      \
+    double best = 0.0, fsum = 0.0;                                                  \
+    int64_t isum = 0;                                                               \
+    int bx = 0, by = 0, found = 0;
+#define RV__BOX_CPU_TAIL                                                            \
+    if (part) {                                                                     \
+        part->score = red == RV_REDUCE_SUM ? fsum : best;                           \
+        part->isum = isum;                                                          \
+        part->x = bx; part->y = by; part->valid = found;                            \
+    }
 #define RV_PROC_BOX(NAME, FN, TIN, TREF, TSCORE, PT)                                \
     RV__DESC(NAME, RV_OP_BOX, TIN, TREF, TSCORE, 0, RV__PSIZE(PT), 0)               \
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
-        const PT rv__prm = *(const PT *)(const void *)a->params;                    \
-        const PT *prm = &rv__prm; /* a local: output stores cannot alias it */      \
-        const int s = a->s, xmax = a->src.w - a->box_w;                             \
-        const int red = a->reduce;                                                  \
-        rv_win win = {a->src.data, a->src.pitch, a->src2.data, a->src2.pitch,       \
-                      0, 0, (a->box_w + s - 1) / s, (a->box_h + s - 1) / s, s, 0};  \
-        double best = 0.0, fsum = 0.0;                                              \
-        int64_t isum = 0;                                                           \
-        int bx = 0, by = 0, found = 0;                                              \
+        RV__BOX_CPU_HEAD(PT)                                                        \
         for (int j = j0; j < j1; j++) {                                             \
             win.y = j * s;                                                          \
             for (int x = 0; x <= xmax; x += s) {                                    \
                 win.x = x;                                                          \
                 const RV_T_##TSCORE v = FN(win, prm);                               \
-                if (red == RV_REDUCE_NONE) {                                        \
-                    RV__FILL_BLOCK(float, a->dst, x, win.y, s, (float)v);           \
-                } else if (red == RV_REDUCE_SUM) {                                  \
-                    if (RV_ETC_##TSCORE == RV_ET_I32) isum += (int64_t)v;           \
-                    else fsum += (double)v;                                         \
-                    found = 1;                                                      \
-                } else if (!found || (red == RV_REDUCE_MIN ? (double)v < best       \
-                                                           : (double)v > best)) {   \
-                    best = (double)v; bx = x; by = win.y; found = 1;                \
-                }                                                                   \
+                RV__BOX_CPU_TAKE(TSCORE, v, x);                                     \
             }                                                                       \
         }                                                                           \
-        if (part) {                                                                 \
-            part->score = red == RV_REDUCE_SUM ? fsum : best;                       \
-            part->isum = isum;                                                      \
-            part->x = bx; part->y = by; part->valid = found;                        \
+        RV__BOX_CPU_TAIL                                                            \
+    }
+
+#define RV_PROC_BOXN(NAME, FN, TIN, TREF, TSCORE, PT)                               \
+    RV__DESC_BOXN(NAME, TIN, TREF, TSCORE, RV__PSIZE(PT))                           \
+    RV__CPU_SIG(NAME);                                                              \
+    RV__CPU_SIG(NAME)                                                               \
+    {                                                                               \
+        RV__BOX_CPU_HEAD(PT)                                                        \
+        const int cols = xmax < 0 ? 0 : xmax / s + 1;                               \
+        for (int j = j0; j < j1; j++) {                                             \
+            win.y = j * s;                                                          \
+            for (int c0 = 0; c0 < cols; c0 += RV_BOXN) {                            \
+                int cs, n;                                                          \
+                RV__BOXN_GROUP(c0, cols, cs, n);                                    \
+                RV_T_##TSCORE sc[RV_BOXN];                                          \
+                win.x = cs * s;                                                     \
+                win.n = n;                                                          \
+                FN(win, prm, sc);                                                   \
+                for (int k = c0 - cs; k < n; k++)                                   \
+                    RV__BOX_CPU_TAKE(TSCORE, sc[k], (cs + k) * s);                  \
+            }                                                                       \
         }                                                                           \
+        RV__BOX_CPU_TAIL                                                            \
     }
 
 #define RV_RAW_KERNEL(NAME, AT, A, BLK)                                             \
@@ -1105,6 +1240,101 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
     }
 }
 
+/* Copies the reference image (template) to shared memory, rows padded to
+ * tp bytes. Threads in groups of up to 32 along a row (coalesced), the
+ * groups on rows g, g + ng, ...; each thread issues the loads of up to 8
+ * rows before their stores (one memory wait per 8 samples, not per sample:
+ * with few blocks a multiprocessor every block copies at its start). Any
+ * block size. */
+template <typename T>
+static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int tp, const rv_plane &src,
+                                                        int bw, int bh, int tid, int nt)
+{
+    const int gw = nt < 32 ? nt : 32, ng = nt / gw;
+    const int g = tid / gw, c0 = tid - g * gw;
+    if (g >= ng)
+        return;
+    for (int r = g; r < bh; r += 8 * ng)
+        for (int c = c0; c < bw; c += gw) {
+            T v[8];
+            _Pragma("unroll") for (int u = 0; u < 8; u++) {
+                const int rr = r + u * ng;
+                if (rr < bh)
+                    v[u] = ((const T *)(src.data + (int64_t)rr * src.pitch))[c];
+            }
+            _Pragma("unroll") for (int u = 0; u < 8; u++) {
+                const int rr = r + u * ng;
+                if (rr < bh)
+                    ((T *)(void *)(dst + (int64_t)rr * tp))[c] = v[u];
+            }
+        }
+}
+
+/* Entry set-up shared by RV_PROC_BOX and RV_PROC_BOXN: parameters, window
+ * counts, the window template `win`, and the template copy to shared memory
+ * (rv__tsm) when the backend gave enough dynamic shared memory for it. */
+#define RV__BOX_GPU_HEAD(TREF, PT)                                                  \
+    extern __shared__ __align__(16) unsigned char rv__dyn[];                        \
+    typedef RV_T_##TREF rv__tr;                                                     \
+    const PT *prm = (const PT *)(const void *)a.params;                             \
+    const int s = a.s, red = a.reduce;                                              \
+    const int cols = (a.src.w - a.box_w) / s + 1;                                   \
+    const int rows = (a.src.h - a.box_h) / s + 1;                                   \
+    const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);                  \
+    const int nt = (int)(blockDim.x * blockDim.y);                                  \
+    rv_win win = {a.src.data, a.src.pitch, a.src2.data, a.src2.pitch, 0, 0,         \
+                  (a.box_w + s - 1) / s, (a.box_h + s - 1) / s, s, 1};              \
+    unsigned rv__dsz;                                                               \
+    asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(rv__dsz));                        \
+    /* shared template rows padded to 16 bytes (RV_GPU_BOX_REF_PITCH): the */       \
+    /* compiler sees the alignment and reads it 16 bytes at a time        */        \
+    const int rv__tp = RV_GPU_BOX_REF_PITCH(a.box_w, (int)sizeof(rv__tr));          \
+    const long long rv__tb = (long long)rv__tp * a.box_h;                           \
+    const bool rv__tsm = a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz; \
+    if (rv__tsm) {                                                                  \
+        rv__box_ref_copy<rv__tr>(rv__dyn, rv__tp, a.src2, a.box_w, a.box_h, tid, nt); \
+        __syncthreads();                                                            \
+        win.ref = rv__dyn;                                                          \
+        win.ref_pitch = rv__tp;                                                     \
+    }                                                                               \
+    rv_partial p = rv__red_none();
+
+/* One window's score v at (x, y) into the thread's partial. */
+#define RV__BOX_GPU_TAKE(TSCORE, v, vx, vy)                                           \
+    do {                                                                            \
+        if (red == RV_REDUCE_NONE) {                                                \
+            RV__FILL_BLOCK(float, a.dst, (vx), (vy), s, (float)(v));                  \
+        } else if (red == RV_REDUCE_SUM) {                                          \
+            if (RV_ETC_##TSCORE == RV_ET_I32) p.isum += (int64_t)(v);               \
+            else p.score += (double)(v);                                            \
+            p.valid = 1;                                                            \
+        } else {                                                                    \
+            rv_partial c = rv__red_none();                                          \
+            c.score = (double)(v); c.x = (vx); c.y = (vy); c.valid = 1;               \
+            rv__red_comb(p, c, red);                                                \
+        }                                                                           \
+    } while (0)
+
+/* Calls FN(w, prm ARGS) with the window template made constant where it
+ * can be: S = 1 and the template read straight from the shared array (the
+ * compiler sees its address space: LDS), S = 1 (unit-stride loops), or any S. */
+#define RV__BOX_GPU_CALL(FN, ARGS)                                                  \
+    do {                                                                            \
+        if (s == 1 && rv__tsm) {                                                    \
+            const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp,       \
+                               win.x, win.y, win.w, win.h, 1, win.n};               \
+            FN(w1, prm ARGS);                                                       \
+        } else if (s == 1) {                                                        \
+            const rv_win w1 = {win.base, win.pitch, win.ref, win.ref_pitch,         \
+                               win.x, win.y, win.w, win.h, 1, win.n};               \
+            FN(w1, prm ARGS);                                                       \
+        } else {                                                                    \
+            FN(win, prm ARGS);                                                      \
+        }                                                                           \
+    } while (0)
+#define RV__BOX_ARGS_NONE
+#define RV__BOX_ARGS_SC , rv__sc
+
 /* procBox: window positions x = i*S <= W - box_w (same for y), numbered
  * row by row and dealt to the threads in order (full warps, coalesced rows,
  * even load when there are few windows). The reference image (template) is
@@ -1114,78 +1344,72 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
 #define RV__BOX_BLOCK 256
 #define RV_PROC_BOX(NAME, FN, TIN, TREF, TSCORE, PT)                                \
     RV__DESC(NAME, RV_OP_BOX, TIN, TREF, TSCORE, 0, RV__PSIZE(PT), 0)               \
+    RV_FN RV_T_##TSCORE rvk_##NAME##__one(rv_win w, const PT *prm, RV_T_##TSCORE *o) \
+    {                                                                               \
+        return *o = FN(w, prm);                                                     \
+    }                                                                               \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
-        extern __shared__ __align__(16) unsigned char rv__dyn[];                    \
-        typedef RV_T_##TREF rv__tr;                                                 \
-        const PT *prm = (const PT *)(const void *)a.params;                         \
-        const int s = a.s, red = a.reduce;                                          \
-        const int cols = (a.src.w - a.box_w) / s + 1;                               \
-        const int rows = (a.src.h - a.box_h) / s + 1;                               \
-        const int tid = (int)(threadIdx.y * blockDim.x + threadIdx.x);              \
-        const int nt = (int)(blockDim.x * blockDim.y);                              \
-        rv_win win = {a.src.data, a.src.pitch, a.src2.data, a.src2.pitch, 0, 0,     \
-                      (a.box_w + s - 1) / s, (a.box_h + s - 1) / s, s, 0};          \
-        unsigned rv__dsz;                                                           \
-        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(rv__dsz));                    \
-        /* shared template rows padded to 16 bytes (RV_GPU_BOX_REF_PITCH): the */ \
-        /* compiler sees the alignment and reads it 16 bytes at a time        */ \
-        const int rv__tp = RV_GPU_BOX_REF_PITCH(a.box_w, (int)sizeof(rv__tr));      \
-        const long long rv__tb = (long long)rv__tp * a.box_h;                       \
-        const bool rv__tsm = a.src2.data && rv__tb > 0 && rv__tb <= (long long)rv__dsz; \
-        if (rv__tsm) {                                                              \
-            /* (r, c) of sample k = tid, tid + nt, ... kept without a      */     \
-            /* division per sample (the copy is ~5 % of a 70x72 search)    */     \
-            const int rv__dr = nt / a.box_w, rv__dc = nt - rv__dr * a.box_w;        \
-            int rv__r = tid / a.box_w, rv__c = tid - rv__r * a.box_w;               \
-            for (; rv__r < a.box_h; rv__r += rv__dr, rv__c += rv__dc) {             \
-                if (rv__c >= a.box_w) { rv__c -= a.box_w; rv__r++; }                \
-                if (rv__r >= a.box_h) break;                                        \
-                ((rv__tr *)(void *)(rv__dyn + (int64_t)rv__r * rv__tp))[rv__c] =    \
-                    ((const rv__tr *)(a.src2.data + (int64_t)rv__r * a.src2.pitch))[rv__c]; \
-            }                                                                       \
-            __syncthreads();                                                        \
-            win.ref = rv__dyn;                                                      \
-            win.ref_pitch = rv__tp;                                                 \
-        }                                                                           \
+        RV__BOX_GPU_HEAD(TREF, PT)                                                  \
         const long long npos = (long long)rows * cols;                              \
         const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
         const long long pn = (long long)gridDim.x * gridDim.y * nt;                 \
         int i = (int)(p0 % cols), j = (int)(p0 / cols);                             \
         const int di = (int)(pn % cols), dj = (int)(pn / cols);                     \
-        rv_partial p = rv__red_none();                                              \
         for (long long q = p0; q < npos; q += pn) {                                 \
             win.x = i * s;                                                          \
             win.y = j * s;                                                          \
-            RV_T_##TSCORE v;                                                        \
-            if (s == 1 && rv__tsm) {                                                \
-                /* constant stride, and the reference read straight from the */    \
-                /* shared array: the compiler sees its address space (LDS)    */    \
-                const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp,   \
-                                   win.x, win.y, win.w, win.h, 1, 0};               \
-                v = FN(w1, prm);                                                    \
-            } else if (s == 1) { /* constant stride: unit-stride window loops */    \
-                const rv_win w1 = {win.base, win.pitch, win.ref, win.ref_pitch,     \
-                                   win.x, win.y, win.w, win.h, 1, 0};               \
-                v = FN(w1, prm);                                                    \
-            } else {                                                                \
-                v = FN(win, prm);                                                   \
-            }                                                                       \
-            if (red == RV_REDUCE_NONE) {                                            \
-                RV__FILL_BLOCK(float, a.dst, win.x, win.y, s, (float)v);            \
-            } else if (red == RV_REDUCE_SUM) {                                      \
-                if (RV_ETC_##TSCORE == RV_ET_I32) p.isum += (int64_t)v;             \
-                else p.score += (double)v;                                          \
-                p.valid = 1;                                                        \
-            } else {                                                                \
-                rv_partial c = rv__red_none();                                      \
-                c.score = (double)v; c.x = win.x; c.y = win.y; c.valid = 1;         \
-                rv__red_comb(p, c, red);                                            \
-            }                                                                       \
+            RV_T_##TSCORE rv__sc[1];                                                \
+            RV__BOX_GPU_CALL(rvk_##NAME##__one, RV__BOX_ARGS_SC);                   \
+            RV__BOX_GPU_TAKE(TSCORE, rv__sc[0], win.x, win.y);                      \
             i += di;                                                                \
             j += dj;                                                                \
             if (i >= cols) { i -= cols; j++; }                                      \
+        }                                                                           \
+        if (red != RV_REDUCE_NONE)                                                  \
+            rv__box_finish(p, red, a.scratch);                                      \
+    }
+
+/* procBox, RV_BOXN adjacent windows a thread (RV_PROC_BOXN): the groups of
+ * a row (RV__BOXN_GROUP: the last one moved left to end at the row's last
+ * window) numbered row by row and dealt to the threads in order; the backend
+ * sizes the grid by groups (desc flags). */
+#define RV_PROC_BOXN(NAME, FN, TIN, TREF, TSCORE, PT)                               \
+    RV__DESC_BOXN(NAME, TIN, TREF, TSCORE, RV__PSIZE(PT))                           \
+    extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
+    rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
+    {                                                                               \
+        RV__BOX_GPU_HEAD(TREF, PT)                                                  \
+        const int gcols = (cols + RV_BOXN - 1) / RV_BOXN;                           \
+        const long long npos = (long long)rows * gcols;                             \
+        const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
+        const long long pn = (long long)gridDim.x * gridDim.y * nt;                 \
+        int i = (int)(p0 % gcols), j = (int)(p0 / gcols);                           \
+        const int di = (int)(pn % gcols), dj = (int)(pn / gcols);                   \
+        for (long long q = p0; q < npos; q += pn) {                                 \
+            const int c0 = i * RV_BOXN;                                             \
+            int cs, n;                                                              \
+            RV__BOXN_GROUP(c0, cols, cs, n);                                        \
+            win.x = cs * s;                                                         \
+            win.y = j * s;                                                          \
+            win.n = n;                                                              \
+            RV_T_##TSCORE rv__sc[RV_BOXN];                                          \
+            if (s == 1 && rv__tsm) { /* the only S = 1 instantiation: a second */ \
+                /* (global template) would be merged with it, the template   */    \
+                /* then read through generic loads                            */    \
+                const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp,   \
+                                   win.x, win.y, win.w, win.h, 1, win.n};           \
+                FN(w1, prm, rv__sc);                                                \
+            } else {                                                                \
+                FN(win, prm, rv__sc);                                               \
+            }                                                                       \
+            _Pragma("unroll") for (int k = 0; k < RV_BOXN; k++)                     \
+                if (k >= c0 - cs && k < n)                                          \
+                    RV__BOX_GPU_TAKE(TSCORE, rv__sc[k], (cs + k) * s, win.y);       \
+            i += di;                                                                \
+            j += dj;                                                                \
+            if (i >= gcols) { i -= gcols; j++; }                                    \
         }                                                                           \
         if (red != RV_REDUCE_NONE)                                                  \
             rv__box_finish(p, red, a.scratch);                                      \

@@ -38,6 +38,12 @@
  * gives box_h rows of it as dynamic shared memory when they fit. */
 #define RV_GPU_BOX_REF_PITCH(box_w, elem_size) ((((box_w) * (elem_size)) + 15) / 16 * 16)
 
+/** rv_kernel_desc.flags of a procBox entry, bits 0-7: adjacent windows one
+ * call of the element function scores (RV_PROC_BOXN); 0 means 1. The CUDA
+ * backend gives a thread that many windows. Any grid is correct. */
+#define RV_KFLAG_BOX_WINDOWS(n) ((uint32_t)(n) & 0xffu)
+#define RV_KFLAG_GET_BOX_WINDOWS(flags) ((int)((flags) & 0xffu) > 1 ? (int)((flags) & 0xffu) : 1)
+
 #if defined(__CUDACC__) || defined(__GNUC__)
 #  define RV_ALIGNED(n) __attribute__((aligned(n)))
 #else

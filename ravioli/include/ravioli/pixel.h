@@ -107,6 +107,27 @@ RV_INLINE int rv_abs_diff(RV_Pixel p, RV_Pixel q)
 #endif
 }
 
+/* Internal (the window SAD helpers of kernel.h): a pixel with alpha zeroed,
+ * and acc plus the sum of the four byte absolute differences of two words;
+ * for two pixels with alpha zeroed that is acc + rv_abs_diff. On the GPU one
+ * VABSDIFF4 with its accumulator (written as PTX: from __vsadu4 plus an add
+ * the compiler pairs the adds into IADD3s instead, +0.5 instruction a pair). */
+RV_INLINE uint32_t rv__rgb(RV_Pixel p) { return p & 0x00ffffffu; }
+RV_INLINE int32_t rv__sad_u8x4_acc(int32_t acc, uint32_t a, uint32_t b)
+{
+#if defined(__CUDA_ARCH__)
+    int32_t d;
+    asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(acc));
+    return d;
+#else
+    for (int k = 0; k < 32; k += 8) {
+        const int d = (int)((a >> k) & 0xffu) - (int)((b >> k) & 0xffu);
+        acc += d < 0 ? -d : d;
+    }
+    return acc;
+#endif
+}
+
 /* 16-bit-per-channel pixels. */
 RV_INLINE int rv16_r(RV_Pixel16 p) { return (int)(p & 0xffffu); }
 RV_INLINE int rv16_g(RV_Pixel16 p) { return (int)((p >> 16) & 0xffffu); }
