@@ -2,7 +2,8 @@
  * test_gpu_equivalence.c - every operation and every sample kernel gives the
  * same result on the CUDA backend as on the CPU backend: bit-exact for
  * integer formats, within 1e-6 (relative to the plane's largest magnitude)
- * for float. Sizes 1x1, 17x3, 1919x1081; strides 1..4; all formats. A few
+ * for float. Sizes 1x1, 17x3, 1919x1081; strides 1..4; all formats (procNbr
+ * and gray also at 3841x2161, strides 1, 2, 8: several tiles a block). A few
  * results are also checked against references written here from the
  * definitions (gray, diff, the SAD minimum).
  *
@@ -228,6 +229,22 @@ static void test_elem_ops(void **state)
         for (size_t z = 0; z < RV_ARRAY_LEN_T(sizes); z++)
             for (int s = 1; s <= 4; s++)
                 run_elem_case(&elem_cases[c], sizes[z][0], sizes[z][1], s, seed++);
+}
+
+/* procNbr and the strided fills on a frame larger than one resident wave of
+ * blocks (3841x2161: the backend deals several tiles to each block, with
+ * odd right and bottom edges), strides 1, 2 and 8. */
+static void test_nbr_large(void **state)
+{
+    (void)state;
+    uint64_t seed = 7000;
+    static const int strides[] = {1, 2, 8};
+    for (size_t c = 0; c < RV_ARRAY_LEN_T(elem_cases); c++) {
+        if (elem_cases[c].op != NBR && strcmp(elem_cases[c].kernel, "gray") != 0)
+            continue;
+        for (size_t k = 0; k < RV_ARRAY_LEN_T(strides); k++)
+            run_elem_case(&elem_cases[c], 3841, 2161, strides[k], seed++);
+    }
 }
 
 /* procBox: every kernel, every reduction, every size and stride. */
@@ -579,6 +596,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_independent_refs),
         cmocka_unit_test(test_elem_ops),
+        cmocka_unit_test(test_nbr_large),
         cmocka_unit_test(test_box_ops),
         cmocka_unit_test(test_box_ties),
         cmocka_unit_test(test_raw),
