@@ -87,6 +87,25 @@ RV_FN void sad(rv_win w, const rv_noparam *prm, int32_t *score)
 }
 RV_PROC_BOXN(sad, sad, rgba, rgba, i32, rv_noparam)
 
+/* Variants of `sad` (same scores; docs/perf/cuda-tuning.md round 7): two
+ * windows a call (sad_g2: twice the GPU threads), two template rows a pass
+ * (sad_r2: twice the independent loads), and both (sad_g2r2). */
+RV_PROC_BOXN_G(sad_g2, sad, rgba, rgba, i32, rv_noparam, 2)
+RV_FN void sad_r2(rv_win w, const rv_noparam *prm, int32_t *score)
+{
+    (void)prm;
+    int32_t acc[RV_BOXN] = {0, 0, 0, 0};
+    int j = 0;
+    for (; j + 2 <= w.h; j += 2)
+        rv_win_sad_rows2_rgba(w, j, acc);
+    if (j < w.h)
+        rv_win_sad_row_rgba(w, j, acc);
+    for (int k = 0; k < RV_BOXN; k++)
+        score[k] = acc[k];
+}
+RV_PROC_BOXN(sad_r2, sad_r2, rgba, rgba, i32, rv_noparam)
+RV_PROC_BOXN_G(sad_g2r2, sad_r2, rgba, rgba, i32, rv_noparam, 2)
+
 /* The thesis' form: one window a call, pixel by pixel. */
 RV_FN int32_t sad1(rv_win w, const rv_noparam *prm)
 {

@@ -134,6 +134,13 @@ typedef struct rv_win {
 /** Windows a call of an RV_PROC_BOXN element function scores at most. */
 #define RV_BOXN 4
 
+/** RV_PROC_BOXN with G (2 .. RV_BOXN) windows a call instead of RV_BOXN:
+ * the element function sees w.n <= G; on the GPU one group a thread, so
+ * RV_BOXN / G times the threads of RV_PROC_BOXN. Same results and tie order
+ * as RV_PROC_BOX. */
+#define RV_PROC_BOXN(NAME, FN, TIN, TREF, TSCORE, PT)                               \
+    RV_PROC_BOXN_G(NAME, FN, TIN, TREF, TSCORE, PT, RV_BOXN)
+
 #define RV__DEF_ACCESSORS(tok, T)                                                   \
     RV_INLINE T rv_nbr_##tok(rv_nbr n, int dx, int dy)                              \
     {                                                                               \
@@ -224,6 +231,28 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
         acc[1] += a1 + b1;
         acc[2] += a2 + b2;
         acc[3] += a3 + b3;
+    } else if (w.n == 2) { /* two adjacent windows: row sample i + k against template i */
+        uint32_t p0 = rv__rgb(row[0]);
+        int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        int i = 0;
+        for (; i + 4 <= w.w; i += 4) {
+            const uint32_t q0 = rv__rgb(row[(i + 1) * s]), q1 = rv__rgb(row[(i + 2) * s]);
+            const uint32_t q2 = rv__rgb(row[(i + 3) * s]), q3 = rv__rgb(row[(i + 4) * s]);
+            const uint32_t t0 = rv__rgb(ref[i * s]), t1 = rv__rgb(ref[(i + 1) * s]);
+            const uint32_t t2 = rv__rgb(ref[(i + 2) * s]), t3 = rv__rgb(ref[(i + 3) * s]);
+            a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, q0, t0);
+            b0 = rv__sad_u8x4_acc(b0, q0, t1); b1 = rv__sad_u8x4_acc(b1, q1, t1);
+            a0 = rv__sad_u8x4_acc(a0, q1, t2); a1 = rv__sad_u8x4_acc(a1, q2, t2);
+            b0 = rv__sad_u8x4_acc(b0, q2, t3); b1 = rv__sad_u8x4_acc(b1, q3, t3);
+            p0 = q3;
+        }
+        for (; i < w.w; i++) {
+            const uint32_t q0 = rv__rgb(row[(i + 1) * s]), t0 = rv__rgb(ref[i * s]);
+            a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, q0, t0);
+            p0 = q0;
+        }
+        acc[0] += a0 + b0;
+        acc[1] += a1 + b1;
     } else {
         const int n = w.n > 1 ? w.n : 1;
         for (int k = 0; k < n; k++) {
@@ -232,6 +261,79 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
                 a += rv_abs_diff(row[(i + k) * s], ref[i * s]);
             acc[k] += a;
         }
+    }
+}
+
+/** Rows j and j + 1 (j + 1 < w.h) of rv_win_sad_row_rgba in one pass: the
+ * same sums added to acc[k], with the two rows' loads and sums interleaved
+ * (twice the independent loads in flight a pass on the GPU) for w.n == 4
+ * and w.n == 2; other w.n: the row helper twice. */
+RV_INLINE void rv_win_sad_rows2_rgba(rv_win w, int j, int32_t *acc)
+{
+    const int s = w.s;
+    const RV_Pixel *r0 = (const RV_Pixel *)(w.base + (int64_t)(w.y + j * s) * w.pitch) + w.x;
+    const RV_Pixel *r1 = (const RV_Pixel *)(w.base + (int64_t)(w.y + (j + 1) * s) * w.pitch) + w.x;
+    const RV_Pixel *f0 = (const RV_Pixel *)(w.ref + (int64_t)(j * s) * w.ref_pitch);
+    const RV_Pixel *f1 = (const RV_Pixel *)(w.ref + (int64_t)((j + 1) * s) * w.ref_pitch);
+    if (w.n == 4) {
+        uint32_t p0 = rv__rgb(r0[0]), p1 = rv__rgb(r0[s]), p2 = rv__rgb(r0[2 * s]);
+        uint32_t u0 = rv__rgb(r1[0]), u1 = rv__rgb(r1[s]), u2 = rv__rgb(r1[2 * s]);
+        int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+        int i = 0;
+        for (; i + 2 <= w.w; i += 2) {
+            const uint32_t q0 = rv__rgb(r0[(i + 3) * s]), q1 = rv__rgb(r0[(i + 4) * s]);
+            const uint32_t v0 = rv__rgb(r1[(i + 3) * s]), v1 = rv__rgb(r1[(i + 4) * s]);
+            const uint32_t t0 = rv__rgb(f0[i * s]), t1 = rv__rgb(f0[(i + 1) * s]);
+            const uint32_t e0 = rv__rgb(f1[i * s]), e1 = rv__rgb(f1[(i + 1) * s]);
+            a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, p1, t0);
+            a2 = rv__sad_u8x4_acc(a2, p2, t0); a3 = rv__sad_u8x4_acc(a3, q0, t0);
+            b0 = rv__sad_u8x4_acc(b0, u0, e0); b1 = rv__sad_u8x4_acc(b1, u1, e0);
+            b2 = rv__sad_u8x4_acc(b2, u2, e0); b3 = rv__sad_u8x4_acc(b3, v0, e0);
+            a0 = rv__sad_u8x4_acc(a0, p1, t1); a1 = rv__sad_u8x4_acc(a1, p2, t1);
+            a2 = rv__sad_u8x4_acc(a2, q0, t1); a3 = rv__sad_u8x4_acc(a3, q1, t1);
+            b0 = rv__sad_u8x4_acc(b0, u1, e1); b1 = rv__sad_u8x4_acc(b1, u2, e1);
+            b2 = rv__sad_u8x4_acc(b2, v0, e1); b3 = rv__sad_u8x4_acc(b3, v1, e1);
+            p0 = p2; p1 = q0; p2 = q1;
+            u0 = u2; u1 = v0; u2 = v1;
+        }
+        if (i < w.w) {
+            const uint32_t q0 = rv__rgb(r0[(i + 3) * s]), t0 = rv__rgb(f0[i * s]);
+            const uint32_t v0 = rv__rgb(r1[(i + 3) * s]), e0 = rv__rgb(f1[i * s]);
+            a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, p1, t0);
+            a2 = rv__sad_u8x4_acc(a2, p2, t0); a3 = rv__sad_u8x4_acc(a3, q0, t0);
+            b0 = rv__sad_u8x4_acc(b0, u0, e0); b1 = rv__sad_u8x4_acc(b1, u1, e0);
+            b2 = rv__sad_u8x4_acc(b2, u2, e0); b3 = rv__sad_u8x4_acc(b3, v0, e0);
+        }
+        acc[0] += a0 + b0;
+        acc[1] += a1 + b1;
+        acc[2] += a2 + b2;
+        acc[3] += a3 + b3;
+    } else if (w.n == 2) {
+        uint32_t p0 = rv__rgb(r0[0]), u0 = rv__rgb(r1[0]);
+        int32_t a0 = 0, a1 = 0, b0 = 0, b1 = 0;
+        int i = 0;
+        for (; i + 2 <= w.w; i += 2) {
+            const uint32_t q0 = rv__rgb(r0[(i + 1) * s]), q1 = rv__rgb(r0[(i + 2) * s]);
+            const uint32_t v0 = rv__rgb(r1[(i + 1) * s]), v1 = rv__rgb(r1[(i + 2) * s]);
+            const uint32_t t0 = rv__rgb(f0[i * s]), t1 = rv__rgb(f0[(i + 1) * s]);
+            const uint32_t e0 = rv__rgb(f1[i * s]), e1 = rv__rgb(f1[(i + 1) * s]);
+            a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, q0, t0);
+            b0 = rv__sad_u8x4_acc(b0, u0, e0); b1 = rv__sad_u8x4_acc(b1, v0, e0);
+            a0 = rv__sad_u8x4_acc(a0, q0, t1); a1 = rv__sad_u8x4_acc(a1, q1, t1);
+            b0 = rv__sad_u8x4_acc(b0, v0, e1); b1 = rv__sad_u8x4_acc(b1, v1, e1);
+            p0 = q1; u0 = v1;
+        }
+        if (i < w.w) {
+            const uint32_t q0 = rv__rgb(r0[(i + 1) * s]), t0 = rv__rgb(f0[i * s]);
+            const uint32_t v0 = rv__rgb(r1[(i + 1) * s]), e0 = rv__rgb(f1[i * s]);
+            a0 = rv__sad_u8x4_acc(a0, p0, t0); a1 = rv__sad_u8x4_acc(a1, q0, t0);
+            b0 = rv__sad_u8x4_acc(b0, u0, e0); b1 = rv__sad_u8x4_acc(b1, v0, e0);
+        }
+        acc[0] += a0 + b0;
+        acc[1] += a1 + b1;
+    } else {
+        rv_win_sad_row_rgba(w, j, acc);
+        rv_win_sad_row_rgba(w, j + 1, acc);
     }
 }
 
@@ -251,22 +353,23 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
         (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ETC_##TOUT, (int32_t)(RADIUS),         \
         (uint32_t)(PSIZE), (uint32_t)(ASIZE), 0u};
 
-/* procBox entries scoring RV_BOXN windows a call (RV_PROC_BOXN): flags say so. */
-#define RV__DESC_BOXN(NAME, TIN, TIN2, TOUT, PSIZE)                                 \
+/* procBox entries scoring G (<= RV_BOXN) windows a call (RV_PROC_BOXN_G):
+ * flags say so. */
+#define RV__DESC_BOXN(NAME, TIN, TIN2, TOUT, PSIZE, G)                              \
     RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
         RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_BOX, (uint32_t)RV_ETC_##TIN, \
         (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ETC_##TOUT, 0, (uint32_t)(PSIZE), 0u,   \
-        RV_KFLAG_BOX_WINDOWS(RV_BOXN)};
+        RV_KFLAG_BOX_WINDOWS(G)};
 
-/* procBox, RV_BOXN adjacent windows a call: the window columns of a row in
- * groups of RV_BOXN; the last group of a row is moved left to end at the
- * last window (its first windows are scored twice and taken once), so every
- * call has w.n = RV_BOXN unless the row has fewer windows (then w.n = all). */
-#define RV__BOXN_GROUP(c0, cols, cs, n)                                             \
+/* procBox, G adjacent windows a call: the window columns of a row in
+ * groups of G; the last group of a row is moved left to end at the last
+ * window (its first windows are scored twice and taken once), so every
+ * call has w.n = G unless the row has fewer windows (then w.n = all). */
+#define RV__BOXN_GROUP(c0, cols, cs, n, G)                                          \
     do {                                                                            \
-        (cs) = (c0); (n) = RV_BOXN;                                                 \
-        if ((cols) < RV_BOXN) { (cs) = 0; (n) = (cols); }                           \
-        else if ((cs) + RV_BOXN > (cols)) (cs) = (cols) - RV_BOXN;                  \
+        (cs) = (c0); (n) = (G);                                                     \
+        if ((cols) < (G)) { (cs) = 0; (n) = (cols); }                               \
+        else if ((cs) + (G) > (cols)) (cs) = (cols) - (G);                          \
     } while (0)
 
 /* Fills the S x S block of a result (clipped to the plane). */
@@ -510,8 +613,8 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
         RV__BOX_CPU_TAIL                                                            \
     }
 
-#define RV_PROC_BOXN(NAME, FN, TIN, TREF, TSCORE, PT)                               \
-    RV__DESC_BOXN(NAME, TIN, TREF, TSCORE, RV__PSIZE(PT))                           \
+#define RV_PROC_BOXN_G(NAME, FN, TIN, TREF, TSCORE, PT, G)                          \
+    RV__DESC_BOXN(NAME, TIN, TREF, TSCORE, RV__PSIZE(PT), G)                        \
     RV__CPU_SIG(NAME);                                                              \
     RV__CPU_SIG(NAME)                                                               \
     {                                                                               \
@@ -519,9 +622,9 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
         const int cols = xmax < 0 ? 0 : xmax / s + 1;                               \
         for (int j = j0; j < j1; j++) {                                             \
             win.y = j * s;                                                          \
-            for (int c0 = 0; c0 < cols; c0 += RV_BOXN) {                            \
+            for (int c0 = 0; c0 < cols; c0 += (G)) {                                \
                 int cs, n;                                                          \
-                RV__BOXN_GROUP(c0, cols, cs, n);                                    \
+                RV__BOXN_GROUP(c0, cols, cs, n, G);                                 \
                 RV_T_##TSCORE sc[RV_BOXN];                                          \
                 win.x = cs * s;                                                     \
                 win.n = n;                                                          \
@@ -1375,22 +1478,22 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
  * a row (RV__BOXN_GROUP: the last one moved left to end at the row's last
  * window) numbered row by row and dealt to the threads in order; the backend
  * sizes the grid by groups (desc flags). */
-#define RV_PROC_BOXN(NAME, FN, TIN, TREF, TSCORE, PT)                               \
-    RV__DESC_BOXN(NAME, TIN, TREF, TSCORE, RV__PSIZE(PT))                           \
+#define RV_PROC_BOXN_G(NAME, FN, TIN, TREF, TSCORE, PT, G)                          \
+    RV__DESC_BOXN(NAME, TIN, TREF, TSCORE, RV__PSIZE(PT), G)                        \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
         RV__BOX_GPU_HEAD(TREF, PT)                                                  \
-        const int gcols = (cols + RV_BOXN - 1) / RV_BOXN;                           \
+        const int gcols = (cols + (G) - 1) / (G);                                   \
         const long long npos = (long long)rows * gcols;                             \
         const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
         const long long pn = (long long)gridDim.x * gridDim.y * nt;                 \
         int i = (int)(p0 % gcols), j = (int)(p0 / gcols);                           \
         const int di = (int)(pn % gcols), dj = (int)(pn / gcols);                   \
         for (long long q = p0; q < npos; q += pn) {                                 \
-            const int c0 = i * RV_BOXN;                                             \
+            const int c0 = i * (G);                                                 \
             int cs, n;                                                              \
-            RV__BOXN_GROUP(c0, cols, cs, n);                                        \
+            RV__BOXN_GROUP(c0, cols, cs, n, G);                                     \
             win.x = cs * s;                                                         \
             win.y = j * s;                                                          \
             win.n = n;                                                              \
@@ -1404,7 +1507,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
             } else {                                                                \
                 FN(win, prm, rv__sc);                                               \
             }                                                                       \
-            _Pragma("unroll") for (int k = 0; k < RV_BOXN; k++)                     \
+            _Pragma("unroll") for (int k = 0; k < (G); k++)                         \
                 if (k >= c0 - cs && k < n)                                          \
                     RV__BOX_GPU_TAKE(TSCORE, rv__sc[k], (cs + k) * s, win.y);       \
             i += di;                                                                \
