@@ -88,6 +88,21 @@ static void test_helper_vs_loop(void **state)
                                     if (acc[k] != want[k])
                                         fail_msg("ww=%d s=%d n=%d x=%d y=%d j=%d window %d: %d, want %d", ww, s, n,
                                                  x, y, j, k, acc[k], want[k]);
+                                /* rv_win_sad_rows2_rgba: rows j and j + 1 in one call */
+                                if (j + 1 < wh) {
+                                    int32_t a2[RV_BOXN], w2[RV_BOXN];
+                                    for (int k = 0; k < RV_BOXN; k++)
+                                        a2[k] = w2[k] = (int32_t)(rnd(&seed) % 1000) - 500;
+                                    rv_win_sad_rows2_rgba(w, j, a2);
+                                    for (int k = 0; k < nn; k++)
+                                        for (int jj = j; jj <= j + 1; jj++)
+                                            w2[k] += plain_row_sad(img, ip, tpl, tp, x + k * s, y + jj * s, jj * s,
+                                                                   ww, s);
+                                    for (int k = 0; k < RV_BOXN; k++)
+                                        if (a2[k] != w2[k])
+                                            fail_msg("rows2 ww=%d s=%d n=%d x=%d y=%d j=%d window %d: %d, want %d",
+                                                     ww, s, n, x, y, j, k, a2[k], w2[k]);
+                                }
                                 /* rv_win_at: window k alone */
                                 for (int k = 0; k < nn; k++) {
                                     const rv_win wk = rv_win_at(w, k);
@@ -132,7 +147,10 @@ static void test_boxn_sample(void **state)
     RV_Module *m;
     const RV_Kernel *k;
     assert_int_equal(rv_module_load(ctx, "samples", &m), 0);
-    assert_int_equal(rv_kernel_get(m, "sad", &k), 0);
+    /* sad and its variants (two windows a call, two rows a pass, both) */
+    static const char *const names[] = {"sad", "sad_g2", "sad_r2", "sad_g2r2"};
+    for (size_t kn = 0; kn < sizeof names / sizeof names[0]; kn++) {
+    assert_int_equal(rv_kernel_get(m, names[kn], &k), 0);
     /* {W, H, bw, bh}: rows of 1 .. 7 windows at S = 1, narrow and odd templates */
     static const int cfg[][4] = {{5, 4, 5, 2}, {6, 5, 5, 3}, {7, 3, 5, 1}, {8, 6, 5, 5}, {9, 4, 5, 3},
                                  {10, 7, 5, 2}, {11, 5, 5, 4}, {4, 4, 1, 1}, {13, 6, 2, 3}, {17, 9, 3, 7},
@@ -159,7 +177,7 @@ static void test_boxn_sample(void **state)
             RV_BoxResult r;
             assert_int_equal(rv_proc_box(k, NULL, img, tpl, bw, bh, NULL, 0, RV_MIN, &r), 0);
             if (r.score != (double)best || r.x != bx || r.y != by)
-                fail_msg("%dx%d box %dx%d S=%d: min %g at (%d,%d), want %d at (%d,%d)", W, H, bw, bh, s, r.score,
+                fail_msg("%s %dx%d box %dx%d S=%d: min %g at (%d,%d), want %d at (%d,%d)", names[kn], W, H, bw, bh, s, r.score,
                          r.x, r.y, best, bx, by);
             const int mw = W - bw + 1, mh = H - bh + 1;
             assert_int_equal(rv_image_create(ctx, mw, mh, RV_FMT_GRAYF32, &map), 0);
@@ -172,12 +190,14 @@ static void test_boxn_sample(void **state)
                     memcpy(&got, md + y * mp + x * 4, 4);
                     const float want = (float)plain_window_sad(id, ip, td, tp, x / s * s, y / s * s, bw, bh, s);
                     if (got != want)
-                        fail_msg("%dx%d box %dx%d S=%d map (%d,%d): %g, want %g", W, H, bw, bh, s, x, y, got, want);
+                        fail_msg("%s %dx%d box %dx%d S=%d map (%d,%d): %g, want %g", names[kn], W, H, bw, bh, s, x, y,
+                                 got, want);
                 }
             rv_image_destroy(&map);
             rv_image_destroy(&img);
             rv_image_destroy(&tpl);
         }
+    }
     rv_module_unload(&m);
     rv_context_destroy(&ctx);
 }
