@@ -24,7 +24,9 @@
  *
  * Template matching runs twice: sad-tm is the sample `sad` (RV_PROC_BOXN,
  * four adjacent windows a thread through rv_win_sad_row_rgba), sad-tm1 the
- * one-window form `sad1` (the kernel before round 6b), same run.
+ * one-window form `sad1` (the kernel before round 6b), same run; then the
+ * round-7 variants sad-g2 (two windows a thread), sad-r2 (two template rows
+ * a pass), sad-g2r2 (both) and sad-tm' (`sad` again, for the run's spread).
  *
  * Usage: rv-bench-gpu-core [--quick] [--sad] (--sad: template matching
  * only, no torch). Exits 77 without a GPU.
@@ -744,6 +746,12 @@ int main(int argc, char **argv)
     }
     bench_tm(sm, clock_khz, "sad", "sad-tm", 1);
     bench_tm(sm, clock_khz, "sad1", "sad-tm1", 0);
+    /* round 7 variants of `sad`, same scores: two windows a thread, two
+     * template rows a pass, both; then `sad` again (order check) */
+    bench_tm(sm, clock_khz, "sad_g2", "sad-g2", 0);
+    bench_tm(sm, clock_khz, "sad_r2", "sad-r2", 0);
+    bench_tm(sm, clock_khz, "sad_g2r2", "sad-g2r2", 0);
+    bench_tm(sm, clock_khz, "sad", "sad-tm'", 0);
 
     printf("\nTimes in ms. ovh = rv kernel / direct - 1 (framework overhead); "
            "%%floor = floor / rv kernel (100%% = at the floor).\n");
