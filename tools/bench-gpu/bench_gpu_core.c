@@ -660,6 +660,95 @@ static void bench_tm(int sm, int clock_khz, const char *kname, const char *label
     rv_image_destroy(&t.tpl);
 }
 
+/* procBox launch shapes for the sad kernels (round 7): the PTX entry
+ * launched by hand (cuLaunchKernel, the backend's rv_args, MIN reduction)
+ * with blocks of 32, 64, 128 threads, the grid covering the groups once
+ * (the backend's rule gives 64 here), and a grid of whole waves of 132 SMs.
+ * The entries loop (grid-stride), so every shape is correct; the minimum
+ * is checked against (200, 150) score 0. */
+typedef struct tmd_arg {
+    CUfunction f;
+    rv_args a;
+    unsigned gx, bx, shmem;
+} tmd_arg;
+
+static void tm_direct(void *varg)
+{
+    tmd_arg *d = varg;
+    void *params[] = {&d->a};
+    CK(cuLaunchKernel(d->f, d->gx, 1, 1, d->bx, 1, 1, d->shmem, 0, params, NULL));
+}
+
+static void bench_tm_shapes(int sm)
+{
+    RV_Image *img, *tpl;
+    RV(rv_image_create(ctx, 395, 372, RV_FMT_RGBA8, &img));
+    RV(rv_image_create(ctx, 70, 72, RV_FMT_RGBA8, &tpl));
+    fill(img, 5);
+    {
+        ptrdiff_t pi, pt;
+        const unsigned char *s = rv_image_read(img, 0, &pi);
+        unsigned char *d = rv_image_write(tpl, 0, &pt);
+        for (int y = 0; y < 72; y++)
+            memcpy(d + y * pt, s + (y + 150) * pi + 4 * 200, 70 * 4);
+    }
+    tmd_arg d;
+    memset(&d, 0, sizeof(d));
+    uint64_t a;
+    ptrdiff_t pitch;
+    RV(rv_image_kernel_address(img, 0, RV_ACCESS_READ, &a, &pitch));
+    d.a.src.data = (unsigned char *)(uintptr_t)a;
+    d.a.src.pitch = pitch;
+    d.a.src.w = 395;
+    d.a.src.h = 372;
+    RV(rv_image_kernel_address(tpl, 0, RV_ACCESS_READ, &a, &pitch));
+    d.a.src2.data = (unsigned char *)(uintptr_t)a;
+    d.a.src2.pitch = pitch;
+    d.a.src2.w = 70;
+    d.a.src2.h = 72;
+    d.a.s = 1;
+    d.a.box_w = 70;
+    d.a.box_h = 72;
+    d.a.reduce = RV_REDUCE_MIN;
+    d.shmem = (unsigned)(RV_GPU_BOX_REF_PITCH(70, 4) * 72);
+    CUdeviceptr scratch;
+    const size_t ssz = 64 + (size_t)8192 * sizeof(rv_partial);
+    CK(cuMemAlloc(&scratch, ssz));
+    CK(cuMemsetD8(scratch, 0, ssz));
+    d.a.scratch = (uint64_t)scratch;
+    static const char *const kn[] = {"sad", "sad_g2", "sad_r2", "sad_g2r2"};
+    static const int kg[] = {4, 2, 4, 2};
+    printf("\nsad launch shapes (direct launches, ms; G windows a thread; grid = cdiv(groups, block), "
+           "then that rounded up to a multiple of the %d SMs):\n", sm);
+    printf("| kernel   | G | block | grid  | blocks/SM | ms      | found |\n|---|---|---|---|---|---|---|\n");
+    for (int ki = 0; ki < 4; ki++) {
+        char sym[64];
+        snprintf(sym, sizeof(sym), "rvk_%s", kn[ki]);
+        CK(cuModuleGetFunction(&d.f, samples_mod, sym));
+        const long long groups = 301LL * ((326 + kg[ki] - 1) / kg[ki]);
+        const unsigned blks[] = {32, 64, 128};
+        for (int bi = 0; bi < 3; bi++) {
+            for (int gi = 0; gi < 2; gi++) {
+                d.bx = blks[bi];
+                unsigned gx = (unsigned)((groups + d.bx - 1) / d.bx);
+                if (gi == 1) { /* round the grid up to whole multiples of the SM count */
+                    gx = (gx + (unsigned)sm - 1) / (unsigned)sm * (unsigned)sm;
+                }
+                d.gx = gx;
+                tm_direct(&d);
+                rv_partial res;
+                CK(cuMemcpyDtoH(&res, scratch + 16, sizeof(res)));
+                const double ms = gpu_ms(tm_direct, &d, 20);
+                printf("| %-8s | %d | %5u | %5u | %9.2f | %.4f | %s |\n", kn[ki], kg[ki], d.bx, d.gx,
+                       (double)d.gx / sm, ms, res.x == 200 && res.y == 150 && res.score == 0 ? "ok" : "WRONG");
+            }
+        }
+    }
+    CK(cuMemFree(scratch));
+    rv_image_destroy(&img);
+    rv_image_destroy(&tpl);
+}
+
 static void measure_bandwidth(void)
 {
     const size_t n = (size_t)1 << 30;
@@ -752,6 +841,8 @@ int main(int argc, char **argv)
     bench_tm(sm, clock_khz, "sad_r2", "sad-r2", 0);
     bench_tm(sm, clock_khz, "sad_g2r2", "sad-g2r2", 0);
     bench_tm(sm, clock_khz, "sad", "sad-tm'", 0);
+    if (sad_only)
+        bench_tm_shapes(sm);
 
     printf("\nTimes in ms. ovh = rv kernel / direct - 1 (framework overhead); "
            "%%floor = floor / rv kernel (100%% = at the floor).\n");
