@@ -73,10 +73,11 @@ RV_FN RV_Pixel emboss(rv_nbr n, const rv_noparam *prm)
 RV_PROC_NBR(emboss, emboss, rgba, rgba, 1, rv_noparam)
 
 /* ---- Template matching: procBox, SAD against the template (thesis Fig. 26) ---- */
-/* Four adjacent windows a call (RV_PROC_BOXN), each template row scored
- * against all of them by rv_win_sad_row_rgba: the image row is read once for
- * the four windows. Same scores as sad1 below. */
-RV_FN void sad(rv_win w, const rv_noparam *prm, int32_t *score)
+/* Adjacent windows a call (RV_PROC_BOXN_G), scored template row by row
+ * against all of them by rv_win_sad_row_rgba / rv_win_sad_rows2_rgba: the
+ * image row is read once for the windows of the call. Same scores as sad1
+ * below. */
+RV_FN void sad_row(rv_win w, const rv_noparam *prm, int32_t *score)
 {
     (void)prm;
     int32_t acc[RV_BOXN] = {0, 0, 0, 0};
@@ -85,13 +86,8 @@ RV_FN void sad(rv_win w, const rv_noparam *prm, int32_t *score)
     for (int k = 0; k < RV_BOXN; k++)
         score[k] = acc[k];
 }
-RV_PROC_BOXN(sad, sad, rgba, rgba, i32, rv_noparam)
-
-/* Variants of `sad` (same scores; docs/perf/cuda-tuning.md round 7): two
- * windows a call (sad_g2: twice the GPU threads), two template rows a pass
- * (sad_r2: twice the independent loads), and both (sad_g2r2). */
-RV_PROC_BOXN_G(sad_g2, sad, rgba, rgba, i32, rv_noparam, 2)
-RV_FN void sad_r2(rv_win w, const rv_noparam *prm, int32_t *score)
+/* Two template rows a pass (twice the independent loads in flight). */
+RV_FN void sad_rows2(rv_win w, const rv_noparam *prm, int32_t *score)
 {
     (void)prm;
     int32_t acc[RV_BOXN] = {0, 0, 0, 0};
@@ -103,8 +99,15 @@ RV_FN void sad_r2(rv_win w, const rv_noparam *prm, int32_t *score)
     for (int k = 0; k < RV_BOXN; k++)
         score[k] = acc[k];
 }
-RV_PROC_BOXN(sad_r2, sad_r2, rgba, rgba, i32, rv_noparam)
-RV_PROC_BOXN_G(sad_g2r2, sad_r2, rgba, rgba, i32, rv_noparam, 2)
+/* The default: two windows a call, two rows a pass (fastest on the H200 of
+ * the four forms, docs/perf/cuda-tuning.md round 7). The others stay for
+ * the comparison in the benchmark and the tests: sad_g4 (four windows, one
+ * row a pass: round 6b's sad), sad_g2 (two windows, one row), sad_r2 (four
+ * windows, two rows). */
+RV_PROC_BOXN_G(sad, sad_rows2, rgba, rgba, i32, rv_noparam, 2)
+RV_PROC_BOXN(sad_g4, sad_row, rgba, rgba, i32, rv_noparam)
+RV_PROC_BOXN_G(sad_g2, sad_row, rgba, rgba, i32, rv_noparam, 2)
+RV_PROC_BOXN(sad_r2, sad_rows2, rgba, rgba, i32, rv_noparam)
 
 /* The thesis' form: one window a call, pixel by pixel. */
 RV_FN int32_t sad1(rv_win w, const rv_noparam *prm)

@@ -93,15 +93,18 @@ static void test_helper_vs_loop(void **state)
                                     int32_t a2[RV_BOXN], w2[RV_BOXN];
                                     for (int k = 0; k < RV_BOXN; k++)
                                         a2[k] = w2[k] = (int32_t)(rnd(&seed) % 1000) - 500;
+                                    int32_t a3[RV_BOXN];
+                                    memcpy(a3, a2, sizeof(a3));
                                     rv_win_sad_rows2_rgba(w, j, a2);
+                                    rv__win_sad_rows2_il_rgba(w, j, a3); /* the GPU's form */
                                     for (int k = 0; k < nn; k++)
                                         for (int jj = j; jj <= j + 1; jj++)
                                             w2[k] += plain_row_sad(img, ip, tpl, tp, x + k * s, y + jj * s, jj * s,
                                                                    ww, s);
                                     for (int k = 0; k < RV_BOXN; k++)
-                                        if (a2[k] != w2[k])
-                                            fail_msg("rows2 ww=%d s=%d n=%d x=%d y=%d j=%d window %d: %d, want %d",
-                                                     ww, s, n, x, y, j, k, a2[k], w2[k]);
+                                        if (a2[k] != w2[k] || a3[k] != w2[k])
+                                            fail_msg("rows2 ww=%d s=%d n=%d x=%d y=%d j=%d window %d: %d / %d, "
+                                                     "want %d", ww, s, n, x, y, j, k, a2[k], a3[k], w2[k]);
                                 }
                                 /* rv_win_at: window k alone */
                                 for (int k = 0; k < nn; k++) {
@@ -147,8 +150,8 @@ static void test_boxn_sample(void **state)
     RV_Module *m;
     const RV_Kernel *k;
     assert_int_equal(rv_module_load(ctx, "samples", &m), 0);
-    /* sad and its variants (two windows a call, two rows a pass, both) */
-    static const char *const names[] = {"sad", "sad_g2", "sad_r2", "sad_g2r2"};
+    /* sad (two windows a call, two rows a pass) and its variants */
+    static const char *const names[] = {"sad", "sad_g4", "sad_g2", "sad_r2"};
     for (size_t kn = 0; kn < sizeof names / sizeof names[0]; kn++) {
     assert_int_equal(rv_kernel_get(m, names[kn], &k), 0);
     /* {W, H, bw, bh}: rows of 1 .. 7 windows at S = 1, narrow and odd templates */

@@ -255,11 +255,11 @@ typedef struct box_case {
 } box_case;
 
 static const box_case box_cases[] = {
-    {"sad", RV_FMT_RGBA8, 1},  /* RV_PROC_BOXN: four windows a thread */
+    {"sad", RV_FMT_RGBA8, 1},  /* RV_PROC_BOXN_G: two windows a thread, two rows a pass */
     {"sad1", RV_FMT_RGBA8, 1}, /* RV_PROC_BOX: the one-window form */
-    {"sad_g2", RV_FMT_RGBA8, 1},   /* RV_PROC_BOXN_G: two windows a thread */
-    {"sad_r2", RV_FMT_RGBA8, 1},   /* two template rows a pass */
-    {"sad_g2r2", RV_FMT_RGBA8, 1}, /* both */
+    {"sad_g4", RV_FMT_RGBA8, 1}, /* RV_PROC_BOXN: four windows a thread, one row a pass */
+    {"sad_g2", RV_FMT_RGBA8, 1}, /* two windows a thread, one row a pass */
+    {"sad_r2", RV_FMT_RGBA8, 1}, /* four windows a thread, two rows a pass */
     {"ssd8", RV_FMT_GRAY8, 1},
     {"meanf", RV_FMT_GRAYF32, 0},
 };
@@ -319,7 +319,7 @@ static void test_box_ops(void **state)
     /* SAD at the thesis size and one odd template: score maps and minima,
      * the wide-template paths (16-byte shared template reads, a row tail) */
     static const int tm[][2] = {{70, 72}, {69, 71}};
-    for (size_t c = 0; c < 5; c++) /* sad, sad1, sad_g2, sad_r2, sad_g2r2 */
+    for (size_t c = 0; c < 5; c++) /* sad, sad1, sad_g4, sad_g2, sad_r2 */
         for (size_t z = 0; z < 2; z++)
             for (int s = 1; s <= 2; s++)
                 for (int r = 0; r <= 1; r++)

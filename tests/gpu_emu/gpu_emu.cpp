@@ -411,7 +411,7 @@ int main()
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad1", rvk_sad1, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_g2", rvk_sad_g2, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_r2", rvk_sad_r2, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
-                        bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_g2r2", rvk_sad_g2r2, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
+                        bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_g4", rvk_sad_g4, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         if (red == RV_REDUCE_NONE && gx <= 16) /* blocks of several threads: the */
                             for (unsigned bt : {64u, 37u, 5u}) { /* template copy (no shuffles here) */
                                 bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;

@@ -22,11 +22,12 @@
  * Image operations rotate over several input/output sets (>= 256 MiB in
  * all) so that the L2 cache (50-60 MB) does not hold the inputs.
  *
- * Template matching runs twice: sad-tm is the sample `sad` (RV_PROC_BOXN,
- * four adjacent windows a thread through rv_win_sad_row_rgba), sad-tm1 the
+ * Template matching: sad-tm is the sample `sad` (RV_PROC_BOXN_G, two
+ * adjacent windows a thread, two template rows a pass), sad-tm1 the
  * one-window form `sad1` (the kernel before round 6b), same run; then the
- * round-7 variants sad-g2 (two windows a thread), sad-r2 (two template rows
- * a pass), sad-g2r2 (both) and sad-tm' (`sad` again, for the run's spread).
+ * other forms of round 7: sad-g4 (four windows a thread, one template row a
+ * pass: round 6b's sad), sad-g2 (two windows, one row), sad-r2 (four
+ * windows, two rows) and sad-tm' (`sad` again, for the run's spread).
  *
  * Usage: rv-bench-gpu-core [--quick] [--sad] (--sad: template matching
  * only, no torch). Exits 77 without a GPU.
@@ -586,8 +587,8 @@ static void tm_hand(void *varg)
     CK(cuLaunchKernel(t->use_v ? t->fhand_v : t->fhand, (326 + 31) / 32, (301 + 7) / 8, 1, 32, 8, 1, 0, 0, p, NULL));
 }
 
-/* kname: "sad" (RV_PROC_BOXN, RV_BOXN windows a call, rv_win_sad_row_rgba)
- * or "sad1" (RV_PROC_BOX, one window a call, pixel by pixel: the form before
+/* kname: "sad" (RV_PROC_BOXN_G, two windows a call, rv_win_sad_rows2_rgba),
+ * one of its other forms (sad_g4, sad_g2, sad_r2) or "sad1" (RV_PROC_BOX, one window a call, pixel by pixel: the form before
  * round 6b); the hand-written kernels are timed with the first only. */
 static void bench_tm(int sm, int clock_khz, const char *kname, const char *label, int with_hand)
 {
@@ -716,8 +717,8 @@ static void bench_tm_shapes(int sm)
     CK(cuMemAlloc(&scratch, ssz));
     CK(cuMemsetD8(scratch, 0, ssz));
     d.a.scratch = (uint64_t)scratch;
-    static const char *const kn[] = {"sad", "sad_g2", "sad_r2", "sad_g2r2"};
-    static const int kg[] = {4, 2, 4, 2};
+    static const char *const kn[] = {"sad", "sad_g4", "sad_g2", "sad_r2"};
+    static const int kg[] = {2, 4, 2, 4};
     printf("\nsad launch shapes (direct launches, ms; G windows a thread; grid = cdiv(groups, block), "
            "then that rounded up to a multiple of the %d SMs):\n", sm);
     printf("| kernel   | G | block | grid  | blocks/SM | ms      | found |\n|---|---|---|---|---|---|---|\n");
@@ -835,11 +836,12 @@ int main(int argc, char **argv)
     }
     bench_tm(sm, clock_khz, "sad", "sad-tm", 1);
     bench_tm(sm, clock_khz, "sad1", "sad-tm1", 0);
-    /* round 7 variants of `sad`, same scores: two windows a thread, two
-     * template rows a pass, both; then `sad` again (order check) */
+    /* the other forms of `sad` (round 7), same scores: four windows a
+     * thread, one row a pass (round 6b's sad); two windows, one row; four
+     * windows, two rows; then `sad` again (the run's spread) */
+    bench_tm(sm, clock_khz, "sad_g4", "sad-g4", 0);
     bench_tm(sm, clock_khz, "sad_g2", "sad-g2", 0);
     bench_tm(sm, clock_khz, "sad_r2", "sad-r2", 0);
-    bench_tm(sm, clock_khz, "sad_g2r2", "sad-g2r2", 0);
     bench_tm(sm, clock_khz, "sad", "sad-tm'", 0);
     if (sad_only)
         bench_tm_shapes(sm);

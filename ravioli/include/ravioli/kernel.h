@@ -264,11 +264,9 @@ RV_INLINE void rv_win_sad_row_rgba(rv_win w, int j, int32_t *acc)
     }
 }
 
-/** Rows j and j + 1 (j + 1 < w.h) of rv_win_sad_row_rgba in one pass: the
- * same sums added to acc[k], with the two rows' loads and sums interleaved
- * (twice the independent loads in flight a pass on the GPU) for w.n == 4
- * and w.n == 2; other w.n: the row helper twice. */
-RV_INLINE void rv_win_sad_rows2_rgba(rv_win w, int j, int32_t *acc)
+/* rv_win_sad_rows2_rgba's interleaved form (any backend; the tests call it
+ * directly on the CPU). */
+RV_INLINE void rv__win_sad_rows2_il_rgba(rv_win w, int j, int32_t *acc)
 {
     const int s = w.s;
     const RV_Pixel *r0 = (const RV_Pixel *)(w.base + (int64_t)(w.y + j * s) * w.pitch) + w.x;
@@ -335,6 +333,22 @@ RV_INLINE void rv_win_sad_rows2_rgba(rv_win w, int j, int32_t *acc)
         rv_win_sad_row_rgba(w, j, acc);
         rv_win_sad_row_rgba(w, j + 1, acc);
     }
+}
+
+/** Rows j and j + 1 (j + 1 < w.h) of rv_win_sad_row_rgba: the same sums
+ * added to acc[k]. On the GPU, for w.n == 4 and w.n == 2, in one pass with
+ * the two rows' loads and sums interleaved (twice the independent loads in
+ * flight; docs/perf/cuda-tuning.md round 7); on the CPU (where the
+ * interleaved form measured 15 % slower) and for other w.n, the row helper
+ * twice. */
+RV_INLINE void rv_win_sad_rows2_rgba(rv_win w, int j, int32_t *acc)
+{
+#if defined(__CUDA_ARCH__)
+    rv__win_sad_rows2_il_rgba(w, j, acc);
+#else
+    rv_win_sad_row_rgba(w, j, acc);
+    rv_win_sad_row_rgba(w, j + 1, acc);
+#endif
 }
 
 /* ------------------------------------------------------------------ */
