@@ -585,6 +585,18 @@ static int ensure_box_scratch(RV_Context *ctx, rvc_state *st, size_t need)
     return 0;
 }
 
+/* procBox: dynamic shared memory for the reference (template), rows padded
+ * to 16 bytes (kernel_abi.h), when it fits the default 48 KiB a block; 0
+ * when the entry reads it from global memory (or there is none). */
+static unsigned box_ref_shared_bytes(const RV_Kernel *k, const rv_args *a)
+{
+    if (k->desc.op != RV_OP_BOX || !a->src2.data)
+        return 0;
+    const long long tb =
+        (long long)RV_GPU_BOX_REF_PITCH((long long)a->box_w, (long long)elem_size(k->desc.in2_type)) * a->box_h;
+    return tb > 0 && tb <= 48 * 1024 ? (unsigned)tb : 0;
+}
+
 static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
 {
     rvc_state *st = st_of(ctx);
@@ -662,8 +674,15 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
         /* an RV_PROC_BOXN entry scores that many adjacent windows a thread */
         const int wpt = RV_KFLAG_GET_BOX_WINDOWS(k->desc.flags);
         const long long npos = (long long)call->rows * ((call->cols + wpt - 1) / wpt);
+        /* every block first copies the template to shared memory: blocks
+         * of 64 make twice the copies of 128, each thread copying twice as
+         * much. With a shared template, stop at 128 threads once that still
+         * gives a block to every multiprocessor (measured on an H200, sad
+         * 395x372, docs/perf/cuda-tuning.md round 7: 0.1331-0.1347 ms at
+         * 384 blocks of 128 against 0.1434-0.1441 at 767 of 64) */
+        const int bmin = box_ref_shared_bytes(k, a) > 0 && cdiv(npos, 128) >= (unsigned)st->sm_count ? 128 : 64;
         int blk = kb->block;
-        while (blk > 64 && (long long)cdiv(npos, blk) < 4LL * st->sm_count)
+        while (blk > bmin && (long long)cdiv(npos, blk) < 4LL * st->sm_count)
             blk /= 2;
         long long nb = cdiv(npos, blk);
         const long long cap = 8LL * st->sm_count * (2048 / blk);
@@ -694,15 +713,7 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
     } else {
         a->scratch = 0;
     }
-    unsigned shmem = 0;
-    if (k->desc.op == RV_OP_BOX && a->src2.data) {
-        /* the reference (template) goes to shared memory, rows padded to 16
-         * bytes (kernel_abi.h), when it fits the default 48 KiB a block */
-        const long long tb =
-            (long long)RV_GPU_BOX_REF_PITCH((long long)a->box_w, (long long)elem_size(k->desc.in2_type)) * a->box_h;
-        if (tb > 0 && tb <= 48 * 1024)
-            shmem = (unsigned)tb;
-    }
+    const unsigned shmem = box_ref_shared_bytes(k, a);
     if ((err = launch(ctx, k, gx, gy, bx, by, shmem, a)) < 0)
         return err;
     if (reducing) {
