@@ -40,6 +40,9 @@
  *                    scores the w.n (<= RV_BOXN) adjacent windows at
  *                    w.x + k*S into score[k], so that they can share reads
  *                    (rv_win_sad_row_rgba; rv_win_at(w, k) is window k)
+ *     RV_PROC_BOXN_G(..., G): the same with at most G (2 .. RV_BOXN)
+ *                    windows a call (one call a GPU thread: fewer windows
+ *                    a call, more threads)
  * Kernels never see the spatial stride S: neighbour offsets and window sample
  * positions are scaled by S for them, and each result fills its S x S block.
  *
