@@ -342,7 +342,7 @@ RV_INLINE void rv__win_sad_rows2_il_rgba(rv_win w, int j, int32_t *acc)
  * added to acc[k]. On the GPU, for w.n == 4 and w.n == 2, in one pass with
  * the two rows' loads and sums interleaved (twice the independent loads in
  * flight; docs/perf/cuda-tuning.md round 7); on the CPU (where the
- * interleaved form measured 15 % slower) and for other w.n, the row helper
+ * interleaved form measured ~13 % slower) and for other w.n, the row helper
  * twice. */
 RV_INLINE void rv_win_sad_rows2_rgba(rv_win w, int j, int32_t *acc)
 {
