@@ -162,13 +162,21 @@ static void test_gpu_unaligned_planes(void **state)
                 memset(&sh, 0, sizeof(sh));
                 sh.block[0] = 32;
                 sh.block[1] = 8;
-                sh.grid[0] = (unsigned)((w + 127) / 128);
-                /* tiled: 1, 2 or 3 tiles a block down a column (double buffering) */
-                a.tile_rows = tiled ? 1 + t % 3 : 0;
-                sh.grid[1] = tiled ? rv_deband_tile_grid_y(h, a.tile_rows) : (unsigned)((h + 7) / 8);
+                if (tiled) {
+                    /* tiles of 32 or 64 rows; blocks: one a tile, or 1, 2 sharing them
+                     * (double buffering); exactly the tiles' dynamic shared memory */
+                    a.tile_h32 = 1 + t % 2;
+                    const int ntiles = rv_deband_tile_count(&a);
+                    const int blocks = k % 3 == 0 ? ntiles : k % 3 < ntiles ? k % 3 : ntiles;
+                    sh.grid[0] = (unsigned)blocks;
+                    sh.grid[1] = 1;
+                    sh.shared_bytes = rv_deband_tile_smem_bytes(s.range, din == 16, a.tile_h32,
+                                                                ntiles, (unsigned)blocks);
+                } else {
+                    sh.grid[0] = (unsigned)((w + 127) / 128);
+                    sh.grid[1] = (unsigned)((h + 7) / 8);
+                }
                 sh.grid[2] = 1;
-                if (tiled) /* exactly the tiles' dynamic shared memory */
-                    sh.shared_bytes = rv_deband_tile_smem_bytes(s.range, din == 16, a.tile_rows);
                 if (rv_context_backend(gpu) == RV_BACKEND_CPU) { /* (the test run on a CPU context) */
                     sh.block[0] = 1024;
                     sh.block[1] = 1;
