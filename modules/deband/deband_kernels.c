@@ -284,6 +284,9 @@ RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int
  * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store.
  * `il` and `gr` are uniform over the launch (no divergence). */
 #define RV_DB_PX 4
+#ifndef RV_DB_CVEC
+#define RV_DB_CVEC 1
+#endif
 RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, const int gr,
                         const int mode, const int blur, const int in16, const int out16)
 {
@@ -339,8 +342,9 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int rang
     const unsigned char *cA = c - k0, *cB = c + k0, *cC = c + k1, *cD = c - k1;
     /* the 4 centre samples with one shared-memory load (the tile layout
      * puts c at a multiple of 8 bytes (16-bit) or 4 (8-bit)) */
-    uint32_t cw0, cw1 = 0;
-    if (in16) {
+    uint32_t cw0 = 0, cw1 = 0;
+    if (!RV_DB_CVEC) {
+    } else if (in16) {
         const uint2 cw = *(const uint2 *)(const void *)c;
         cw0 = cw.x;
         cw1 = cw.y;
@@ -354,8 +358,8 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int rang
         const int fa = (int)__umulhi(h1 & 0xfffu, nA);
         const int fb = (int)__umulhi(h1 & 0xfff000u, nB);
         const int d0 = fa * spb + fb * bpp;
-        const int cv = in16 ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
-                            : (int)(((cw0 >> (8 * i)) & 0xffu) << 8);
+        const int cv = RV_DB_CVEC ? (in16 ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
+                            : (int)(((cw0 >> (8 * i)) & 0xffu) << 8)) : rv_db_ld(c + o, 0, in16, 0);
         int sum, spread = 0;
         /* S(x+b, y+a) and its mirror */
         const int pp = rv_db_ld(cA + o + d0, 0, in16, 0);
@@ -519,7 +523,6 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     if (inner && !il) {
         /* the whole tile inside the plane's interior: no per-pixel limits */
         const uint32_t n = (uint32_t)(2 * range + 1), nA = n << 20, nB = n << 8;
-        const unsigned char *c0 = sm + (ty0 + warp - sy0) * spb + x0 * bpp - bx0;
 #pragma unroll 1
         for (int j8 = 0; j8 < th; j8 += 32) {
 #pragma unroll
@@ -527,8 +530,8 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 const int y = ty0 + warp + j8 + 8 * j;
                 const uint32_t rk = rv_deband_row_key(kr, y) + (uint32_t)x0;
                 int v[4];
-                rv_db_tile_row_inner(c0 + (j8 + 8 * j) * spb, rk, range, spb, thr, nA, nB, gr, kg,
-                                     gn, grain, mode, blur, in16, v);
+                rv_db_tile_row_inner(sm + (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr,
+                                     nA, nB, gr, kg, gn, grain, mode, blur, in16, v);
                 rv_db_store4(dst + (int64_t)y * dp, x0, w, v, vec, out16);
             }
         }
@@ -605,38 +608,36 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     if (b >= total)
         return; /* the whole block: before any barrier */
     const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16, a->tile_h32);
-    int t = b, p, tx0, ty0;
-    rv_db_tile_at(a, t, th, &p, &tx0, &ty0);
-    rv_db_tgeom g = rv_db_tile_geom(a, p, tx0, ty0, th, in16);
-    rv_db_stage(a, p, g, sm, in16);
-    rv_db_cp_commit();
+    {
+        int p, tx0, ty0;
+        rv_db_tile_at(a, b, th, &p, &tx0, &ty0);
+        rv_db_stage(a, p, rv_db_tile_geom(a, p, tx0, ty0, th, in16), sm, in16);
+        rv_db_cp_commit();
+    }
+    /* (the tile's plane and origin are recomputed from t in each iteration:
+     * values derived from the block index alone stay in uniform registers) */
 #pragma unroll 1
-    for (int k = 0;; k++) {
+    for (int t = b, k = 0; t < total; t += G, k++) {
         const int tn = t + G;
-        int p2 = p, tx2 = tx0, ty2 = ty0;
-        rv_db_tgeom g2 = g;
         if (tn < total) {
             /* buffer (k+1)&1 was last read by tile k-1, before the barrier
              * that ended iteration k-1 */
+            int p2, tx2, ty2;
             rv_db_tile_at(a, tn, th, &p2, &tx2, &ty2);
-            g2 = rv_db_tile_geom(a, p2, tx2, ty2, th, in16);
-            rv_db_stage(a, p2, g2, sm + ((k + 1) & 1) * bufb, in16);
+            rv_db_stage(a, p2, rv_db_tile_geom(a, p2, tx2, ty2, th, in16),
+                        sm + ((k + 1) & 1) * bufb, in16);
             rv_db_cp_commit();
             rv_db_cp_wait_prev(); /* tile k's copies are done, k+1's may run */
         } else {
             rv_db_cp_wait_all();
         }
         __syncthreads();
-        rv_db_tile_compute(a, p, tx0, ty0, th, g, sm + (k & 1) * bufb, il, gr, mode, blur, in16,
-                           out16);
-        if (tn >= total)
-            break;
-        __syncthreads();
-        t = tn;
-        p = p2;
-        tx0 = tx2;
-        ty0 = ty2;
-        g = g2;
+        int p, tx0, ty0;
+        rv_db_tile_at(a, t, th, &p, &tx0, &ty0);
+        rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
+                           sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16);
+        if (tn < total)
+            __syncthreads();
     }
 }
 
