@@ -523,6 +523,13 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     if (inner && !il) {
         /* the whole tile inside the plane's interior: no per-pixel limits */
         const uint32_t n = (uint32_t)(2 * range + 1), nA = n << 20, nB = n << 8;
+        /* an inner tile's layout depends on the range alone (tx0 * bpp is a
+         * multiple of 128): spb = R16((128 + range) bpp) + R16(range bpp),
+         * bx0 = tx0 bpp - R16(range bpp) (R16: rounded up to 16); written
+         * so, the addresses stay out of the per-tile arithmetic */
+        const int rb = (range * bpp + 15) & ~15;
+        const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
+        const unsigned char *c0 = sm + (warp + range) * ispb + 4 * lane * bpp + rb;
 #pragma unroll 1
         for (int j8 = 0; j8 < th; j8 += 32) {
 #pragma unroll
@@ -530,8 +537,8 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 const int y = ty0 + warp + j8 + 8 * j;
                 const uint32_t rk = rv_deband_row_key(kr, y) + (uint32_t)x0;
                 int v[4];
-                rv_db_tile_row_inner(sm + (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr,
-                                     nA, nB, gr, kg, gn, grain, mode, blur, in16, v);
+                rv_db_tile_row_inner(c0 + (j8 + 8 * j) * ispb, rk, range, ispb, thr, nA, nB, gr,
+                                     kg, gn, grain, mode, blur, in16, v);
                 rv_db_store4(dst + (int64_t)y * dp, x0, w, v, vec, out16);
             }
         }

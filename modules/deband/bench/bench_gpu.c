@@ -200,7 +200,6 @@ int main(int argc, char **argv)
                 memset(a, 0, sizeof(*a));
                 a->nplanes = rv_image_planes(src[i]);
                 a->range = ds.range;
-                a->tile_h32 = RV_DEBAND_TILE_H32_DEFAULT;
                 a->vec_ok = 1;
                 a->src_words = 2; /* image planes: 16-byte aligned, pitch too */
                 for (int p = 0; p < a->nplanes; p++) {
@@ -227,8 +226,10 @@ int main(int argc, char **argv)
             sh.grid[1] = 1;
             sh.grid[2] = 1;
             if (tiled) { /* the library's shape */
+                for (int i = 0; i < nsets; i++)
+                    rv_deband_tile_choose(&args[i]);
                 const int nt = rv_deband_tile_count(&args[0]);
-                sh.grid[0] = rv_deband_tile_blocks(nt, rv_deband_tiles_per_block(nt));
+                sh.grid[0] = (unsigned)nt;
                 sh.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, args[0].tile_h32, nt, sh.grid[0]);
             } else {
                 sh.grid[0] = (unsigned)((bc->w + 127) / 128);
@@ -237,35 +238,36 @@ int main(int argc, char **argv)
             }
             const double l_us = time_launches(k, &sh, args, nsets, reps);
             if (tiled && sweep) {
-                /* launch shapes: tile height 32 / 64; tiles a block (t1..t8) or
-                 * a grid of N blocks a multiprocessor (pN, 132 SMs assumed) */
+                /* launch shapes: tile height 32..128 rows (h); tiles a block
+                 * (tN) or a grid of N blocks a multiprocessor (pN, 132 SMs) */
                 rv_context_sync(g_ctx);
                 const uint64_t want = img_hash(dst[0]);
-                static const int per[] = {1, 2, 4, 8, -4, -5, -8};
+                const int h0 = args[0].tile_h32;
+                static const int var[][2] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}, {2, 2}, {4, 2}, {2, -8}, {4, -4}};
                 printf("  sweep %s %s %s:", sz_of(bc), fname, mname[m]);
-                for (int h32 = 1; h32 <= 2; h32++)
-                    for (size_t v = 0; v < sizeof(per) / sizeof(per[0]); v++) {
-                        for (int i = 0; i < nsets; i++)
-                            args[i].tile_h32 = h32;
-                        const int nt = rv_deband_tile_count(&args[0]);
-                        RV_LaunchShape s2 = sh;
-                        s2.grid[0] = per[v] > 0 ? rv_deband_tile_blocks(nt, per[v]) : (unsigned)(132 * -per[v]);
-                        if ((int)s2.grid[0] > nt)
-                            s2.grid[0] = (unsigned)nt;
-                        s2.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, h32, nt, s2.grid[0]);
-                        rv_launch_raw(k, &s2, &args[0], sizeof(args[0]));
-                        rv_context_sync(g_ctx);
-                        touch_dst(dst[0]);
-                        const int same = img_hash(dst[0]) == want;
-                        const double us = time_launches(k, &s2, args, nsets, reps);
-                        printf(" h%d%s%d=%.1f%s", 32 * h32, per[v] > 0 ? "t" : "p", per[v] > 0 ? per[v] : -per[v],
-                               us, same ? "" : "(DIFF)");
-                        if (!same)
-                            sweep_bad++;
-                    }
+                for (size_t v = 0; v < sizeof(var) / sizeof(var[0]); v++) {
+                    const int h32 = var[v][0], per = var[v][1];
+                    for (int i = 0; i < nsets; i++)
+                        args[i].tile_h32 = h32;
+                    const int nt = rv_deband_tile_count(&args[0]);
+                    RV_LaunchShape s2 = sh;
+                    s2.grid[0] = per > 0 ? rv_deband_tile_blocks(nt, per) : (unsigned)(132 * -per);
+                    if ((int)s2.grid[0] > nt)
+                        s2.grid[0] = (unsigned)nt;
+                    s2.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, h32, nt, s2.grid[0]);
+                    rv_launch_raw(k, &s2, &args[0], sizeof(args[0]));
+                    rv_context_sync(g_ctx);
+                    touch_dst(dst[0]);
+                    const int same = img_hash(dst[0]) == want;
+                    const double us = time_launches(k, &s2, args, nsets, reps);
+                    printf(" h%d%s%d=%.1f%s", 32 * h32, per > 0 ? "t" : "p", per > 0 ? per : -per, us,
+                           same ? "" : "(DIFF)");
+                    if (!same)
+                        sweep_bad++;
+                }
                 printf("\n");
                 for (int i = 0; i < nsets; i++)
-                    args[i].tile_h32 = RV_DEBAND_TILE_H32_DEFAULT;
+                    args[i].tile_h32 = h0;
             }
             const double a_us = bench_median(ta, NRUNS) * 1e6;
             const double f_us = bytes / bw * 1e6;

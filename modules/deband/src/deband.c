@@ -279,13 +279,12 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.grid[0] = (unsigned)((w + 1023) / 1024);
         sh.grid[1] = (unsigned)h;
     } else if (tiled) {
-        /* 32 x 8 threads; tiles of 128 x 32 samples, handed out to the
-         * blocks round-robin (rv_deband_tile_blocks) */
+        /* 32 x 8 threads; one tile of 128 x (32..128) samples a block
+         * (rv_deband_tile_choose) */
         sh.block[0] = 32;
         sh.block[1] = 8;
-        a.tile_h32 = RV_DEBAND_TILE_H32_DEFAULT;
-        const int tiles = rv_deband_tile_count(&a);
-        sh.grid[0] = rv_deband_tile_blocks(tiles, rv_deband_tiles_per_block(tiles));
+        const int tiles = (int)rv_deband_tile_choose(&a);
+        sh.grid[0] = (unsigned)tiles;
         sh.grid[1] = 1;
         sh.shared_bytes =
             rv_deband_tile_smem_bytes(d->s.range, in16, a.tile_h32, tiles, sh.grid[0]);

@@ -101,12 +101,21 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
     return (unsigned)((tiles + t - 1) / t);
 }
 
-/** Default tile height / 32 and tiles a block of the library's tiled
- * launches (rv_deband_apply). */
-#define RV_DEBAND_TILE_H32_DEFAULT 1
-RV_INLINE int rv_deband_tiles_per_block(int tiles)
+/** The library's tiled launch (rv_deband_apply): one tile a block, the
+ * tallest tiles of 128, 96, 64 rows that still give >= 1500 tiles (about
+ * three waves of resident blocks on a 132-SM GPU), else 32 rows. Taller
+ * tiles stage fewer border rows a pixel ((th + 2 range) / th). Sets
+ * a->tile_h32 (planes, range set) and returns the number of blocks. */
+#define RV_DEBAND_MIN_TILES 1500
+RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a)
 {
-    return tiles >= 4000 ? 4 : tiles >= 2000 ? 2 : 1;
+    for (int h32 = 4; h32 > 1; h32--) {
+        a->tile_h32 = h32;
+        if (rv_deband_tile_count(a) >= RV_DEBAND_MIN_TILES)
+            return (unsigned)rv_deband_tile_count(a);
+    }
+    a->tile_h32 = 1;
+    return (unsigned)rv_deband_tile_count(a);
 }
 
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
