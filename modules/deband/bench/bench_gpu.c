@@ -227,7 +227,7 @@ int main(int argc, char **argv)
             sh.grid[2] = 1;
             if (tiled) { /* the library's shape */
                 for (int i = 0; i < nsets; i++)
-                    rv_deband_tile_choose(&args[i]);
+                    rv_deband_tile_choose(&args[i], ds.sample_mode);
                 const int nt = rv_deband_tile_count(&args[0]);
                 sh.grid[0] = (unsigned)nt;
                 sh.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, args[0].tile_h32, nt, sh.grid[0]);

@@ -279,11 +279,11 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.grid[0] = (unsigned)((w + 1023) / 1024);
         sh.grid[1] = (unsigned)h;
     } else if (tiled) {
-        /* 32 x 8 threads; one tile of 128 x (32..128) samples a block
+        /* 32 x 8 threads; one tile of 128 x (32, 64 or 96) samples a block
          * (rv_deband_tile_choose) */
         sh.block[0] = 32;
         sh.block[1] = 8;
-        const int tiles = (int)rv_deband_tile_choose(&a);
+        const int tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
         sh.grid[0] = (unsigned)tiles;
         sh.grid[1] = 1;
         sh.shared_bytes =

@@ -101,20 +101,20 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
     return (unsigned)((tiles + t - 1) / t);
 }
 
-/** The library's tiled launch (rv_deband_apply): one tile a block, the
- * tallest tiles of 128, 96, 64 rows that still give >= 1500 tiles (about
- * three waves of resident blocks on a 132-SM GPU), else 32 rows. Taller
- * tiles stage fewer border rows a pixel ((th + 2 range) / th). Sets
- * a->tile_h32 (planes, range set) and returns the number of blocks. */
-#define RV_DEBAND_MIN_TILES 1500
-RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a)
+/** The library's tiled launch (rv_deband_apply): one tile a block; tiles
+ * of 96 rows when that still gives >= 500 tiles (4K frames, 1080p 4:4:4),
+ * else 64 rows for sample mode 0 and 32 for modes 1-2 (1080p 4:2:0). Taller
+ * tiles stage fewer border rows a pixel ((th + 2 range) / th) but give fewer
+ * blocks; the choice is the fastest of the launch shapes measured on an
+ * H200 (docs/perf/deband.md, run D). Sets a->tile_h32 (planes and range
+ * set) and returns the number of tiles = blocks. */
+#define RV_DEBAND_MIN_TALL_TILES 500
+RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
 {
-    for (int h32 = 4; h32 > 1; h32--) {
-        a->tile_h32 = h32;
-        if (rv_deband_tile_count(a) >= RV_DEBAND_MIN_TILES)
-            return (unsigned)rv_deband_tile_count(a);
-    }
-    a->tile_h32 = 1;
+    a->tile_h32 = 3;
+    if (rv_deband_tile_count(a) >= RV_DEBAND_MIN_TALL_TILES)
+        return (unsigned)rv_deband_tile_count(a);
+    a->tile_h32 = sample_mode == 0 ? 2 : 1;
     return (unsigned)rv_deband_tile_count(a);
 }
 
