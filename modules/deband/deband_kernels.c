@@ -284,6 +284,8 @@ RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int
  * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store.
  * `il` and `gr` are uniform over the launch (no divergence). */
 #define RV_DB_PX 4
+/* RV_DB_CVEC 0: the inner path loads the centre samples one by one (for
+ * SASS comparisons: sass-count.sh with DEBAND_NVCC_FLAGS=-DRV_DB_CVEC=0) */
 #ifndef RV_DB_CVEC
 #define RV_DB_CVEC 1
 #endif
