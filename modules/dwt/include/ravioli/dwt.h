@@ -137,10 +137,14 @@ typedef enum RV_DwtGpuVariant {
                                     asynchronous copies (cp.async) and 16-byte stores */
     RV_DWT_VARIANT_ROW_512  = 2, /* dwt_rowfused with 512 threads for rows over 8192
                                     samples instead of 256 */
-    RV_DWT_VARIANT_ROW_SYNC = 4  /* dwt_rowfused loads through registers (8 bytes, 4 in
+    RV_DWT_VARIANT_ROW_SYNC = 4, /* dwt_rowfused loads through registers (8 bytes, 4 in
                                     flight a thread) and stores 4 bytes a thread, instead
                                     of cp.async (the forward's split: 4-byte copies
                                     straight into S and D) and 16-byte stores */
+    RV_DWT_VARIANT_COL_REG  = 8  /* 16-byte column tiles (not with COL_SYNC) lift whole
+                                    interior tiles in registers, a run of pairs a
+                                    thread, one barrier for all steps (dwt_colreg),
+                                    instead of one barrier a step in shared memory */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
