@@ -1063,10 +1063,10 @@ static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_
     do {                                                                                                   \
         _Pragma("unroll") for (int i = 0; i < A; i++) if (i + (OFF) >= 0 && i + (OFF) + (NT) - 1 < A) T[i] = \
             dwt_lift_nt(T[i], SRC[DWT_RCL(i + (OFF), A)], SRC[DWT_RCL(i + (OFF) + 1, A)],                    \
-                        SRC[DWT_RCL(i + (OFF) + 2, A)], SRC[DWT_RCL(i + (OFF) + 3, A)], st, TYPE, inv, NT);  \
+                        SRC[DWT_RCL(i + (OFF) + 2, A)], SRC[DWT_RCL(i + (OFF) + 3, A)], st, TYPE, INV, NT);  \
     } while (0)
 static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint32_t *s0, uint32_t *d0, int ok,
-                                                    const int M, const int E, const int TYPE)
+                                                    const int M, const int E, const int TYPE, const int INV)
 {
     enum { AMAX = 8 + 2 * 3 };
     const int A = M + 2 * E;
@@ -1077,9 +1077,9 @@ static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint3
             S[i] = s0[i * 32];
             D[i] = d0[i * 32];
         }
-        const int inv = a->inverse, ns = a->nsteps;
+        const int ns = a->nsteps;
         for (int si = 0; si < ns; si++) {
-            const dwt_step *st = &a->steps[inv ? ns - 1 - si : si];
+            const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
             const int nt = st->ntaps;
             if (st->target == 0) { /* D += f(S): taps S[g], S[g+1] or S[g-1..g+2] */
                 if (nt == 1)
@@ -1182,17 +1182,24 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     const int rM = vk == 2 ? a->reg >> 4 : 0, rE = a->reg & 15;
     if (rM && kend - k0 == R && R == rM * TY && k0 - rE >= 0 && kend + rE <= nD) {
         uint32_t *s0 = sh + (k0 + ty * rM - rE - base) * 32 + tx, *d0 = s0 + TR * 32;
-        if (a->type == DWT_F32) {
-            if (rE == 2)
-                dwt_col_regs(a, s0, d0, ok, 8, 2, DWT_F32);
-            else
-                dwt_col_regs(a, s0, d0, ok, 8, 3, DWT_F32);
-        } else {
-            if (rE == 2)
-                dwt_col_regs(a, s0, d0, ok, 8, 2, DWT_I32);
-            else
-                dwt_col_regs(a, s0, d0, ok, 8, 3, DWT_I32);
-        }
+        /* literal type, sense and window: each combination its own straight-line code */
+#  define DWT_RCALL(TYPE)                                                     \
+    do {                                                                     \
+        if (a->inverse) {                                                    \
+            if (rE == 2)                                                     \
+                dwt_col_regs(a, s0, d0, ok, 8, 2, TYPE, 1);                  \
+            else                                                             \
+                dwt_col_regs(a, s0, d0, ok, 8, 3, TYPE, 1);                  \
+        } else if (rE == 2)                                                  \
+            dwt_col_regs(a, s0, d0, ok, 8, 2, TYPE, 0);                      \
+        else                                                                 \
+            dwt_col_regs(a, s0, d0, ok, 8, 3, TYPE, 0);                      \
+    } while (0)
+        if (a->type == DWT_F32)
+            DWT_RCALL(DWT_F32);
+        else
+            DWT_RCALL(DWT_I32);
+#  undef DWT_RCALL
         __syncthreads();
     } else
     for (int si = 0; si < a->nsteps; si++) {
