@@ -693,8 +693,11 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
         const uint64_t al = src_s | src_d | dst_s | dst_d | (uint64_t)src_str | (uint64_t)dst_str | halo |
                             (uint64_t)ncols * 4;
         a.vec = !(d->s.gpu_variant & RV_DWT_VARIANT_COL_SYNC) && al % 16 == 0;
-        /* register lifting: 8 pairs a thread, so 16 thread rows for the in-place tiles of 128 */
-        if (a.vec && (d->s.gpu_variant & RV_DWT_VARIANT_COL_REG) && (a.R == 64 || a.R == 128)) {
+        /* register lifting (dwt_colreg), 8 pairs a thread: tiles of 64 pairs (out of place)
+         * unless COL_SHARED; the in-place tiles of 128 (16 thread rows) only with COL_REG_128,
+         * which measured slower (docs/perf/dwt.md, dwt5) */
+        const unsigned v = d->s.gpu_variant;
+        if (a.vec && !(v & RV_DWT_VARIANT_COL_SHARED) && (a.R == 64 || (a.R == 128 && (v & RV_DWT_VARIANT_COL_REG_128)))) {
             a.reg = col_reg_code(d, a.R, a.R / 8);
             if (a.reg)
                 sh.block[1] = (unsigned)(a.R / 8);

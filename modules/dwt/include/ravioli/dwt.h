@@ -130,7 +130,8 @@ typedef struct RV_DwtSettings {
                                 code paths. The CPU backend ignores it. */
 } RV_DwtSettings;
 
-/** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3). */
+/** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
+    COL_SHARED: those of dwt4). */
 typedef enum RV_DwtGpuVariant {
     RV_DWT_VARIANT_COL_SYNC = 1, /* column tiles loaded 4 bytes a thread through registers
                                     and stored 4 bytes a thread, instead of 16-byte
@@ -141,10 +142,13 @@ typedef enum RV_DwtGpuVariant {
                                     flight a thread) and stores 4 bytes a thread, instead
                                     of cp.async (the forward's split: 4-byte copies
                                     straight into S and D) and 16-byte stores */
-    RV_DWT_VARIANT_COL_REG  = 8  /* 16-byte column tiles (not with COL_SYNC) lift whole
-                                    interior tiles in registers, a run of pairs a
-                                    thread, one barrier for all steps (dwt_colreg),
-                                    instead of one barrier a step in shared memory */
+    RV_DWT_VARIANT_COL_SHARED = 8, /* 16-byte column tiles lift in shared memory, one
+                                    barrier a step (dwt_colvec, the default of dwt4),
+                                    instead of the out-of-place tiles (64 pairs) in
+                                    registers, 8 pairs a thread, one barrier in all
+                                    (dwt_colreg) */
+    RV_DWT_VARIANT_COL_REG_128 = 16 /* the in-place tiles (128 pairs) in registers too, with
+                                    16 thread rows (measured slower: off) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
