@@ -98,7 +98,7 @@ static void test_gpu_variants(void **state)
 {
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
-    for (unsigned v = 0; v < 32; v++)
+    for (unsigned v = 0; v < 64; v++)
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
             for (int c = 0; c < 3; c++) {
                 RV_DwtSettings s;

@@ -876,7 +876,8 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
  */
 static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
 {
-    const int R = COL_R_INPLACE, H = steps_reach(d), nS = (n + 1) / 2;
+    const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
+    const int H = steps_reach(d), nS = (n + 1) / 2;
     const int ntiles = (nS + R - 1) / R;
     const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
     size_t budget = (size_t)n * (size_t)cols * 4 / 32;

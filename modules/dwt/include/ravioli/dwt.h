@@ -147,8 +147,11 @@ typedef enum RV_DwtGpuVariant {
                                     instead of the out-of-place tiles (64 pairs) in
                                     registers, 8 pairs a thread, one barrier in all
                                     (dwt_colreg) */
-    RV_DWT_VARIANT_COL_REG_128 = 16 /* the in-place tiles (128 pairs) in registers too, with
+    RV_DWT_VARIANT_COL_REG_128 = 16, /* the in-place tiles (128 pairs) in registers too, with
                                     16 thread rows (measured slower: off) */
+    RV_DWT_VARIANT_COL_INPLACE_64 = 32 /* in-place column tiles of 64 pairs instead of 128 (so
+                                    they lift in registers unless COL_SHARED, at the cost
+                                    of twice the saved halo rows; not measured yet: off) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
