@@ -284,6 +284,11 @@ RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int
  * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store.
  * `il` and `gr` are uniform over the launch (no divergence). */
 #define RV_DB_PX 4
+/* RV_DB_CVEC 0: the inner path loads the centre samples one by one (for
+ * SASS comparisons: sass-count.sh with DEBAND_NVCC_FLAGS=-DRV_DB_CVEC=0) */
+#ifndef RV_DB_CVEC
+#define RV_DB_CVEC 1
+#endif
 RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, const int gr,
                         const int mode, const int blur, const int in16, const int out16)
 {
@@ -337,6 +342,17 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int rang
     const int bpp = in16 ? 2 : 1;
     const int k0 = range * (spb + bpp), k1 = range * (spb - bpp);
     const unsigned char *cA = c - k0, *cB = c + k0, *cC = c + k1, *cD = c - k1;
+    /* the 4 centre samples with one shared-memory load (the tile layout
+     * puts c at a multiple of 8 bytes (16-bit) or 4 (8-bit)) */
+    uint32_t cw0 = 0, cw1 = 0;
+    if (!RV_DB_CVEC) {
+    } else if (in16) {
+        const uint2 cw = *(const uint2 *)(const void *)c;
+        cw0 = cw.x;
+        cw1 = cw.y;
+    } else {
+        cw0 = *(const uint32_t *)(const void *)c;
+    }
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         const int o = i * bpp;
@@ -344,7 +360,8 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int rang
         const int fa = (int)__umulhi(h1 & 0xfffu, nA);
         const int fb = (int)__umulhi(h1 & 0xfff000u, nB);
         const int d0 = fa * spb + fb * bpp;
-        const int cv = rv_db_ld(c + o, 0, in16, 0);
+        const int cv = RV_DB_CVEC ? (in16 ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
+                            : (int)(((cw0 >> (8 * i)) & 0xffu) << 8)) : rv_db_ld(c + o, 0, in16, 0);
         int sum, spread = 0;
         /* S(x+b, y+a) and its mirror */
         const int pp = rv_db_ld(cA + o + d0, 0, in16, 0);
@@ -398,16 +415,33 @@ RV_DB_FN void rv_db_cp_wait_all(void) { asm volatile("cp.async.wait_group 0;\n" 
 RV_DB_FN void rv_db_cp_wait_prev(void) { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
 #endif
 
+/* 16-byte asynchronous copy (cp.async.cg: to shared memory, bypassing L1) */
+#if defined(CUDA_EMU_H)
+RV_DB_FN void rv_db_cp16(uint4 *d, const uint4 *g) { *d = *g; }
+#else
+RV_DB_FN void rv_db_cp16(uint4 *d, const uint4 *g)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(d)),
+                 "l"(g)
+                 : "memory");
+}
+#endif
+
 /* Where tile (tx0, ty0) of plane p lies in shared memory: row r holds plane
- * row sy0 + r from byte bx0 of the row on, rows spb bytes apart. With
- * src_words, bx0 is rounded down to 4 bytes and whole 4-byte words are
- * copied (the last may reach into the row padding, which src_words
- * guarantees is there); otherwise samples are copied one by one. */
+ * row sy0 + r from byte bx0 of the row on, rows spb bytes apart; bx0 is the
+ * 16-byte boundary at or before the first sample, spb a multiple of 16
+ * (so the 4 centre samples of a thread are one aligned 8- or 4-byte load,
+ * whatever the staging). The staging copies 16-byte chunks (src_words 2;
+ * the last may reach into the row padding, which src_words 2 guarantees),
+ * 4-byte words (src_words 1, likewise) or samples (0); bytes of the layout
+ * before the first or after the last sample may stay unwritten and are
+ * never read. */
 typedef struct rv_db_tgeom {
     int sx0, sy0, sw, sh, bx0, spb;
 } rv_db_tgeom;
 
-RV_DB_FN rv_db_tgeom rv_db_tile_geom(const rv_deband_args *a, int p, int tx0, int ty0,
+RV_DB_FN rv_db_tgeom rv_db_tile_geom(const rv_deband_args *a, int p, int tx0, int ty0, int th,
                                      const int in16)
 {
     const int w = a->w[p], h = a->h[p], range = a->range, bpp = in16 ? 2 : 1;
@@ -415,31 +449,39 @@ RV_DB_FN rv_db_tgeom rv_db_tile_geom(const rv_deband_args *a, int p, int tx0, in
     g.sx0 = rv_db_max(tx0 - range, 0);
     g.sy0 = rv_db_max(ty0 - range, 0);
     g.sw = rv_db_min(tx0 + RV_DEBAND_TILE_W + range, w) - g.sx0;
-    g.sh = rv_db_min(ty0 + RV_DEBAND_TILE_H + range, h) - g.sy0;
-    if (a->src_words) {
-        g.bx0 = (g.sx0 * bpp) & ~3;
-        g.spb = (((g.sx0 + g.sw) * bpp + 3) & ~3) - g.bx0;
-    } else {
-        g.bx0 = g.sx0 * bpp;
-        g.spb = g.sw * bpp;
-    }
+    g.sh = rv_db_min(ty0 + th + range, h) - g.sy0;
+    g.bx0 = (g.sx0 * bpp) & ~15;
+    g.spb = (((g.sx0 + g.sw) * bpp + 15) & ~15) - g.bx0;
     return g;
 }
 
 /* Starts copying a tile (plus its border) into sm: asynchronous with
- * src_words (one cp.async group, committed by the caller), else plain. */
+ * src_words (one cp.async group, committed by the caller), else plain.
+ * Warp `warp` copies rows warp, warp + 8, ... */
 RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
                           unsigned char *sm, const int in16)
 {
     const int64_t sp = a->spitch[p];
     const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
     const unsigned char *__restrict__ src =
-        (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)g.sy0 * sp + g.bx0;
-    if (a->src_words) {
-        const int nwords = g.spb >> 2;
+        (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)g.sy0 * sp;
+    if (a->src_words == 2) {
+        /* a row is at most (128 + 64) * 2 + 30 bytes: 25 chunks, one a lane */
+        const int nch = g.spb >> 4;
+        if (lane < nch) {
+            const unsigned char *gp = src + g.bx0 + 16 * lane;
+            unsigned char *sp_ = sm + 16 * lane;
+            for (int r = warp; r < g.sh; r += 8)
+                rv_db_cp16((uint4 *)(void *)(sp_ + r * g.spb),
+                           (const uint4 *)(const void *)(gp + (int64_t)r * sp));
+        }
+    } else if (a->src_words == 1) {
+        const int bpp = in16 ? 2 : 1;
+        const int wb0 = (g.sx0 * bpp) & ~3;
+        const int nwords = ((((g.sx0 + g.sw) * bpp + 3) & ~3) - wb0) >> 2;
         for (int r = warp; r < g.sh; r += 8) {
-            const uint32_t *grow = (const uint32_t *)(const void *)(src + (int64_t)r * sp);
-            uint32_t *srow = (uint32_t *)(void *)(sm + r * g.spb);
+            const uint32_t *grow = (const uint32_t *)(const void *)(src + (int64_t)r * sp + wb0);
+            uint32_t *srow = (uint32_t *)(void *)(sm + r * g.spb + (wb0 - g.bx0));
             for (int c = lane; c < nwords; c += 32)
                 rv_db_cp4(srow + c, grow + c);
         }
@@ -447,21 +489,22 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
         for (int r = warp; r < g.sh; r += 8) {
             const unsigned char *grow = src + (int64_t)r * sp;
             if (in16) {
-                uint16_t *srow = (uint16_t *)(void *)(sm + r * g.spb);
+                uint16_t *srow = (uint16_t *)(void *)(sm + r * g.spb + (2 * g.sx0 - g.bx0));
+                const uint16_t *gs = (const uint16_t *)(const void *)grow + g.sx0;
                 for (int c = lane; c < g.sw; c += 32)
-                    srow[c] = __ldg((const uint16_t *)(const void *)grow + c);
+                    srow[c] = __ldg(gs + c);
             } else {
-                unsigned char *srow = sm + r * g.spb;
+                unsigned char *srow = sm + r * g.spb + (g.sx0 - g.bx0);
                 for (int c = lane; c < g.sw; c += 32)
-                    srow[c] = __ldg(grow + c);
+                    srow[c] = __ldg(grow + g.sx0 + c);
             }
         }
     }
 }
 
-/* Computes and stores tile (tx0, ty0) from its staged copy in sm. Thread
- * (tx, ty) computes 4 samples of rows ty, ty + 8, ty + 16, ty + 24. */
-RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0,
+/* Computes and stores tile (tx0, ty0) of plane p (th rows) from its staged
+ * copy in sm. Thread (tx, ty) computes 4 samples of rows ty, ty + 8, ... */
+RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0, int th,
                                  const rv_db_tgeom g, const unsigned char *sm, const int il,
                                  const int gr, const int mode, const int blur, const int in16,
                                  const int out16)
@@ -473,98 +516,137 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     const int sy0 = g.sy0, spb = g.spb, bx0 = g.bx0;
     const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
     const int inner = tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && ty0 >= range &&
-                      ty0 + RV_DEBAND_TILE_H <= h - range; /* uniform over the block */
+                      ty0 + th <= h - range; /* uniform over the block */
     const int x0 = tx0 + 4 * lane;
     const int vec = a->vec_ok;
+    const uint32_t kr = a->key_ref[p];
+    unsigned char *const dst = (unsigned char *)(uintptr_t)a->dst[p];
+    const int64_t dp = a->dpitch[p];
     if (inner && !il) {
         /* the whole tile inside the plane's interior: no per-pixel limits */
         const uint32_t n = (uint32_t)(2 * range + 1), nA = n << 20, nB = n << 8;
+        /* an inner tile's layout depends on the range alone (tx0 * bpp is a
+         * multiple of 128): spb = R16((128 + range) bpp) + R16(range bpp),
+         * bx0 = tx0 bpp - R16(range bpp) (R16: rounded up to 16); written
+         * so, the addresses stay out of the per-tile arithmetic */
+        const int rb = (range * bpp + 15) & ~15;
+        const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
+        const unsigned char *c0 = sm + (warp + range) * ispb + 4 * lane * bpp + rb;
+#pragma unroll 1
+        for (int j8 = 0; j8 < th; j8 += 32) {
 #pragma unroll
-        for (int j = 0; j < RV_DEBAND_TILE_H / 8; j++) {
-            const int y = ty0 + warp + 8 * j;
-            const uint32_t rk = rv_deband_row_key(a->key_ref[p], y) + (uint32_t)x0;
-            int v[4];
-            rv_db_tile_row_inner(sm + (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr, nA,
-                                 nB, gr, kg, gn, grain, mode, blur, in16, v);
-            unsigned char *drow =
-                (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
-            rv_db_store4(drow, x0, w, v, vec, out16);
+            for (int j = 0; j < 4; j++) {
+                const int y = ty0 + warp + j8 + 8 * j;
+                const uint32_t rk = rv_deband_row_key(kr, y) + (uint32_t)x0;
+                int v[4];
+                rv_db_tile_row_inner(c0 + (j8 + 8 * j) * ispb, rk, range, ispb, thr, nA, nB, gr,
+                                     kg, gn, grain, mode, blur, in16, v);
+                rv_db_store4(dst + (int64_t)y * dp, x0, w, v, vec, out16);
+            }
         }
         return;
     }
+#pragma unroll 1
+    for (int j8 = 0; j8 < th; j8 += 32) {
 #pragma unroll
-    for (int j = 0; j < RV_DEBAND_TILE_H / 8; j++) {
-        const int y = ty0 + warp + 8 * j;
-        if (y >= h || x0 >= w)
-            continue;
-        const uint32_t rk = rv_deband_row_key(a->key_ref[p], y);
-        const unsigned char *crow = sm + (y - sy0) * spb;
-        int v[4];
+        for (int j = 0; j < 4; j++) {
+            const int y = ty0 + warp + j8 + 8 * j;
+            if (y >= h || x0 >= w)
+                continue;
+            const uint32_t rk = rv_deband_row_key(kr, y);
+            const unsigned char *crow = sm + (y - sy0) * spb;
+            int v[4];
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int x = x0 + i;
-            v[i] = 0;
-            if (inner || x < w) {
-                const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
-                int o0, o1;
-                rv_db_offsets(h1, inner ? range : rv_db_rl(range, x, y, w, h), il, spb, in16,
-                              &o0, &o1);
-                v[i] = rv_db_blend(crow + x * bpp - bx0, o0, o1, thr, mode, blur, in16, 0);
-                if (gr)
-                    v[i] = rv_db_add_noise(v[i], rv_db_noise(h1, gr, kg, gn, grain));
+            for (int i = 0; i < 4; i++) {
+                const int x = x0 + i;
+                v[i] = 0;
+                if (inner || x < w) {
+                    const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+                    int o0, o1;
+                    rv_db_offsets(h1, inner ? range : rv_db_rl(range, x, y, w, h), il, spb, in16,
+                                  &o0, &o1);
+                    v[i] = rv_db_blend(crow + x * bpp - bx0, o0, o1, thr, mode, blur, in16, 0);
+                    if (gr)
+                        v[i] = rv_db_add_noise(v[i], rv_db_noise(h1, gr, kg, gn, grain));
+                }
             }
+            rv_db_store4(dst + (int64_t)y * dp, x0, w, v, vec && x0 + 4 <= w, out16);
         }
-        unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
-        rv_db_store4(drow, x0, w, v, vec && x0 + 4 <= w, out16);
     }
+}
+
+/* Tile number t (over all planes, row by row) -> plane and origin. */
+RV_DB_FN void rv_db_tile_at(const rv_deband_args *a, int t, int th, int *p, int *tx0, int *ty0)
+{
+    int q = 0;
+    int ntx = (a->w[0] + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W;
+    int n = ntx * ((a->h[0] + th - 1) / th);
+    while (t >= n && q + 1 < a->nplanes) {
+        t -= n;
+        q++;
+        ntx = (a->w[q] + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W;
+        n = ntx * ((a->h[q] + th - 1) / th);
+    }
+    const int ty = t / ntx;
+    *p = q;
+    *tx0 = (t - ty * ntx) * RV_DEBAND_TILE_W;
+    *ty0 = ty * th;
 }
 
 /*
  * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
- * a block of 32 x 8 threads computes a column of T = args.tile_rows tiles
- * of RV_DEBAND_TILE_W x RV_DEBAND_TILE_H samples (tiles blk.y * T .. + T-1).
+ * blocks of 32 x 8 threads; block b of G (any grid) computes the tiles b,
+ * b + G, b + 2G, ... of RV_DEBAND_TILE_W x th samples (th = 32 tile_h32),
+ * numbered over all planes row by row (rv_deband_tile_count), so that the
+ * blocks in flight work on neighbouring tiles (their borders meet in L2).
  * Each tile plus a border of `range` samples (clipped to the plane) is
- * staged in shared memory with coalesced loads, and the random references
+ * staged in shared memory with coalesced copies, and the random references
  * are gathered from there (32 banks a cycle) instead of L1 (one cache line
- * a cycle for scattered addresses). Two tile buffers: the copy of tile k+1
- * (cp.async) runs while tile k is computed, so that a block does not stall
- * on the global loads of each tile in turn.
+ * a cycle for scattered addresses). Two tile buffers when a block has
+ * several tiles: the copy of its next tile (cp.async) runs while the
+ * current one is computed.
  */
 RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
                              const int il, const int gr, const int mode, const int blur,
                              const int in16, const int out16)
 {
-    const int p = blk.z;
-    const int w = a->w[p], h = a->h[p];
-    const int T = a->tile_rows > 0 ? a->tile_rows : 1;
-    const int tx0 = blk.x * RV_DEBAND_TILE_W;
-    const int ty00 = blk.y * T * RV_DEBAND_TILE_H;
-    if (tx0 >= w || ty00 >= h)
+    const int th = RV_DEBAND_TILE_H * (a->tile_h32 > 0 ? a->tile_h32 : 1);
+    const int G = blk.nx * blk.ny * blk.nz;
+    const int b = (blk.z * blk.ny + blk.y) * blk.nx + blk.x;
+    const int total = rv_deband_tile_count(a);
+    if (b >= total)
         return; /* the whole block: before any barrier */
-    const int nt = rv_db_min(T, (h - ty00 + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H);
-    const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16);
-    rv_db_tgeom g = rv_db_tile_geom(a, p, tx0, ty00, in16);
-    rv_db_stage(a, p, g, sm, in16);
-    rv_db_cp_commit();
+    const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16, a->tile_h32);
+    {
+        int p, tx0, ty0;
+        rv_db_tile_at(a, b, th, &p, &tx0, &ty0);
+        rv_db_stage(a, p, rv_db_tile_geom(a, p, tx0, ty0, th, in16), sm, in16);
+        rv_db_cp_commit();
+    }
+    /* (the tile's plane and origin are recomputed from t in each iteration:
+     * values derived from the block index alone stay in uniform registers) */
 #pragma unroll 1
-    for (int k = 0; k < nt; k++) {
-        const int ty0 = ty00 + k * RV_DEBAND_TILE_H;
-        rv_db_tgeom g2 = g;
-        if (k + 1 < nt) {
+    for (int t = b, k = 0; t < total; t += G, k++) {
+        const int tn = t + G;
+        if (tn < total) {
             /* buffer (k+1)&1 was last read by tile k-1, before the barrier
              * that ended iteration k-1 */
-            g2 = rv_db_tile_geom(a, p, tx0, ty0 + RV_DEBAND_TILE_H, in16);
-            rv_db_stage(a, p, g2, sm + ((k + 1) & 1) * bufb, in16);
+            int p2, tx2, ty2;
+            rv_db_tile_at(a, tn, th, &p2, &tx2, &ty2);
+            rv_db_stage(a, p2, rv_db_tile_geom(a, p2, tx2, ty2, th, in16),
+                        sm + ((k + 1) & 1) * bufb, in16);
             rv_db_cp_commit();
             rv_db_cp_wait_prev(); /* tile k's copies are done, k+1's may run */
         } else {
             rv_db_cp_wait_all();
         }
         __syncthreads();
-        rv_db_tile_compute(a, p, tx0, ty0, g, sm + (k & 1) * bufb, il, gr, mode, blur, in16,
-                           out16);
-        __syncthreads();
-        g = g2;
+        int p, tx0, ty0;
+        rv_db_tile_at(a, t, th, &p, &tx0, &ty0);
+        rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
+                           sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16);
+        if (tn < total)
+            __syncthreads();
     }
 }
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # tests/deband/gpu-run.sh - the deband component on the GPU machine in one
-# call: configure with PTX, build the deband targets only, run the deband
-# tests (the gpu-labelled one must pass, not skip), then the GPU benchmark.
+# call: configure with PTX, build the deband targets only, run the GPU
+# benchmark (SWEEP=1: with --sweep, the launch shapes of the tiled entries),
+# the deband GPU tests (the gpu-labelled one must pass, not skip) and, with
+# BEFORE=DIR (another checkout, e.g. the main branch), that checkout's
+# benchmark in the same call (before / after on one device).
 # Logs go to $OUT/deband/ when OUT is set.
 set -u -o pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -24,25 +27,25 @@ if ! pkg-config --exists cmocka 2>/dev/null; then
     fi
   done
 fi
-cmake -S . -B build-gpu -DRV_PTX=ON -DCMAKE_BUILD_TYPE=Release > "$log/configure.log" 2>&1 || { tail -30 "$log/configure.log"; exit 1; }
-cmake --build build-gpu -j "$(nproc)" --target deband ravioli_deband rv-deband test_deband_cpu test_deband_gpu \
-  test_deband_cli rv-bench-gpu-deband rv-bench-deband > "$log/build.log" 2>&1 || { grep -E "error" -A5 "$log/build.log" | head -40; exit 1; }
+build() { # DIR LOG TARGETS...
+  local d=$1 l=$2; shift 2
+  local t=(); for x in "$@"; do t+=(--target "$x"); done
+  (cd "$d" && cmake -S . -B build-gpu -DRV_PTX=ON -DCMAKE_BUILD_TYPE=Release > "$l.configure.log" 2>&1 &&
+   cmake --build build-gpu -j 8 "${t[@]}" > "$l.build.log" 2>&1) || { grep -E "error" -A5 "$l.build.log" | head -40; return 1; }
+}
+tests=(test_deband_gpu)
+[ "${ALLTESTS:-0}" = 1 ] && tests=(test_deband_cpu test_deband_gpu test_deband_cli rv-deband)
+build . "$log/after" deband ravioli_deband rv-bench-gpu-deband "${tests[@]}" & pa=$!
+if [ -n "${BEFORE:-}" ]; then build "$BEFORE" "$log/before" deband ravioli_deband rv-bench-gpu-deband & pb=$!; fi
+wait $pa || exit 1
+[ -n "${BEFORE:-}" ] && { wait $pb || echo "before: build failed"; }
 echo "build ok"
-ctest --test-dir build-gpu -R "deband" -E "emu" --output-on-failure --timeout 300 2>&1 | tee "$log/ctest.log" | tail -25
-timeout ${BENCH_TIMEOUT:-120} build-gpu/bench/rv-bench-gpu-deband 2>&1 | tee "$log/bench-gpu.log"
-# where the time goes: SASS opcode histogram of one tiled entry, and one
-# profiled launch (Nsight Compute, clocks left alone)
-if [ "${DEBAND_PROFILE:-1}" = 1 ]; then
-  ptxas -arch=sm_90 build-gpu/modules/deband.ptx -o /tmp/deband.cubin && \
-  cuobjdump -sass /tmp/deband.cubin > "$log/deband.sass" 2>&1 && \
-  awk '/Function : rvk_deband_m2b_16to16_s$/{f=1;next} /Function :/{f=0} f' "$log/deband.sass" | \
-    grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+(@!?U?P[0-9T] )?[A-Z0-9_]+' | awk '{print $NF}' | sed 's/\..*//' | \
-    sort | uniq -c | sort -rn | head -16 | tr '\n' ' ' && echo "  (SASS opcodes, m2b_16to16_s)"
-  if command -v ncu >/dev/null; then
-    timeout ${NCU_TIMEOUT:-90} ncu --clock-control none --kernel-name regex:rvk_deband_m2b_16to16_s --launch-skip 5 --launch-count 1 \
-      --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy --section WarpStateStats \
-      --metrics smsp__inst_executed.sum,smsp__thread_inst_executed.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,sm__cycles_elapsed.avg \
-      build-gpu/bench/rv-bench-gpu-deband > "$log/ncu.log" 2>&1
-    grep -E "Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc A|Achieved Occupancy|Registers Per|One or More Eligible|No Eligible|inst_executed|wavefronts|bank_conflicts|cycles_elapsed|Stall|stall" "$log/ncu.log" | head -40
-  fi
+sweep=(); [ "${SWEEP:-0}" = 1 ] && sweep=(--sweep)
+echo "== after"
+timeout ${BENCH_TIMEOUT:-120} build-gpu/bench/rv-bench-gpu-deband "${sweep[@]}" 2>&1 | tee "$log/bench-after.log"
+if [ -n "${BEFORE:-}" ]; then
+  echo "== before ($BEFORE)"
+  (cd "$BEFORE" && timeout ${BENCH_TIMEOUT:-120} build-gpu/bench/rv-bench-gpu-deband) 2>&1 | tee "$log/bench-before.log"
 fi
+treg="test_deband_gpu"; [ "${ALLTESTS:-0}" = 1 ] && treg="test_deband_(cpu|gpu|cli)$"
+ctest --test-dir build-gpu -R "$treg" --output-on-failure --timeout 300 2>&1 | tee "$log/ctest.log" | tail -12

@@ -162,13 +162,21 @@ static void test_gpu_unaligned_planes(void **state)
                 memset(&sh, 0, sizeof(sh));
                 sh.block[0] = 32;
                 sh.block[1] = 8;
-                sh.grid[0] = (unsigned)((w + 127) / 128);
-                /* tiled: 1, 2 or 3 tiles a block down a column (double buffering) */
-                a.tile_rows = tiled ? 1 + t % 3 : 0;
-                sh.grid[1] = tiled ? rv_deband_tile_grid_y(h, a.tile_rows) : (unsigned)((h + 7) / 8);
+                if (tiled) {
+                    /* tiles of 32 or 64 rows; blocks: one a tile, or 1, 2 sharing them
+                     * (double buffering); exactly the tiles' dynamic shared memory */
+                    a.tile_h32 = 1 + t % 2;
+                    const int ntiles = rv_deband_tile_count(&a);
+                    const int blocks = k % 3 == 0 ? ntiles : k % 3 < ntiles ? k % 3 : ntiles;
+                    sh.grid[0] = (unsigned)blocks;
+                    sh.grid[1] = 1;
+                    sh.shared_bytes = rv_deband_tile_smem_bytes(s.range, din == 16, a.tile_h32,
+                                                                ntiles, (unsigned)blocks);
+                } else {
+                    sh.grid[0] = (unsigned)((w + 127) / 128);
+                    sh.grid[1] = (unsigned)((h + 7) / 8);
+                }
                 sh.grid[2] = 1;
-                if (tiled) /* exactly the tiles' dynamic shared memory */
-                    sh.shared_bytes = rv_deband_tile_smem_bytes(s.range, din == 16, a.tile_rows);
                 if (rv_context_backend(gpu) == RV_BACKEND_CPU) { /* (the test run on a CPU context) */
                     sh.block[0] = 1024;
                     sh.block[1] = 1;
@@ -212,11 +220,116 @@ static void test_gpu_unaligned_planes(void **state)
     rv_context_destroy(&gpu);
 }
 
+/* The tiled entries on a 1280 x 720 frame with tiles of 64, 96, 128 rows
+ * (interior tiles: the inner path) and blocks sharing the tiles (double
+ * buffering), against the CPU module (rv_deband_apply on a CPU context). */
+static void test_gpu_tile_shapes(void **state)
+{
+    (void)state;
+    RV_Context *gpu = rv_test_gpu_context();
+    RV_Context *cpu = rv_test_cpu_context(0);
+    RV_Module *mod = NULL;
+    assert_int_equal(rv_module_load(gpu, "deband", &mod), 0);
+    RV_Deband *dc = NULL;
+    assert_int_equal(rv_deband_create(cpu, &dc), 0);
+    static const char *const tags[] = {"m0", "m1b", "m1n", "m2b", "m2n"};
+    static const RV_Format fmts[] = {RV_FMT_YUV444P16, RV_FMT_YUV420P8};
+    const int w = 1280, h = 720;
+    int n = 0;
+    for (int f = 0; f < 2; f++)
+        for (int t = 0; t < 5; t++) {
+            const int in16 = f == 0;
+            RV_DebandSettings s;
+            rv_deband_settings_default(&s);
+            s.sample_mode = k_modes[t][0];
+            s.blur_first = k_modes[t][1];
+            s.range = t == 4 ? 32 : 15;
+            s.seed = (uint32_t)(7 * t + f);
+            assert_int_equal(rv_deband_configure(dc, &s), 0);
+            RV_Image *sg = make_src(gpu, fmts[f], w, h, 40 + t);
+            RV_Image *sc = make_src(cpu, fmts[f], w, h, 40 + t);
+            RV_Image *og = NULL, *oc = NULL;
+            assert_int_equal(rv_image_create(gpu, w, h, fmts[f], &og), 0);
+            assert_int_equal(rv_image_create(cpu, w, h, fmts[f], &oc), 0);
+            assert_int_equal(rv_deband_apply(dc, oc, sc, 0), 0);
+            char name[64];
+            snprintf(name, sizeof(name), "deband_%s_%dto%d_s", tags[t], in16 ? 16 : 8, in16 ? 16 : 8);
+            const RV_Kernel *kern = NULL;
+            assert_int_equal(rv_kernel_get(mod, name, &kern), 0);
+            rv_deband_args a;
+            memset(&a, 0, sizeof(a));
+            a.nplanes = rv_image_planes(sg);
+            a.range = s.range;
+            a.vec_ok = 1;
+            a.src_words = 2;
+            const int thr[3] = {s.y, s.cb, s.cr};
+            for (int p = 0; p < a.nplanes; p++) {
+                ptrdiff_t sp = 0, dp = 0;
+                assert_int_equal(rv_image_kernel_address(sg, p, RV_ACCESS_READ, &a.src[p], &sp), 0);
+                assert_int_equal(rv_image_kernel_address(og, p, RV_ACCESS_WRITE, &a.dst[p], &dp), 0);
+                if ((a.src[p] | (uint64_t)sp) & 15u)
+                    a.src_words = 1;
+                a.spitch[p] = sp;
+                a.dpitch[p] = dp;
+                a.w[p] = rv_image_plane_width(sg, p);
+                a.h[p] = rv_image_plane_height(sg, p);
+                a.thr[p] = thr[p] * 16;
+                a.grain[p] = (p ? s.grainc : s.grainy) * 4;
+                a.key_ref[p] = rv_deband_key_ref(s.seed, p);
+                a.key_grain[p] = rv_deband_key_grain(s.seed, p, 0);
+            }
+            for (int h32 = 2; h32 <= 4; h32++) {
+                a.tile_h32 = h32;
+                const int ntiles = rv_deband_tile_count(&a);
+                const unsigned blocks = (h32 + t) % 2 ? (unsigned)ntiles : 7u;
+                RV_LaunchShape sh;
+                memset(&sh, 0, sizeof(sh));
+                sh.block[0] = 32;
+                sh.block[1] = 8;
+                sh.block[2] = 1;
+                sh.grid[0] = blocks;
+                sh.grid[1] = 1;
+                sh.grid[2] = 1;
+                sh.shared_bytes = rv_deband_tile_smem_bytes(s.range, in16, h32, ntiles, blocks);
+                assert_int_equal(rv_launch_raw(kern, &sh, &a, sizeof(a)), 0);
+                for (int p = 0; p < a.nplanes; p++) { /* dst written by the launch */
+                    ptrdiff_t dp;
+                    assert_int_equal(rv_image_kernel_address(og, p, RV_ACCESS_WRITE, &a.dst[p], &dp), 0);
+                }
+                for (int p = 0; p < a.nplanes; p++) {
+                    uint16_t *x = img_get_plane(og, p), *y = img_get_plane(oc, p);
+                    assert_non_null(x);
+                    assert_non_null(y);
+                    const int pw = a.w[p], ph = a.h[p];
+                    for (int i = 0; i < pw * ph; i++)
+                        if (x[i] != y[i]) {
+                            fprintf(stderr, "%s tiles of %d rows, %u blocks, plane %d (%d,%d): gpu %u cpu %u\n",
+                                    name, 32 * h32, blocks, p, i % pw, i / pw, x[i], y[i]);
+                            fail();
+                        }
+                    free(x);
+                    free(y);
+                }
+                n++;
+            }
+            rv_image_destroy(&sg);
+            rv_image_destroy(&sc);
+            rv_image_destroy(&og);
+            rv_image_destroy(&oc);
+        }
+    printf("deband: %d tile-shape launches equal the CPU module\n", n);
+    rv_deband_destroy(&dc);
+    rv_module_unload(&mod);
+    rv_context_destroy(&cpu);
+    rv_context_destroy(&gpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_unaligned_planes),
+        cmocka_unit_test(test_gpu_tile_shapes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -88,7 +88,8 @@ static void compare(RV_DwtWavelet wv, int integer, int layout, int method, int f
 /*
  * The GPU kernel variants (gpu_variant: 16-byte column tiles or 4-byte ones,
  * 512 or 256 threads for rows over 8K, row loads by cp.async or through
- * registers) all give the CPU's result: rows of
+ * registers, column tiles lifted in registers or in shared memory) all give
+ * the CPU's result: rows of
  * 8200..16384 samples with the default 64 KiB of shared memory (fused rows),
  * column regions whose width is a multiple of 32, of 4 but not 32 (a partial
  * 16-byte tile), or of neither (the 4-byte kernel).
@@ -97,7 +98,7 @@ static void test_gpu_variants(void **state)
 {
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
-    for (unsigned v = 0; v < 8; v++)
+    for (unsigned v = 0; v < 64; v++)
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
             for (int c = 0; c < 3; c++) {
                 RV_DwtSettings s;

@@ -52,10 +52,64 @@ typedef struct {
     int out_depth;
 } bcase;
 
+/* FNV-1a over the rows of all planes of img (downloaded): equal outputs */
+static uint64_t img_hash(RV_Image *img)
+{
+    uint64_t hsh = 1469598103934665603ull;
+    const int bpp = rv_format_info(rv_image_format(img))->sample_bytes;
+    for (int p = 0; p < rv_image_planes(img); p++) {
+        ptrdiff_t pitch = 0;
+        const unsigned char *b = rv_image_read(img, p, &pitch);
+        if (!b)
+            return 0;
+        const size_t rb = (size_t)rv_image_plane_width(img, p) * (size_t)bpp;
+        for (int y = 0; y < rv_image_plane_height(img, p); y++)
+            for (size_t i = 0; i < rb; i++)
+                hsh = (hsh ^ b[(size_t)y * (size_t)pitch + i]) * 1099511628211ull;
+    }
+    return hsh;
+}
+
+/* marks dst device-current again (written by a raw launch) */
+static void touch_dst(RV_Image *img)
+{
+    for (int p = 0; p < rv_image_planes(img); p++) {
+        uint64_t ad;
+        ptrdiff_t pt;
+        rv_image_kernel_address(img, p, RV_ACCESS_WRITE, &ad, &pt);
+    }
+}
+
+/* median over NRUNS of reps prepared launches (us) */
+static double time_launches(const RV_Kernel *k, const RV_LaunchShape *sh, const rv_deband_args *args,
+                            int nsets, int reps)
+{
+    double tl[NRUNS];
+    for (int i = 0; i < nsets; i++)
+        rv_launch_raw(k, sh, &args[i], sizeof(args[0]));
+    rv_context_sync(g_ctx);
+    for (int r = 0; r < NRUNS; r++) {
+        const double t0 = bench_now();
+        for (int i = 0; i < reps; i++)
+            rv_launch_raw(k, sh, &args[i % nsets], sizeof(args[0]));
+        rv_context_sync(g_ctx);
+        tl[r] = (bench_now() - t0) / reps;
+    }
+    return bench_median(tl, NRUNS) * 1e6;
+}
+
+static const char *sz_of(const bcase *bc)
+{
+    static char b[16];
+    snprintf(b, sizeof(b), "%dx%d", bc->w, bc->h);
+    return b;
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
+    /* --sweep: also time launch shapes of the tiled entries (checked equal) */
+    const int sweep = argc > 1 && strcmp(argv[1], "--sweep") == 0;
+    int sweep_bad = 0;
     RV_Settings s;
     rv_settings_default(&s);
     s.backend = RV_BACKEND_CUDA;
@@ -123,7 +177,7 @@ int main(int argc, char **argv)
                 }
             rv_context_sync(g_ctx);
             const int reps = nsets * (bytes < 20e6 ? 20 : 4);
-            double ta[NRUNS], tl[NRUNS];
+            double ta[NRUNS];
             for (int r = 0; r < NRUNS; r++) {
                 const double t0 = bench_now();
                 for (int i = 0; i < reps; i++)
@@ -137,8 +191,6 @@ int main(int argc, char **argv)
             const int in16 = rv_format_info(bc->fin)->sample_bytes == 2, out16 = bc->out_depth == 16;
             snprintf(kname, sizeof(kname), "deband_%s_%dto%d%s", tags[ds.sample_mode][ds.blur_first],
                      in16 ? 16 : 8, out16 ? 16 : 8, tiled ? "_s" : ""); /* static grain: _s */
-            const unsigned gx = (unsigned)((bc->w + 127) / 128);
-            const int trows = tiled ? rv_deband_tile_rows(gx, bc->h, rv_image_planes(src[0])) : 0;
             const RV_Kernel *k = NULL;
             if (rv_kernel_get(mod, kname, &k) < 0)
                 return 1;
@@ -148,13 +200,14 @@ int main(int argc, char **argv)
                 memset(a, 0, sizeof(*a));
                 a->nplanes = rv_image_planes(src[i]);
                 a->range = ds.range;
-                a->tile_rows = trows;
                 a->vec_ok = 1;
-                a->src_words = 1;
+                a->src_words = 2; /* image planes: 16-byte aligned, pitch too */
                 for (int p = 0; p < a->nplanes; p++) {
                     ptrdiff_t sp, dp;
                     rv_image_kernel_address(src[i], p, RV_ACCESS_READ, &a->src[p], &sp);
                     rv_image_kernel_address(dst[i], p, RV_ACCESS_WRITE, &a->dst[p], &dp);
+                    if (((a->src[p] | (uint64_t)sp) & 15u) != 0)
+                        a->src_words = 1;
                     a->spitch[p] = sp;
                     a->dpitch[p] = dp;
                     a->w[p] = rv_image_plane_width(src[i], p);
@@ -170,19 +223,53 @@ int main(int argc, char **argv)
             sh.block[0] = 32;
             sh.block[1] = 8;
             sh.block[2] = 1;
-            sh.grid[0] = gx;
-            sh.grid[1] = tiled ? rv_deband_tile_grid_y(bc->h, trows) : (unsigned)((bc->h + 7) / 8);
-            if (tiled) /* the tiles' dynamic shared memory, as the library sets it */
-                sh.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, trows);
-            sh.grid[2] = (unsigned)args[0].nplanes;
-            for (int r = 0; r < NRUNS; r++) {
-                const double t0 = bench_now();
-                for (int i = 0; i < reps; i++)
-                    rv_launch_raw(k, &sh, &args[i % nsets], sizeof(args[0]));
-                rv_context_sync(g_ctx);
-                tl[r] = (bench_now() - t0) / reps;
+            sh.grid[1] = 1;
+            sh.grid[2] = 1;
+            if (tiled) { /* the library's shape */
+                for (int i = 0; i < nsets; i++)
+                    rv_deband_tile_choose(&args[i], ds.sample_mode);
+                const int nt = rv_deband_tile_count(&args[0]);
+                sh.grid[0] = (unsigned)nt;
+                sh.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, args[0].tile_h32, nt, sh.grid[0]);
+            } else {
+                sh.grid[0] = (unsigned)((bc->w + 127) / 128);
+                sh.grid[1] = (unsigned)((bc->h + 7) / 8);
+                sh.grid[2] = (unsigned)args[0].nplanes;
             }
-            const double a_us = bench_median(ta, NRUNS) * 1e6, l_us = bench_median(tl, NRUNS) * 1e6;
+            const double l_us = time_launches(k, &sh, args, nsets, reps);
+            if (tiled && sweep) {
+                /* launch shapes: tile height 32..128 rows (h); tiles a block
+                 * (tN) or a grid of N blocks a multiprocessor (pN, 132 SMs) */
+                rv_context_sync(g_ctx);
+                const uint64_t want = img_hash(dst[0]);
+                const int h0 = args[0].tile_h32;
+                static const int var[][2] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}, {2, 2}, {4, 2}, {2, -8}, {4, -4}};
+                printf("  sweep %s %s %s:", sz_of(bc), fname, mname[m]);
+                for (size_t v = 0; v < sizeof(var) / sizeof(var[0]); v++) {
+                    const int h32 = var[v][0], per = var[v][1];
+                    for (int i = 0; i < nsets; i++)
+                        args[i].tile_h32 = h32;
+                    const int nt = rv_deband_tile_count(&args[0]);
+                    RV_LaunchShape s2 = sh;
+                    s2.grid[0] = per > 0 ? rv_deband_tile_blocks(nt, per) : (unsigned)(132 * -per);
+                    if ((int)s2.grid[0] > nt)
+                        s2.grid[0] = (unsigned)nt;
+                    s2.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, h32, nt, s2.grid[0]);
+                    rv_launch_raw(k, &s2, &args[0], sizeof(args[0]));
+                    rv_context_sync(g_ctx);
+                    touch_dst(dst[0]);
+                    const int same = img_hash(dst[0]) == want;
+                    const double us = time_launches(k, &s2, args, nsets, reps);
+                    printf(" h%d%s%d=%.1f%s", 32 * h32, per > 0 ? "t" : "p", per > 0 ? per : -per, us,
+                           same ? "" : "(DIFF)");
+                    if (!same)
+                        sweep_bad++;
+                }
+                printf("\n");
+                for (int i = 0; i < nsets; i++)
+                    args[i].tile_h32 = h0;
+            }
+            const double a_us = bench_median(ta, NRUNS) * 1e6;
             const double f_us = bytes / bw * 1e6;
             char sz[16];
             snprintf(sz, sizeof(sz), "%dx%d", bc->w, bc->h);
@@ -202,7 +289,9 @@ int main(int argc, char **argv)
         rv_deband_destroy(&db);
     }
     printf("\nfloor/ap, floor/ln: floor time over measured time = share of the measured copy bandwidth\n");
+    if (sweep_bad)
+        printf("sweep: %d launch shapes gave other outputs than rv_deband_apply\n", sweep_bad);
     rv_module_unload(&mod);
     rv_context_destroy(&g_ctx);
-    return 0;
+    return sweep_bad ? 1 : 0;
 }

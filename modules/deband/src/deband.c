@@ -241,7 +241,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     a.interlaced = s->interlaced;
     a.dynamic = s->dynamic_grain ? 1 : 0;
     a.vec_ok = 1;
-    a.src_words = 1;
+    a.src_words = 2;
     for (int p = 0; p < a.nplanes; p++) {
         ptrdiff_t sp = 0, dp = 0;
         int err = rv_image_kernel_address(src, p, RV_ACCESS_READ, &a.src[p], &sp);
@@ -262,8 +262,12 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         if ((a.dst[p] | (uint64_t)dp) & 7u)
             a.vec_ok = 0;
         const int64_t row_bytes = (int64_t)a.w[p] * (in16 ? 2 : 1);
+        /* tile staging: 16-byte chunks, 4-byte words or samples */
         if (((a.src[p] | (uint64_t)sp) & 3u) || sp < ((row_bytes + 3) & ~(int64_t)3))
             a.src_words = 0;
+        else if (a.src_words == 2 &&
+                 (((a.src[p] | (uint64_t)sp) & 15u) || sp < ((row_bytes + 15) & ~(int64_t)15)))
+            a.src_words = 1;
     }
 
     RV_LaunchShape sh;
@@ -275,17 +279,17 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.grid[0] = (unsigned)((w + 1023) / 1024);
         sh.grid[1] = (unsigned)h;
     } else if (tiled) {
-        /* 32 x 8 threads, a tile of 128 x 32 samples a block */
+        /* 32 x 8 threads; one tile of 128 x (32, 64 or 96) samples a block
+         * (rv_deband_tile_choose) */
         sh.block[0] = 32;
         sh.block[1] = 8;
-        sh.grid[0] = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
-        /* tiles a block computes down a column (copy of the next during the
-         * current one) */
-        const unsigned bx = (unsigned)((w + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W);
-        const int t = rv_deband_tile_rows(bx, h, a.nplanes);
-        a.tile_rows = t;
-        sh.grid[1] = rv_deband_tile_grid_y(h, t);
-        sh.shared_bytes = rv_deband_tile_smem_bytes(d->s.range, in16, t);
+        const int tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
+        sh.grid[0] = (unsigned)tiles;
+        sh.grid[1] = 1;
+        sh.shared_bytes =
+            rv_deband_tile_smem_bytes(d->s.range, in16, a.tile_h32, tiles, sh.grid[0]);
+        sh.block[2] = 1;
+        sh.grid[2] = 1;
     } else {
         /* 32 x 8 threads, 4 samples a thread: 128 x 8 samples a block */
         sh.block[0] = 32;
@@ -293,8 +297,10 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.grid[0] = (unsigned)((w + 127) / 128);
         sh.grid[1] = (unsigned)((h + 7) / 8);
     }
-    sh.block[2] = 1;
-    sh.grid[2] = (unsigned)a.nplanes;
+    if (!tiled || !gpu) {
+        sh.block[2] = 1;
+        sh.grid[2] = (unsigned)a.nplanes;
+    }
     int err = rv_launch_raw(k, &sh, &a, sizeof(a));
     if (err < 0)
         return fail(d, err, "rv_deband_apply: %s", rv_context_error(d->ctx));

@@ -18,7 +18,7 @@ NVCC=${RV_NVCC:-/usr/local/cuda/bin/nvcc}
 src=${DEBAND_SRC:-$root/modules/deband/deband_kernels.c}   # another version: DEBAND_SRC, DEBAND_INC
 printf '#define RV_DB_DISPATCH(CALL, ...) CALL(__VA_ARGS__, %d, %d)\n#include "%s"\n' \
   "$il" "$gr" "$src" > "$out/deband1.cu"
-"$NVCC" -ptx -arch=compute_90 -O3 -std=c++17 -DRV_CUDA=1 -I"$root/ravioli/include" \
+"$NVCC" -ptx -arch=compute_90 -O3 ${DEBAND_NVCC_FLAGS:-} -std=c++17 -DRV_CUDA=1 -I"$root/ravioli/include" \
   -I"${DEBAND_INC:-$root/modules/deband/include}" "$out/deband1.cu" -o "$out/deband1.ptx"
 bash "$root/tools/sass/rv-sass-dump" "$out/deband1.ptx" "$out" $kernels
 # The cuobjdump of rv-sass-dump (CUDA 11.8) leaves some sm_90 instructions

@@ -85,7 +85,12 @@ typedef struct dwt_col_args {
     /* GPU: 1 when every source, destination and halo base and stride is a
      * multiple of 16 bytes: full 32-column tiles then move 16 bytes a thread
      * (cp.async loads straight into shared memory, 16-byte stores) */
-    int32_t vec, pad1;
+    int32_t vec;
+    /* GPU, dwt_colreg: 0, or M * 16 + E: interior tiles of R = M * blockDim.y
+     * pairs lift in registers, M pairs a thread with a window of E pairs on
+     * either side (M is 8); the host sets it only for step
+     * programs the register lifting covers (see dwt_col_regs) */
+    int32_t reg;
     /* In place (dst = src): when halo != 0, the pairs a tile reads but does not
      * write come from the saved copy of dwt_halo (tile t, row r of 4H at
      * halo + ((t * 4H + r) * ncols + c) * 4), so tiles never read what another

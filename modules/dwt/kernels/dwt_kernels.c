@@ -88,10 +88,9 @@ RV_FN uint32_t dwt_u_(float f)
  * its taps (v1..v3 unused beyond st->ntaps); returns the new target. Every
  * kernel (and the CPU runs, in the same order of operations) goes through it.
  */
-RV_FN uint32_t dwt_lift_val(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
-                            int type, int inverse)
+RV_FN uint32_t dwt_lift_nt(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
+                           int type, int inverse, const int nt)
 {
-    const int nt = st->ntaps;
     if (type == DWT_F32) {
         float acc = DWT_MUL(st->fw[0], DWT_F(v0));
         if (nt > 1)
@@ -112,6 +111,13 @@ RV_FN uint32_t dwt_lift_val(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, u
         acc += st->iw[3] * (int32_t)v3;
     const int32_t delta = (acc >> st->shift) * st->sign;
     return (uint32_t)(inverse ? (int32_t)t - delta : (int32_t)t + delta);
+}
+
+/* The same with the tap count of the step (nt a literal in the register lifting of dwt_colreg). */
+RV_FN uint32_t dwt_lift_val(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
+                            int type, int inverse)
+{
+    return dwt_lift_nt(t, v0, v1, v2, v3, st, type, inverse, st->ntaps);
 }
 
 /*
@@ -1040,6 +1046,69 @@ static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_
         shp += rs * 32;
     }
 }
+
+/*
+ * dwt_colreg's lifting: thread (tx, ty) lifts the M pairs [p0, p0 + M) of its
+ * column (p0 = k0 + ty M) in registers, all steps, over a window of E more
+ * pairs on either side (arrays S, D of A = M + 2E; s0 and d0 point at window
+ * row 0, rows 32 words apart). Each step updates every target whose taps lie
+ * in the window (targets near the window's ends come out wrong, but the
+ * supported step programs, checked by the host, keep [E, E + M) exact: E = 2
+ * for 1- and 2-tap steps, 3 for 4-tap ones). Values reach registers by one
+ * shared load each; one barrier (every window read before any write) instead
+ * of one a step; only [E, E + M) is written back.
+ */
+#  define DWT_RCL(x, A) ((x) < 0 ? 0 : (x) >= (A) ? (A) - 1 : (x))
+#  define DWT_RSTEP(T, SRC, OFF, NT)                                                                        \
+    do {                                                                                                   \
+        _Pragma("unroll") for (int i = 0; i < A; i++) if (i + (OFF) >= 0 && i + (OFF) + (NT) - 1 < A) T[i] = \
+            dwt_lift_nt(T[i], SRC[DWT_RCL(i + (OFF), A)], SRC[DWT_RCL(i + (OFF) + 1, A)],                    \
+                        SRC[DWT_RCL(i + (OFF) + 2, A)], SRC[DWT_RCL(i + (OFF) + 3, A)], st, TYPE, INV, NT);  \
+    } while (0)
+static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint32_t *s0, uint32_t *d0, int ok,
+                                                    const int M, const int E, const int TYPE, const int INV)
+{
+    enum { AMAX = 8 + 2 * 3 };
+    const int A = M + 2 * E;
+    uint32_t S[AMAX], D[AMAX];
+    if (ok) {
+#  pragma unroll
+        for (int i = 0; i < A; i++) {
+            S[i] = s0[i * 32];
+            D[i] = d0[i * 32];
+        }
+        const int ns = a->nsteps;
+        for (int si = 0; si < ns; si++) {
+            const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
+            const int nt = st->ntaps;
+            if (st->target == 0) { /* D += f(S): taps S[g], S[g+1] or S[g-1..g+2] */
+                if (nt == 1)
+                    DWT_RSTEP(D, S, 0, 1);
+                else if (nt == 2)
+                    DWT_RSTEP(D, S, 0, 2);
+                else
+                    DWT_RSTEP(D, S, -1, 4);
+            } else { /* S += f(D): taps D[g], D[g-1..g] or D[g-2..g+1] */
+                if (nt == 1)
+                    DWT_RSTEP(S, D, 0, 1);
+                else if (nt == 2)
+                    DWT_RSTEP(S, D, -1, 2);
+                else
+                    DWT_RSTEP(S, D, -2, 4);
+            }
+        }
+    }
+    __syncthreads();
+    if (ok) {
+#  pragma unroll
+        for (int i = E; i < E + M; i++) {
+            s0[i * 32] = S[i];
+            d0[i * 32] = D[i];
+        }
+    }
+}
+#  undef DWT_RSTEP
+#  undef DWT_RCL
 #endif
 
 /*
@@ -1107,6 +1176,32 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     if (vec)
         dwt_cp_wait();
     __syncthreads();
+    /* dwt_colreg (vk 2): a whole tile of R = M TY pairs with its window of E pairs
+     * inside both bands (no reflection: every tile but the first and last of a
+     * column) lifts in registers (dwt_col_regs); the other tiles as below */
+    const int rM = vk == 2 ? a->reg >> 4 : 0, rE = a->reg & 15;
+    if (rM && kend - k0 == R && R == rM * TY && k0 - rE >= 0 && kend + rE <= nD) {
+        uint32_t *s0 = sh + (k0 + ty * rM - rE - base) * 32 + tx, *d0 = s0 + TR * 32;
+        /* literal type, sense and window: each combination its own straight-line code */
+#  define DWT_RCALL(TYPE)                                                     \
+    do {                                                                     \
+        if (a->inverse) {                                                    \
+            if (rE == 2)                                                     \
+                dwt_col_regs(a, s0, d0, ok, 8, 2, TYPE, 1);                  \
+            else                                                             \
+                dwt_col_regs(a, s0, d0, ok, 8, 3, TYPE, 1);                  \
+        } else if (rE == 2)                                                  \
+            dwt_col_regs(a, s0, d0, ok, 8, 2, TYPE, 0);                      \
+        else                                                                 \
+            dwt_col_regs(a, s0, d0, ok, 8, 3, TYPE, 0);                      \
+    } while (0)
+        if (a->type == DWT_F32)
+            DWT_RCALL(DWT_F32);
+        else
+            DWT_RCALL(DWT_I32);
+#  undef DWT_RCALL
+        __syncthreads();
+    } else
     for (int si = 0; si < a->nsteps; si++) {
         const dwt_step *st = &a->steps[a->inverse ? a->nsteps - 1 - si : si];
         const int tgt_d = st->target == 0;
@@ -1187,6 +1282,12 @@ RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
 RV_RAW_KERNEL(dwt_colvec, dwt_col_args, a, blk)
 {
     dwt_col_body(a, blk, 1);
+}
+
+/* dwt_colvec with the lifting of whole interior tiles in registers (a->reg). */
+RV_RAW_KERNEL(dwt_colreg, dwt_col_args, a, blk)
+{
+    dwt_col_body(a, blk, 2);
 }
 
 /* ---------------------------------------------------------------- */

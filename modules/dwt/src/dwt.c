@@ -33,7 +33,7 @@ struct RV_Dwt {
     int cpu;
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
-    const RV_Kernel *k_colvec, *k_rowasync; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
+    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -215,7 +215,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
-        {"dwt_rowasync", &d->k_rowasync},
+        {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -599,6 +599,49 @@ static int steps_reach(const RV_Dwt *d)
 }
 
 /*
+ * dwt_col_args.reg for tiles of R pairs, TY thread rows: M * 16 + E when the
+ * register lifting of dwt_colreg covers the steps (M = R / TY pairs a thread,
+ * 8; every step one of D += f(S[g]), f(S[g], S[g+1]), f(S[g-1..g+2]) or
+ * S += f(D[g]), f(D[g-1], D[g]), f(D[g-2..g+1]), at most 4 steps: then a window
+ * of E = 2 pairs each side (3 with 4-tap steps) keeps the run exact, checked
+ * below for both senses, and the tile's halo H covers it), else 0.
+ */
+static int col_reg_code(const RV_Dwt *d, int R, int TY)
+{
+    const int M = R / TY;
+    if (M != 8 || M * TY != R || d->nsteps > 4)
+        return 0;
+    int E = 2;
+    for (int i = 0; i < d->nsteps; i++) {
+        const dwt_step *st = &d->steps[i];
+        const int o = st->off0, t = st->ntaps;
+        const int okd = st->target == 0 && ((t == 1 && o == 0) || (t == 2 && o == 0) || (t == 4 && o == -1));
+        const int oks = st->target == 1 && ((t == 1 && o == 0) || (t == 2 && o == -1) || (t == 4 && o == -2));
+        if (!okd && !oks)
+            return 0;
+        if (t == 4)
+            E = 3;
+    }
+    if (steps_reach(d) < E)
+        return 0;
+    /* the pairs that come out exact, [lo, hi) of each band's window of A, must cover [E, E + M) */
+    const int A = M + 2 * E;
+    for (int inv = 0; inv < 2; inv++) {
+        int lo[2] = {0, 0}, hi[2] = {A, A}; /* [0]: S, [1]: D */
+        for (int si = 0; si < d->nsteps; si++) {
+            const dwt_step *st = &d->steps[inv ? d->nsteps - 1 - si : si];
+            const int t = st->target == 0 ? 1 : 0, src = 1 - t;
+            const int l = lo[src] - st->off0, h = hi[src] - st->off0 - st->ntaps + 1;
+            lo[t] = lo[t] > l ? lo[t] : l;
+            hi[t] = hi[t] < h ? hi[t] : h;
+        }
+        if (lo[0] > E || lo[1] > E || hi[0] < E + M || hi[1] < E + M)
+            return 0;
+    }
+    return M * 16 + E;
+}
+
+/*
  * Column pass of n-sample columns (ncols of them), all steps fused: pairs
  * [k_first, k_end) of band S (D) are read at src_s (src_d) + g * src_str and
  * written at dst_s (dst_d) + g * dst_str, with the halo the steps need read
@@ -650,6 +693,15 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
         const uint64_t al = src_s | src_d | dst_s | dst_d | (uint64_t)src_str | (uint64_t)dst_str | halo |
                             (uint64_t)ncols * 4;
         a.vec = !(d->s.gpu_variant & RV_DWT_VARIANT_COL_SYNC) && al % 16 == 0;
+        /* register lifting (dwt_colreg), 8 pairs a thread: tiles of 64 pairs (out of place)
+         * unless COL_SHARED; the in-place tiles of 128 (16 thread rows) only with COL_REG_128,
+         * which measured slower (docs/perf/dwt.md, dwt5) */
+        const unsigned v = d->s.gpu_variant;
+        if (a.vec && !(v & RV_DWT_VARIANT_COL_SHARED) && (a.R == 64 || (a.R == 128 && (v & RV_DWT_VARIANT_COL_REG_128)))) {
+            a.reg = col_reg_code(d, a.R, a.R / 8);
+            if (a.reg)
+                sh.block[1] = (unsigned)(a.R / 8);
+        }
     }
     sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
     sh.grid[0] = cdiv(ncols, a.tile_cols);
@@ -663,7 +715,7 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
         rows_read += (e + a.H < nD ? e + a.H : nD) - (lo < nD ? lo : nD);
         rows_written += (e < nS ? e : nS) - k0 + ((e < nD ? e : nD) - (k0 < nD ? k0 : nD));
     }
-    return launch(d, a.vec ? d->k_colvec : d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED,
+    return launch(d, a.reg ? d->k_colreg : a.vec ? d->k_colvec : d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED,
                   4.0 * ncols * (rows_read + rows_written));
 }
 
@@ -824,7 +876,8 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
  */
 static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
 {
-    const int R = COL_R_INPLACE, H = steps_reach(d), nS = (n + 1) / 2;
+    const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
+    const int H = steps_reach(d), nS = (n + 1) / 2;
     const int ntiles = (nS + R - 1) / R;
     const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
     size_t budget = (size_t)n * (size_t)cols * 4 / 32;

@@ -49,16 +49,27 @@ static void *run_thread(void *p)
     return NULL;
 }
 
-// launches with blocks of 32 x 8 threads, as the host does
-static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16)
+// launches with blocks of 32 x 8 threads, as the host does; tiled entries
+// on a grid of `blocks` blocks (any number: they share the tiles out), as
+// (blocks / 2) x 2 when even (the linear block index), else blocks x 1
+static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16, int blocks)
 {
     const int w = a.w[0], h = a.h[0];
-    gridDim.x = (unsigned)((w + 127) / 128);
-    gridDim.y = tiled ? rv_deband_tile_grid_y(h, a.tile_rows) : (unsigned)((h + 7) / 8);
-    gridDim.z = (unsigned)a.nplanes;
+    if (tiled) {
+        gridDim.x = (unsigned)(blocks % 2 ? blocks : blocks / 2);
+        gridDim.y = blocks % 2 ? 1u : 2u;
+        gridDim.z = 1;
+    } else {
+        gridDim.x = (unsigned)((w + 127) / 128);
+        gridDim.y = (unsigned)((h + 7) / 8);
+        gridDim.z = (unsigned)a.nplanes;
+    }
     blockDim.x = 32; blockDim.y = 8; blockDim.z = 1;
     // dynamic shared memory of exactly the launch's size (ASan sees overruns)
-    std::vector<unsigned char> smem(tiled ? rv_deband_tile_smem_bytes(a.range, in16, a.tile_rows) : 0);
+    std::vector<unsigned char> smem(
+        tiled ? rv_deband_tile_smem_bytes(a.range, in16, a.tile_h32, rv_deband_tile_count(&a),
+                                          (unsigned)blocks)
+              : 0);
     emu_dyn_smem = smem.data();
     std::vector<pthread_t> th(256);
     std::vector<targ> ta(256);
@@ -98,9 +109,11 @@ int main(void)
         {300, 65, 7, 1, 0}, {129, 40, 32, 0, 0}, {1, 1, 15, 0, 1}, {256, 64, 3, 0, 1},
         {259, 67, 13, 0, 2}, {131, 37, 32, 1, 2}, {3, 2, 5, 0, 2},
         // with interior tiles (the inner-tile path: no per-pixel border limit)
-        {400, 100, 15, 0, 1}, {397, 130, 9, 0, 2}};
+        {400, 100, 15, 0, 1}, {397, 130, 9, 0, 2},
+        // interior tiles of 64 rows too (tile_h32 = 2)
+        {300, 200, 15, 0, 1}};
     // aligned: 0 odd addresses / pitches (no vector stores, sample-wise tile
-    // staging), 1 pitches of 64 bytes (vector stores, word staging), 2 pitch
+    // staging), 1 pitches of 64 bytes (vector stores, 16-byte staging), 2 pitch
     // = row bytes rounded up to 4 (word staging reads up to the row padding)
     int checked = 0, bad = 0;
     for (auto &c : cases)
@@ -143,7 +156,10 @@ int main(void)
                     a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
                     a.range = c.range;
                     a.interlaced = c.il;
-                    a.tile_rows = 1 + (t + k) % 3; // tiles a block computes (double buffering)
+                    a.tile_h32 = 1 + (t + k + c.w) % 2; // tiles of 32 or 64 rows
+                    // blocks: one a tile, or 1, 2, 3 sharing the tiles (double buffering)
+                    const int ntiles = rv_deband_tile_count(&a), var = (t + 2 * k) % 4;
+                    const int blocks = var == 0 ? ntiles : var < ntiles ? var : ntiles;
                     // CPU module
                     char name[64];
                     snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], dd[k][0], dd[k][1]);
@@ -159,8 +175,9 @@ int main(void)
                     // emulated GPU
                     a.dst[0] = (uint64_t)(uintptr_t)(d2.data() + (c.aligned ? 0 : bo));
                     a.vec_ok = c.aligned == 1 || (c.aligned == 2 && dp % 8 == 0);
-                    a.src_words = c.aligned != 0;
-                    emu_launch(fns[t][k][tiled ? (a.dynamic ? 2 : 1) : 0], a, tiled, bi == 2);
+                    // tile staging: 16-byte chunks (pitch multiple of 64), 4-byte words, samples
+                    a.src_words = c.aligned == 1 ? 2 : c.aligned == 2 ? 1 : 0;
+                    emu_launch(fns[t][k][tiled ? (a.dynamic ? 2 : 1) : 0], a, tiled, bi == 2, blocks);
                     checked++;
                     if (d1 != d2) {
                         bad++;

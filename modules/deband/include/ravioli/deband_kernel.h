@@ -47,52 +47,75 @@ typedef struct rv_deband_args {
     int32_t interlaced;     /* 1: vertical offsets rounded toward zero to even */
     int32_t nplanes;        /* 1..3 */
     int32_t vec_ok;         /* GPU: dst addresses and pitches allow vector stores */
-    int32_t src_words;      /* GPU: src planes 4-byte aligned, pitch >= row bytes rounded
-                               up to 4: tiles are staged with 4-byte loads */
+    int32_t src_words;      /* GPU tiled entries, staging of the tiles: 0 sample by sample,
+                               1 4-byte words (src planes 4-byte aligned, pitch >= row
+                               bytes rounded up to 4), 2 16-byte chunks (16-byte aligned,
+                               pitch >= row bytes rounded up to 16) */
     int32_t dynamic;        /* 1: noise from mix(h ^ key_grain[p]) (new every frame) */
-    int32_t tile_rows;      /* GPU tiled entries: tiles a block computes down a column
-                               (<= 0: 1); grid.y = rv_deband_tile_grid_y(h, tile_rows) */
+    int32_t tile_h32;       /* GPU tiled entries: tile height / 32 (<= 0: 1) */
     int32_t pad_;
 } rv_deband_args;
 
-/** Tiled GPU entries (*_s): tile of W x H samples, for range <= RANGE. */
+/** Tiled GPU entries (*_s): tiles of W x (32 tile_h32) samples, for range <= RANGE. */
 #define RV_DEBAND_TILE_W 128
 #define RV_DEBAND_TILE_H 32
 #define RV_DEBAND_TILE_RANGE 32
 
 /** Shared memory of one tile buffer of a tiled entry (*_s) for `range`
- * (<= RV_DEBAND_TILE_RANGE): TILE_H + 2 range rows of up to TILE_W + 2 range
- * samples, plus 8 bytes for the rounding to 4-byte words; rounded up to 16. */
-RV_INLINE unsigned rv_deband_tile_buf_bytes(int range, int in16)
+ * (<= RV_DEBAND_TILE_RANGE): 32 tile_h32 + 2 range rows of the tile's
+ * TILE_W + 2 range samples, each row widened to whole 16-byte chunks (the
+ * row starts at a 16-byte boundary of the plane row: at most 30 bytes more). */
+RV_INLINE unsigned rv_deband_tile_buf_bytes(int range, int in16, int tile_h32)
 {
-    const unsigned b = (unsigned)(((RV_DEBAND_TILE_W + 2 * range) * (in16 ? 2 : 1) + 8) *
-                                  (RV_DEBAND_TILE_H + 2 * range));
-    return (b + 15u) & ~15u;
-}
-/** Dynamic shared memory of a launch of a tiled entry: two tile buffers
- * when a block computes several tiles (the next tile is copied while the
- * current one is computed), else one. */
-RV_INLINE unsigned rv_deband_tile_smem_bytes(int range, int in16, int tile_rows)
-{
-    return (tile_rows > 1 ? 2u : 1u) * rv_deband_tile_buf_bytes(range, in16);
-}
-/** grid.y of a tiled launch on a plane of h rows, tile_rows tiles a block. */
-RV_INLINE unsigned rv_deband_tile_grid_y(int h, int tile_rows)
-{
-    const int t = tile_rows > 0 ? tile_rows : 1;
-    const int n = (h + RV_DEBAND_TILE_H - 1) / RV_DEBAND_TILE_H;
-    return (unsigned)((n + t - 1) / t);
+    const int th = RV_DEBAND_TILE_H * (tile_h32 > 0 ? tile_h32 : 1);
+    const unsigned row = (unsigned)(((RV_DEBAND_TILE_W + 2 * range) * (in16 ? 2 : 1) + 30) & ~15);
+    return row * (unsigned)(th + 2 * range);
 }
 
-/** Tiles a block of a tiled launch computes down a column (the copy of the
- * next runs during the current): 2, 4 or 8 while that leaves >= 2000 blocks
- * (several waves of blocks on a large GPU), else 1. blocks_x = grid.x. */
-RV_INLINE int rv_deband_tile_rows(unsigned blocks_x, int h, int nplanes)
+/** Tiles of a tiled launch over all planes of `a` (a->tile_h32 set). */
+RV_INLINE int rv_deband_tile_count(const rv_deband_args *a)
 {
-    int t = 1;
-    while (t < 8 && blocks_x * rv_deband_tile_grid_y(h, 2 * t) * (unsigned)nplanes >= 2000u)
-        t *= 2;
-    return t;
+    const int th = RV_DEBAND_TILE_H * (a->tile_h32 > 0 ? a->tile_h32 : 1);
+    int n = 0;
+    for (int p = 0; p < a->nplanes; p++)
+        n += ((a->w[p] + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W) * ((a->h[p] + th - 1) / th);
+    return n;
+}
+
+/** Launch of a tiled entry: any grid of 32 x 8 thread blocks is correct;
+ * block b (linear index over the grid) computes tiles b, b + G, b + 2G, ...
+ * (G blocks in all; tiles numbered plane by plane, row by row) and copies
+ * the next while computing the current. Dynamic shared memory: two tile
+ * buffers when a block computes more than one tile (G < tiles), else one. */
+RV_INLINE unsigned rv_deband_tile_smem_bytes(int range, int in16, int tile_h32, int tiles,
+                                             unsigned blocks)
+{
+    return ((unsigned)tiles > blocks ? 2u : 1u) * rv_deband_tile_buf_bytes(range, in16, tile_h32);
+}
+
+/** Blocks of a tiled launch of `tiles` tiles, about `per_block` tiles a
+ * block (<= 1: one tile a block). */
+RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
+{
+    const int t = per_block > 1 ? per_block : 1;
+    return (unsigned)((tiles + t - 1) / t);
+}
+
+/** The library's tiled launch (rv_deband_apply): one tile a block; tiles
+ * of 96 rows when that still gives >= 500 tiles (4K frames, 1080p 4:4:4),
+ * else 64 rows for sample mode 0 and 32 for modes 1-2 (1080p 4:2:0). Taller
+ * tiles stage fewer border rows a pixel ((th + 2 range) / th) but give fewer
+ * blocks; the choice is the fastest of the launch shapes measured on an
+ * H200 (docs/perf/deband.md, run D). Sets a->tile_h32 (planes and range
+ * set) and returns the number of tiles = blocks. */
+#define RV_DEBAND_MIN_TALL_TILES 500
+RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
+{
+    a->tile_h32 = 3;
+    if (rv_deband_tile_count(a) >= RV_DEBAND_MIN_TALL_TILES)
+        return (unsigned)rv_deband_tile_count(a);
+    a->tile_h32 = sample_mode == 0 ? 2 : 1;
+    return (unsigned)rv_deband_tile_count(a);
 }
 
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */

@@ -130,17 +130,28 @@ typedef struct RV_DwtSettings {
                                 code paths. The CPU backend ignores it. */
 } RV_DwtSettings;
 
-/** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3). */
+/** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
+    COL_SHARED: those of dwt4). */
 typedef enum RV_DwtGpuVariant {
     RV_DWT_VARIANT_COL_SYNC = 1, /* column tiles loaded 4 bytes a thread through registers
                                     and stored 4 bytes a thread, instead of 16-byte
                                     asynchronous copies (cp.async) and 16-byte stores */
     RV_DWT_VARIANT_ROW_512  = 2, /* dwt_rowfused with 512 threads for rows over 8192
                                     samples instead of 256 */
-    RV_DWT_VARIANT_ROW_SYNC = 4  /* dwt_rowfused loads through registers (8 bytes, 4 in
+    RV_DWT_VARIANT_ROW_SYNC = 4, /* dwt_rowfused loads through registers (8 bytes, 4 in
                                     flight a thread) and stores 4 bytes a thread, instead
                                     of cp.async (the forward's split: 4-byte copies
                                     straight into S and D) and 16-byte stores */
+    RV_DWT_VARIANT_COL_SHARED = 8, /* 16-byte column tiles lift in shared memory, one
+                                    barrier a step (dwt_colvec, the default of dwt4),
+                                    instead of the out-of-place tiles (64 pairs) in
+                                    registers, 8 pairs a thread, one barrier in all
+                                    (dwt_colreg) */
+    RV_DWT_VARIANT_COL_REG_128 = 16, /* the in-place tiles (128 pairs) in registers too, with
+                                    16 thread rows (measured slower: off) */
+    RV_DWT_VARIANT_COL_INPLACE_64 = 32 /* in-place column tiles of 64 pairs instead of 128 (so
+                                    they lift in registers unless COL_SHARED, at the cost
+                                    of twice the saved halo rows; not measured yet: off) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
