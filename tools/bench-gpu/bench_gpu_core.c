@@ -400,7 +400,7 @@ static void nbr_sweep(op_arg *o, const op_case *c, int w, int h)
         static char paths[8][256];
         static int nmods;
         CUmodule m = NULL;
-        for (int i = 0; i < nmods; i++)
+        for (int i = 0; i < nmods && i < 8; i++) /* (the bound also for gcc -O3's overread check) */
             if (!strcmp(paths[i], eq + 1))
                 m = mods[i];
         if (!m && nmods < 8) {
