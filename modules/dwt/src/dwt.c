@@ -584,11 +584,12 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
         /* ROW_REG: the levels lift in registers (dwt_rowreg), at most
          * DWT_ROW_REG_M pairs a thread: more threads for long rows */
         if (a.async && (d->s.gpu_variant & RV_DWT_VARIANT_ROW_REG)) {
-            const int Tr = ((nS + DWT_ROW_REG_M - 1) / DWT_ROW_REG_M + 31) / 32 * 32;
-            const int c = col_reg_code(d, DWT_ROW_REG_M, 1);
-            if (c && Tr <= 1024) {
-                a.reg = c & 15;
-                T = Tr > T ? Tr : T;
+            const int Tr = (nS + DWT_ROW_REG_M - 1) / DWT_ROW_REG_M;
+            if (Tr > T)
+                T = (Tr + 31) / 32 * 32;
+            if (T <= 1024) {
+                const int c = col_reg_code(d, DWT_ROW_REG_M, 1);
+                a.reg = c ? c & 15 : 0;
             }
         }
         sh.block[0] = (unsigned)T;
