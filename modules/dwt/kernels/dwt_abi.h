@@ -21,7 +21,6 @@
 /* Longest row dwt_rowfused takes, and its threads per block at most. */
 #define DWT_ROW_MAX     16384
 #define DWT_ROW_THREADS 256
-#define DWT_ROW_REG_M 16 /* dwt_rowreg: pairs a thread at most (a literal: register arrays) */
 
 enum { DWT_F32 = 0, DWT_I32 = 1 };
 
@@ -63,11 +62,7 @@ typedef struct dwt_row_args {
     /* GPU: 1: the host launches dwt_rowasync (same arguments): rows loaded by
      * cp.async (the forward splits with 4-byte copies straight into S and D;
      * the inverse copies 16 bytes) and stored 16 bytes a thread where aligned */
-    int32_t async;
-    /* GPU, dwt_rowreg (launched instead of dwt_rowasync when nonzero): E, the
-     * window (pairs each side) of the register lifting, 2 or 3; every level's
-     * bands then hold at most DWT_ROW_REG_M pairs a thread */
-    int32_t reg;
+    int32_t async, pad0;
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_row_args;
 

@@ -639,126 +639,6 @@ static __device__ void dwt_sh_lift(const dwt_row_args *a, uint32_t *sh, int m)
         __syncthreads();
     }
 }
-
-/*
- * dwt_rowreg's lifting of one level (a->reg = E): thread t lifts the run of
- * Mt = ceil(nS / T) <= DWT_ROW_REG_M pairs [p0, p0 + Mt), p0 = t Mt, of S and
- * D in registers through all steps, over a window of E pairs either side
- * (as dwt_col_regs: the host checks the step program, so [E, E + Mt) comes
- * out exact), the arithmetic through dwt_lift_nt. Runs whose window leaves
- * a band (the ends of the row: reflected taps) lift a window of E + 4 pairs
- * each side in a local array through dwt_step_w, as dwt_sh_lift does on the
- * whole row. One barrier (every read before any write) instead of one a step.
- */
-#  define DWT_RRCL(x) ((x) < 0 ? 0 : (x) >= A ? A - 1 : (x))
-#  define DWT_RRSTEP(T, SRC, OFF, NT)                                                                          \
-    do {                                                                                                     \
-        _Pragma("unroll") for (int i = 0; i < AM; i++) if (i < A && i + (OFF) >= 0 && i + (OFF) + (NT) - 1 < A) T[i] = \
-            dwt_lift_nt(T[i], SRC[DWT_RRCL(i + (OFF))], SRC[DWT_RRCL(i + (OFF) + 1)],                          \
-                        SRC[DWT_RRCL(i + (OFF) + 2)], SRC[DWT_RRCL(i + (OFF) + 3)], st, TYPE, INV, NT);        \
-    } while (0)
-static __device__ __forceinline__ void dwt_row_regs(const dwt_row_args *a, uint32_t *sh, int m, const int E,
-                                                    const int TYPE, const int INV)
-{
-    enum { AM = DWT_ROW_REG_M + 2 * 3 };
-    const int A = DWT_ROW_REG_M + 2 * E; /* a literal once inlined */
-    const int nS = (m + 1) >> 1, nD = m >> 1, T = (int)blockDim.x;
-    const int Mt = (nS + T - 1) / T, p0 = (int)threadIdx.x * Mt, cnt = Mt + 2 * E;
-    const int ns = a->nsteps;
-    uint32_t S[AM], D[AM];
-    enum { AL = DWT_ROW_REG_M + 2 * (3 + 4) };
-    uint32_t LS[AL], LD[AL];
-    const int inner = p0 - E >= 0 && p0 + Mt + E <= nD;
-    /* an end of the row: window [b0, s1) of S, [b0, d1) of D in the local arrays */
-    const int X = E + 4, b0 = p0 - X < 0 ? 0 : p0 - X;
-    const int s1 = p0 + Mt + X < nS ? p0 + Mt + X : nS, d1 = p0 + Mt + X < nD ? p0 + Mt + X : nD;
-    uint32_t *ls = LS - b0, *ld = LD - b0; /* band index g at ls[g], ld[g] */
-    if (inner) {
-        const uint32_t *s0 = sh + p0 - E, *d0 = sh + nS + p0 - E;
-#  pragma unroll
-        for (int i = 0; i < AM; i++)
-            if (i < cnt) {
-                S[i] = s0[i];
-                D[i] = d0[i];
-            } else {
-                S[i] = 0;
-                D[i] = 0;
-            }
-        for (int si = 0; si < ns; si++) {
-            const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
-            const int nt = st->ntaps;
-            if (st->target == 0) {
-                if (nt == 1)
-                    DWT_RRSTEP(D, S, 0, 1);
-                else if (nt == 2)
-                    DWT_RRSTEP(D, S, 0, 2);
-                else
-                    DWT_RRSTEP(D, S, -1, 4);
-            } else {
-                if (nt == 1)
-                    DWT_RRSTEP(S, D, 0, 1);
-                else if (nt == 2)
-                    DWT_RRSTEP(S, D, -1, 2);
-                else
-                    DWT_RRSTEP(S, D, -2, 4);
-            }
-        }
-    } else if (p0 < nS) {
-        for (int g = b0; g < s1; g++)
-            ls[g] = sh[g];
-        for (int g = b0; g < d1; g++)
-            ld[g] = sh[nS + g];
-        for (int si = 0; si < ns; si++) {
-            const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
-            if (st->target == 0)
-                dwt_step_w(ld, ls, 1, m, b0, d1, 1, b0, s1, st, TYPE, INV);
-            else
-                dwt_step_w(ls, ld, 1, m, b0, s1, 1, b0, d1, st, TYPE, INV);
-        }
-    }
-    __syncthreads();
-    if (inner) {
-#  pragma unroll
-        for (int i = E; i < E + DWT_ROW_REG_M; i++)
-            if (i < E + Mt) {
-                sh[p0 - E + i] = S[i];
-                sh[nS + p0 - E + i] = D[i];
-            }
-    } else if (p0 < nS) {
-        for (int g = p0; g < p0 + Mt && g < nS; g++)
-            sh[g] = ls[g];
-        for (int g = p0; g < p0 + Mt && g < nD; g++)
-            sh[nS + g] = ld[g];
-    }
-    __syncthreads();
-}
-#  undef DWT_RRSTEP
-#  undef DWT_RRCL
-
-/* Lifting of one level: dwt_row_regs when a->reg (dwt_rowreg, rk 1), else dwt_sh_lift. */
-static __device__ __forceinline__ void dwt_row_lift(const dwt_row_args *a, uint32_t *sh, int m, const int rk)
-{
-    if (rk) {
-#  define DWT_RRCALL(TYPE)                                  \
-    do {                                                    \
-        if (a->inverse) {                                   \
-            if (a->reg == 2)                                \
-                dwt_row_regs(a, sh, m, 2, TYPE, 1);         \
-            else                                            \
-                dwt_row_regs(a, sh, m, 3, TYPE, 1);         \
-        } else if (a->reg == 2)                             \
-            dwt_row_regs(a, sh, m, 2, TYPE, 0);             \
-        else                                                \
-            dwt_row_regs(a, sh, m, 3, TYPE, 0);             \
-    } while (0)
-        if (a->type == DWT_F32)
-            DWT_RRCALL(DWT_F32);
-        else
-            DWT_RRCALL(DWT_I32);
-#  undef DWT_RRCALL
-    } else
-        dwt_sh_lift(a, sh, m);
-}
 #else
 static void dwt_cpu_lift(const dwt_row_args *a, uint32_t *sh, int m)
 {
@@ -778,8 +658,7 @@ static void dwt_cpu_lift(const dwt_row_args *a, uint32_t *sh, int m)
 /*
  * The row pass; ak (a literal at both call sites, so each kernel keeps only
  * its own load and store code and registers): 1 for dwt_rowasync (cp.async
- * loads, 16-byte stores; the host launches it when a->async), 2 for
- * dwt_rowreg (the same, levels lifted by dwt_row_regs; when a->reg), 0 for
+ * loads, 16-byte stores; the host launches it when a->async), 0 for
  * dwt_rowfused.
  */
 RV_FN void dwt_row_body(const dwt_row_args *a, rv_block blk, const int ak)
@@ -837,7 +716,7 @@ RV_FN void dwt_row_body(const dwt_row_args *a, rv_block blk, const int ak)
                 }
             }
             __syncthreads();
-            dwt_row_lift(a, sh, m, ak == 2);
+            dwt_sh_lift(a, sh, m);
             for (int l = 1; l < lev; l++) {
                 m = nS;
                 nS = (m + 1) >> 1;
@@ -850,7 +729,7 @@ RV_FN void dwt_row_body(const dwt_row_args *a, rv_block blk, const int ak)
                         sh[nS + k] = tmp[2 * k + 1];
                 }
                 __syncthreads();
-                dwt_row_lift(a, sh, m, ak == 2);
+                dwt_sh_lift(a, sh, m);
             }
             if (a->interleaved) {
                 for (int p = tid; p < n; p += T)
@@ -896,7 +775,7 @@ RV_FN void dwt_row_body(const dwt_row_args *a, rv_block blk, const int ak)
                 for (int i = 0; i < l; i++)
                     m = (m + 1) >> 1;
                 const int nS = (m + 1) >> 1;
-                dwt_row_lift(a, sh, m, ak == 2);
+                dwt_sh_lift(a, sh, m);
                 if (l == 0 && ((uintptr_t)dst & 7) == 0) {
                     uint2 *d2 = (uint2 *)dst;
                     for (int k = tid; k < (m >> 1); k += T)
@@ -993,12 +872,6 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
 RV_RAW_KERNEL(dwt_rowasync, dwt_row_args, a, blk)
 {
     dwt_row_body(a, blk, 1);
-}
-
-/* dwt_rowasync with the levels lifted in registers (dwt_row_regs; the host sets a->reg). */
-RV_RAW_KERNEL(dwt_rowreg, dwt_row_args, a, blk)
-{
-    dwt_row_body(a, blk, 2);
 }
 
 /* ---------------------------------------------------------------- */

@@ -33,7 +33,7 @@ struct RV_Dwt {
     int cpu;
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
-    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
+    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -216,7 +216,6 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
         {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg},
-        {"dwt_rowreg", &d->k_rowreg},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -546,8 +545,6 @@ static int run_split(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t 
     return launch(d, d->k_split, &sh, &a, sizeof(a), RV_DWT_KERNEL_SPLIT, 8.0 * n * nlines);
 }
 
-static int col_reg_code(const RV_Dwt *d, int R, int TY);
-
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
                         int inverse, int interleaved)
 {
@@ -581,22 +578,11 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
         T = T < 32 ? 32 : T > Tmax ? Tmax : T;
         a.tile_rows = 1;
         a.async = !(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SYNC);
-        /* ROW_REG: the levels lift in registers (dwt_rowreg), at most
-         * DWT_ROW_REG_M pairs a thread: more threads for long rows */
-        if (a.async && (d->s.gpu_variant & RV_DWT_VARIANT_ROW_REG)) {
-            const int Tr = (nS + DWT_ROW_REG_M - 1) / DWT_ROW_REG_M;
-            if (Tr > T)
-                T = (Tr + 31) / 32 * 32;
-            if (T <= 1024) {
-                const int c = col_reg_code(d, DWT_ROW_REG_M, 1);
-                a.reg = c ? c & 15 : 0;
-            }
-        }
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)fused_shared(n, levels);
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
-    return launch(d, a.reg ? d->k_rowreg : a.async ? d->k_rowasync : d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
+    return launch(d, a.async ? d->k_rowasync : d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
                   8.0 * n * rows);
 }
 
@@ -623,7 +609,7 @@ static int steps_reach(const RV_Dwt *d)
 static int col_reg_code(const RV_Dwt *d, int R, int TY)
 {
     const int M = R / TY;
-    if ((M != 8 && M != DWT_ROW_REG_M) || M * TY != R || d->nsteps > 4)
+    if (M != 8 || M * TY != R || d->nsteps > 4)
         return 0;
     int E = 2;
     for (int i = 0; i < d->nsteps; i++) {

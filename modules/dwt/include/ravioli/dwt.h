@@ -149,13 +149,9 @@ typedef enum RV_DwtGpuVariant {
                                     (dwt_colreg) */
     RV_DWT_VARIANT_COL_REG_128 = 16, /* the in-place tiles (128 pairs) in registers too, with
                                     16 thread rows (measured slower: off) */
-    RV_DWT_VARIANT_COL_INPLACE_64 = 32, /* in-place column tiles of 64 pairs instead of 128 (so
+    RV_DWT_VARIANT_COL_INPLACE_64 = 32 /* in-place column tiles of 64 pairs instead of 128 (so
                                     they lift in registers unless COL_SHARED, at the cost
                                     of twice the saved halo rows; not measured yet: off) */
-    RV_DWT_VARIANT_ROW_REG = 64  /* fused row pass (cp.async form) lifts each level in
-                                    registers, a run of up to 16 pairs a thread, one
-                                    barrier a level instead of one a step (dwt_rowreg;
-                                    rows over 8192 samples get 512 threads or more) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
