@@ -283,29 +283,16 @@ static void stalled_stdin_ctrl_c(void)
     memset(frame, 90, sizeof(frame));
     assert_int_equal(write(wfd, frame, sizeof(frame)), (ssize_t)sizeof(frame));
 
-    char out_path[128], err_path[128];
-    snprintf(out_path, sizeof(out_path), "%s/stdout", g_dir);
-    snprintf(err_path, sizeof(err_path), "%s/stderr", g_dir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fi = open(fifo, O_RDONLY);
-        int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fi < 0 || fo < 0 || fe < 0)
-            _exit(126);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        /* a sanitizer build cancels the stuck capture thread: see
-         * test_stream_stop.c on the ASan false positive this avoids */
-        const char *ao = getenv("ASAN_OPTIONS");
-        char opts[512];
-        snprintf(opts, sizeof(opts), "%s%sdetect_stack_use_after_return=1", ao ? ao : "", ao && *ao ? ":" : "");
-        setenv("ASAN_OPTIONS", opts, 1);
-        execl(g_exe, g_exe, "--source", "y4m:-", "--stage", "invert", "--no-adapt", "--backend", "cpu", (char *)NULL);
-        _exit(127);
-    }
+    /* a sanitizer build cancels the stuck capture thread: see
+     * test_stream_stop.c on the ASan false positive this avoids */
+    const char *ao = getenv("ASAN_OPTIONS");
+    char opts[512];
+    snprintf(opts, sizeof(opts), "ASAN_OPTIONS=%s%sdetect_stack_use_after_return=1", ao ? ao : "",
+             ao && *ao ? ":" : "");
+    const char *env[] = {opts, NULL};
+    pid_t pid = rv_test_spawn(g_exe, (const char *[]){"--source", "y4m:-", "--stage", "invert", "--no-adapt",
+                                                      "--backend", "cpu", NULL},
+                              fifo, g_dir, env);
     struct timespec ts = {0, 500 * 1000000L};
     nanosleep(&ts, NULL);
     struct timespec t0, t1;
