@@ -156,16 +156,7 @@ static void fill_k(RV_Image *img, int k)
 static double run_stream_ex(RV_Context *ctx, RV_StageVector *sv, int w, int h, int frames, int streams,
                             RV_GpuCopies copies, double *gpu_ms, double *wait_ms)
 {
-    bench_run_args a;
-    memset(&a, 0, sizeof(a));
-    a.vi.width = w;
-    a.vi.height = h;
-    a.vi.format = RV_FMT_RGBA8;
-    a.vi.fps_num = 30;
-    a.vi.fps_den = 1;
-    a.fill = fill_k;
-    a.warm = WARM;
-    a.frames = frames;
+    bench_run_args a = bench_run_init(w, h, RV_FMT_RGBA8, fill_k, WARM, frames);
     a.gpu_streams = streams;
     a.copies = copies;
     return bench_stream_fps(ctx, sv, &a, gpu_ms, wait_ms);

@@ -12,6 +12,22 @@ double bench_now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+bench_run_args bench_run_init(int w, int h, RV_Format fmt, bench_fill_fn fill, int warm, int frames)
+{
+    bench_run_args a;
+    memset(&a, 0, sizeof(a));
+    a.vi.width = w;
+    a.vi.height = h;
+    a.vi.format = fmt;
+    a.vi.fps_num = 30;
+    a.vi.fps_den = 1;
+    a.fill = fill;
+    a.warm = warm;
+    a.frames = frames;
+    a.copies = RV_GPU_COPIES_DEFAULT;
+    return a;
+}
+
 typedef struct src {
     const bench_run_args *a;
     long long n;

@@ -22,6 +22,10 @@ typedef struct bench_run_args {
     RV_GpuCopies copies;
 } bench_run_args;
 
+/** The arguments for warm + frames frames of w x h `fmt` at 30 fps, filled by
+ *  `fill`; default streams and copy placement (set gpu_streams / copies after). */
+bench_run_args bench_run_init(int w, int h, RV_Format fmt, bench_fill_fn fill, int warm, int frames);
+
 /** Seconds on the monotonic clock. */
 double bench_now_s(void);
 

@@ -98,16 +98,7 @@ static double run_stream(RV_Context *ctx, RV_Deband *db, int w, int h, RV_Format
     RV_StageVector *sv = NULL;
     double fps = -1;
     if (rv_stage_vector_create(ctx, &sv) == 0 && rv_stage_vector_push(sv, st_deband, &sg, "deband") == 0) {
-        bench_run_args a;
-        memset(&a, 0, sizeof(a));
-        a.vi.width = w;
-        a.vi.height = h;
-        a.vi.format = fmt;
-        a.vi.fps_num = 30;
-        a.vi.fps_den = 1;
-        a.fill = fill;
-        a.warm = WARM;
-        a.frames = frames;
+        bench_run_args a = bench_run_init(w, h, fmt, fill, WARM, frames);
         a.gpu_streams = streams;
         fps = bench_stream_fps(ctx, sv, &a, NULL, NULL);
     }
