@@ -673,7 +673,10 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
          * (the entry loops), which also bounds the partials to combine. */
         /* an RV_PROC_BOXN entry scores that many adjacent windows a thread */
         const int wpt = RV_KFLAG_GET_BOX_WINDOWS(k->desc.flags);
-        const long long npos = (long long)call->rows * ((call->cols + wpt - 1) / wpt);
+        /* an RV_PROC_BOXR entry gives each group that many threads (its
+         * template rows split over them) */
+        const int tpg = RV_KFLAG_GET_BOX_ROWSPLIT(k->desc.flags);
+        const long long npos = (long long)call->rows * ((call->cols + wpt - 1) / wpt) * tpg;
         /* every block first copies the template to shared memory: blocks
          * of 64 make twice the copies of 128, each thread copying twice as
          * much. With a shared template, stop at 128 threads once that still

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <type_traits>
 #include <ucontext.h>
+#include <map>
 #include <vector>
 #define RV_CUDA 1
 #define __global__
@@ -48,9 +49,25 @@ struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
 template <class T> static T __ldg(const T *p) { return *p; }
 template <class T> static T __ldcg(const T *p) { return *p; }
-template <class T> static T __shfl_down_sync(unsigned, T, int) { return T(0); }
-static void emu_sync(); /* __syncthreads: the next thread of the block runs */
+static void emu_sync(); /* __syncthreads: waits for every thread of the block */
 static void __syncthreads() { emu_sync(); }
+/* warp shuffles: a real exchange between the lanes named in the mask (see
+ * emu_exchange); a lane past the block's last thread reads as 0 (an
+ * invalid partial), a source lane past 31 as the caller's own value */
+static unsigned long long emu_exchange(unsigned mask, unsigned long long v, int src_lane);
+template <class T> static T emu_shfl(unsigned mask, T v, int src_lane)
+{
+    static_assert(sizeof(T) <= 8, "shuffled values fit 8 bytes");
+    unsigned long long u = 0;
+    memcpy(&u, &v, sizeof(T));
+    u = emu_exchange(mask, u, src_lane);
+    T r;
+    memcpy(&r, &u, sizeof(T));
+    return r;
+}
+static unsigned emu_cur; /* the running thread of the block */
+template <class T> static T __shfl_down_sync(unsigned mask, T v, int off) { return emu_shfl(mask, v, (int)(emu_cur & 31) + off); }
+template <class T> static T __shfl_xor_sync(unsigned mask, T v, int b) { return emu_shfl(mask, v, (int)(emu_cur & 31) ^ b); }
 static void __threadfence() {}
 static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }
 /* cp.async (the procNbr tile copies): in the lazy mode a copy reads its
@@ -60,7 +77,6 @@ static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; r
  * lands at once, so a copy into the buffer still being read shows. Copies
  * left unwaited when a thread ends are counted as errors. */
 #define RV__EMU_CP_ASYNC 1
-static unsigned emu_cur; /* the running thread of the block */
 static bool emu_cp_lazy = true;
 static long emu_cp_left = 0;
 struct emu_cp { void *dst; unsigned char val[16]; int n; };
@@ -83,6 +99,7 @@ static void rv__cp_wait_all()
 }
 #define __builtin_assume_aligned(p, n) (p)
 #define asm(...) (rv__dsz = emu_dsz)
+#define RV__SAD_V4_ANYWHERE 1 /* rv_win_sad_rows_rgba's 16-byte path, as on the GPU */
 #include <ravioli/kernel.h>
 #include "modules/samples/samples.c"
 #undef asm
@@ -97,14 +114,73 @@ static bool emu_done[1024];
 static entry emu_f;
 static const rv_args *emu_a;
 static std::vector<char> emu_stacks;
+static unsigned emu_nt;     /* threads of the running block */
+static long emu_progress;   /* barriers and shuffles passed, threads ended */
+static unsigned emu_bar[1024]; /* barriers each thread has reached */
+static void emu_yield()
+{
+    if (emu_nt > 1)
+        swapcontext(&emu_ctx[emu_cur], &emu_main);
+}
+/* __syncthreads: this thread arrives, then waits (yielding to the others)
+ * until every thread of the block has arrived here or ended */
 static void emu_sync()
 {
-    if (blockDim.x * blockDim.y > 1)
-        swapcontext(&emu_ctx[emu_cur], &emu_main);
+    if (emu_nt <= 1)
+        return;
+    const unsigned me = emu_cur, my = ++emu_bar[me];
+    emu_progress++;
+    for (;;) {
+        bool all = true;
+        for (unsigned u = 0; u < emu_nt && all; u++)
+            all = emu_done[u] || emu_bar[u] >= my;
+        if (all)
+            return;
+        emu_yield();
+    }
+}
+/* shuffles, counted per thread and mask (the lanes of a mask make the same
+ * number of calls with it): the caller posts its value for call k, waits
+ * until every lane of the mask in the block has posted call k, reads the
+ * source lane's value of call k. A lane of the mask that ended first fails
+ * the run (emu_shfl_bad). */
+struct emu_shf { unsigned n; unsigned long long v[2]; };
+static std::map<unsigned, emu_shf> emu_shfs[1024];
+static long emu_shfl_bad;
+static unsigned long long emu_exchange(unsigned mask, unsigned long long v, int src_lane)
+{
+    const unsigned me = emu_cur, base = me & ~31u;
+    if (!(mask >> (me & 31) & 1u)) { emu_shfl_bad++; return v; }
+    emu_shf &mine = emu_shfs[me][mask];
+    const unsigned k = mine.n;
+    mine.v[k & 1] = v;
+    mine.n = k + 1;
+    emu_progress++;
+    for (;;) {
+        bool all = true;
+        for (unsigned l = 0; l < 32 && all; l++) {
+            const unsigned u = base + l;
+            if (!(mask >> l & 1u) || u >= emu_nt || u == me)
+                continue;
+            all = emu_shfs[u][mask].n >= k + 1;
+            if (!all && emu_done[u]) { emu_shfl_bad++; all = true; break; }
+        }
+        if (all)
+            break;
+        emu_yield();
+    }
+    if (src_lane > 31 || src_lane < 0)
+        return v;
+    const unsigned src = base + (unsigned)src_lane;
+    if (src >= emu_nt)
+        return 0;
+    if (!(mask >> src_lane & 1u)) { emu_shfl_bad++; return 0; }
+    return emu_shfs[src][mask].v[k & 1];
 }
 static void emu_thread()
 {
     emu_f(*emu_a);
+    emu_progress++;
     emu_done[emu_cur] = true;
     emu_cp_left += (long)emu_cp_q[emu_cur].size();
     emu_cp_q[emu_cur].clear();
@@ -128,8 +204,13 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
     gridDim = {gx, gy, 1}; blockDim = {bx, by, 1};
     emu_f = f; emu_a = &a;
     if (nt > 1 && emu_stacks.size() < nt * stk) emu_stacks.resize(nt * stk);
+    emu_nt = nt;
     for (unsigned b = 0; b < gx * gy; b++) {
         blockIdx = {b % gx, b / gx, 0};
+        for (unsigned t = 0; t < nt; t++) {
+            emu_bar[t] = 0;
+            emu_shfs[t].clear();
+        }
         if (nt == 1) {
             threadIdx = {0, 0, 0};
             emu_cur = 0;
@@ -139,14 +220,19 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
             continue;
         }
         for (unsigned t = 0; t < nt; t++) emu_start(t, emu_stacks.data() + t * stk, stk);
-        for (bool left = true; left;) { /* rounds: each thread to its next barrier */
+        for (bool left = true; left;) { /* rounds: each thread to its next yield */
             left = false;
+            const long before = emu_progress;
             for (unsigned t = 0; t < nt; t++) {
                 if (emu_done[t]) continue;
                 emu_cur = t;
                 threadIdx = {t % bx, t / bx, 0};
                 emu_resume(t);
                 left = left || !emu_done[t];
+            }
+            if (left && emu_progress == before) { /* every thread waits: a barrier or */
+                printf("FAIL: threads of block %u wait for each other forever\n", b); /* shuffle */
+                exit(1);                                          /* some never reach */
             }
         }
     }
@@ -252,6 +338,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
     a.s = s; a.box_w = bw; a.box_h = bh; a.reduce = red;
     a.scratch = (uint64_t)(uintptr_t)scratch.data();
     emu_dsz = smem ? 1u << 16 : 0;
+    emu_shfl_bad = 0;
     launch(f, a, gx, 1, bt, 1);
     /* reference from the definition */
     rv_win w0 = {src.data(), pitch, ref_img ? tpl.data() : nullptr, tpitch, 0, 0, (bw + s - 1) / s, (bh + s - 1) / s, s, 0};
@@ -266,7 +353,8 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
             } else if (red == RV_REDUCE_SUM) { isum += (int64_t)v; sum += (double)v; found = 1; }
             else if (!found || (red == RV_REDUCE_MIN ? (double)v < best : (double)v > best)) { best = v; bx = w0.x; by = w0.y; found = 1; }
         }
-    int bad = 0;
+    int bad = emu_shfl_bad != 0;
+    if (bad) printf("  %ld shuffles with a lane missing or outside the mask\n", emu_shfl_bad);
     if (red == RV_REDUCE_NONE) {
         for (int y = 0; y < H; y++) if (memcmp(dst.data() + y * dpitch, rdst.data() + y * dpitch, W * 4)) bad = 1;
     } else {
@@ -420,6 +508,28 @@ int main()
                         bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false); br++;
                     }
+    /* RV_PROC_BOXR (row-additive scores, template rows split over R threads
+     * whose partial sums are added by shuffles): every reduction with blocks
+     * of 8, 32 and 64 threads (R lanes a group; warp and block reductions
+     * by real shuffles between the emulated threads), templates on and off
+     * the 16-byte grid, so both the 16-byte path of rv_win_sad_rows_rgba
+     * (groups starting on the 16-byte grid) and the row path run */
+    const int rsz[][4] = {{9, 7, 3, 2}, {20, 15, 5, 4}, {33, 21, 7, 9}, {12, 12, 12, 12}, {40, 30, 1, 1},
+                          {13, 6, 11, 3}, {23, 9, 2, 3}, {31, 8, 3, 7}, {48, 24, 17, 11}, {30, 19, 8, 17}};
+    int rf = 0, rr = 0;
+    for (auto &b : rsz)
+        for (int s = 1; s <= 2; s++)
+            for (int red = 0; red <= 3; red++)
+                for (int sm = 0; sm <= 2; sm++)
+                    for (unsigned gx : {1u, 3u, 16u})
+                        for (unsigned bt : {8u, 32u, 64u}) {
+                            emu_tpl_odd = sm == 2;
+#define BR(NAME) rf += check_box<int32_t, RV_Pixel, RV_Pixel>(#NAME, rvk_##NAME, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); rr++;
+                            BR(sad_rs4) BR(sad_rs1) BR(sad_rs2) BR(sad_rs8) BR(sad_g2rs4)
+                        }
+    printf("boxr: %d runs, %d failed\n", rr, rf);
+    bf += rf;
+    br += rr;
     printf("box: %d runs, %d failed\n", br, bf);
     fails += bf;
     printf("%d passed, %d failed\n", runs + br - fails, fails);

@@ -27,7 +27,11 @@
  * one-window form `sad1` (the kernel before round 6b), same run; then the
  * other forms of round 7: sad-g4 (four windows a thread, one template row a
  * pass: round 6b's sad), sad-g2 (two windows, one row), sad-r2 (four
- * windows, two rows) and sad-tm' (`sad` again, for the run's spread).
+ * windows, two rows) and sad-tm' (`sad` again, for the run's spread);
+ * then round 8's RV_PROC_BOXR forms (template rows of a group split over
+ * R threads): sad-rs4/1/2/8 (four windows a group, 16-byte reads, R = 4,
+ * 1, 2, 8), sad-g2rs4 (round 7's sad split over 4 threads), sad-tm'' and
+ * sad-rs4' (both again, for the spread).
  *
  * Usage: rv-bench-gpu-core [--quick] [--sad] (--sad: template matching
  * only, no torch). Exits 77 without a GPU.
@@ -717,18 +721,20 @@ static void bench_tm_shapes(int sm)
     CK(cuMemAlloc(&scratch, ssz));
     CK(cuMemsetD8(scratch, 0, ssz));
     d.a.scratch = (uint64_t)scratch;
-    static const char *const kn[] = {"sad", "sad_g4", "sad_g2", "sad_r2"};
-    static const int kg[] = {2, 4, 2, 4};
-    printf("\nsad launch shapes (direct launches, ms; G windows a thread; grid = cdiv(groups, block), "
+    /* kr: threads a group (RV_PROC_BOXR's R) */
+    static const char *const kn[] = {"sad", "sad_g4", "sad_g2", "sad_r2", "sad_rs4", "sad_rs2", "sad_rs8", "sad_g2rs4"};
+    static const int kg[] = {2, 4, 2, 4, 4, 4, 4, 2};
+    static const int kr[] = {1, 1, 1, 1, 4, 2, 8, 4};
+    printf("\nsad launch shapes (direct launches, ms; G windows a group of R threads (R = 1 except sad_rs*, sad_g2rs4); grid = cdiv(groups x R, block), "
            "then that rounded up to a multiple of the %d SMs):\n", sm);
     printf("| kernel   | G | block | grid  | blocks/SM | ms      | found |\n|---|---|---|---|---|---|---|\n");
-    for (int ki = 0; ki < 4; ki++) {
+    for (int ki = 0; ki < (int)(sizeof(kn) / sizeof(kn[0])); ki++) {
         char sym[64];
         snprintf(sym, sizeof(sym), "rvk_%s", kn[ki]);
         CK(cuModuleGetFunction(&d.f, samples_mod, sym));
-        const long long groups = 301LL * ((326 + kg[ki] - 1) / kg[ki]);
-        const unsigned blks[] = {32, 64, 128};
-        for (int bi = 0; bi < 3; bi++) {
+        const long long groups = 301LL * ((326 + kg[ki] - 1) / kg[ki]) * kr[ki]; /* threads */
+        const unsigned blks[] = {32, 64, 128, 256};
+        for (int bi = kr[ki] > 1 ? 1 : 0; bi < (kr[ki] > 1 ? 4 : 3); bi++) {
             for (int gi = 0; gi < 2; gi++) {
                 d.bx = blks[bi];
                 unsigned gx = (unsigned)((groups + d.bx - 1) / d.bx);
@@ -740,7 +746,7 @@ static void bench_tm_shapes(int sm)
                 rv_partial res;
                 CK(cuMemcpyDtoH(&res, scratch + 16, sizeof(res)));
                 const double ms = gpu_ms(tm_direct, &d, 20);
-                printf("| %-8s | %d | %5u | %5u | %9.2f | %.4f | %s |\n", kn[ki], kg[ki], d.bx, d.gx,
+                printf("| %-9s | %d | %5u | %5u | %9.2f | %.4f | %s |\n", kn[ki], kg[ki], d.bx, d.gx,
                        (double)d.gx / sm, ms, res.x == 200 && res.y == 150 && res.score == 0 ? "ok" : "WRONG");
             }
         }
@@ -843,6 +849,17 @@ int main(int argc, char **argv)
     bench_tm(sm, clock_khz, "sad_g2", "sad-g2", 0);
     bench_tm(sm, clock_khz, "sad_r2", "sad-r2", 0);
     bench_tm(sm, clock_khz, "sad", "sad-tm'", 0);
+    /* round 8: RV_PROC_BOXR, each group's template rows split over R
+     * threads (partials added by shuffles); four windows a group with
+     * 16-byte reads (rv_win_sad_rows_rgba) at R = 4, 1, 2, 8, and round 7's
+     * sad (two windows, two rows a pass) split over 4 threads */
+    bench_tm(sm, clock_khz, "sad_rs4", "sad-rs4", 0);
+    bench_tm(sm, clock_khz, "sad_rs1", "sad-rs1", 0);
+    bench_tm(sm, clock_khz, "sad_rs2", "sad-rs2", 0);
+    bench_tm(sm, clock_khz, "sad_rs8", "sad-rs8", 0);
+    bench_tm(sm, clock_khz, "sad_g2rs4", "sad-g2rs4", 0);
+    bench_tm(sm, clock_khz, "sad", "sad-tm''", 0);
+    bench_tm(sm, clock_khz, "sad_rs4", "sad-rs4'", 0);
     if (sad_only)
         bench_tm_shapes(sm);
 
