@@ -100,6 +100,8 @@ static void rv__cp_wait_all()
 #define __builtin_assume_aligned(p, n) (p)
 #define asm(...) (rv__dsz = emu_dsz)
 #define RV__SAD_V4_ANYWHERE 1 /* rv_win_sad_rows_rgba's 16-byte path, as on the GPU */
+static long emu_misaligned; /* 16-byte reads off the 16-byte grid (a fault on the GPU) */
+#define RV__EMU_ALIGN_CHECK(p, n) (emu_misaligned += ((uintptr_t)(p) % (n)) != 0)
 #include <ravioli/kernel.h>
 #include "modules/samples/samples.c"
 #undef asm
@@ -239,7 +241,7 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
 }
 static uint32_t rnd(uint64_t &s) { s = s * 6364136223846793005ull + 1442695040888963407ull; return (uint32_t)(s >> 33); }
 
-static int emu_odd_pitch = 0, emu_tpl_odd = 0;
+static int emu_odd_pitch = 0, emu_tpl_odd = 0, emu_img_odd = 0;
 
 template <class T, class F>
 static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R, unsigned gx, unsigned gy, unsigned bx, unsigned by, const void *prm, size_t psz)
@@ -319,7 +321,8 @@ template <class TS, class TI, class TR, class F>
 static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int bh, int s, int red, bool smem, unsigned gx, bool ref_img, unsigned bt = 1)
 {
     uint64_t seed = (uint64_t)W * 131 + H * 7 + bw + s * 1000 + red;
-    const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16;
+    /* emu_img_odd: image rows one sample off the 16-byte grid */
+    const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16 + emu_img_odd * (int64_t)sizeof(TI);
     /* emu_tpl_odd: template rows off the 16-byte grid */
     const int64_t tpitch = ((int64_t)bw * (int64_t)sizeof(TR) + 15) / 16 * 16 + 32 + emu_tpl_odd * (int64_t)sizeof(TR);
     std::vector<unsigned char> src(pitch * H), tpl(tpitch * bh);
@@ -339,6 +342,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
     a.scratch = (uint64_t)(uintptr_t)scratch.data();
     emu_dsz = smem ? 1u << 16 : 0;
     emu_shfl_bad = 0;
+    emu_misaligned = 0;
     launch(f, a, gx, 1, bt, 1);
     /* reference from the definition */
     rv_win w0 = {src.data(), pitch, ref_img ? tpl.data() : nullptr, tpitch, 0, 0, (bw + s - 1) / s, (bh + s - 1) / s, s, 0};
@@ -353,7 +357,8 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
             } else if (red == RV_REDUCE_SUM) { isum += (int64_t)v; sum += (double)v; found = 1; }
             else if (!found || (red == RV_REDUCE_MIN ? (double)v < best : (double)v > best)) { best = v; bx = w0.x; by = w0.y; found = 1; }
         }
-    int bad = emu_shfl_bad != 0;
+    int bad = emu_shfl_bad != 0 || emu_misaligned != 0;
+    if (emu_misaligned) printf("  %ld misaligned 16-byte reads\n", emu_misaligned);
     if (bad) printf("  %ld shuffles with a lane missing or outside the mask\n", emu_shfl_bad);
     if (red == RV_REDUCE_NONE) {
         for (int y = 0; y < H; y++) if (memcmp(dst.data() + y * dpitch, rdst.data() + y * dpitch, W * 4)) bad = 1;
@@ -365,7 +370,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
         if (bad) printf("  got %g (%d,%d) isum %lld, want %g (%d,%d) isum %lld\n", r.score, r.x, r.y, (long long)r.isum, red == RV_REDUCE_SUM ? sum : best, bx, by, (long long)isum);
         if (*(unsigned *)scratch.data() != 0) bad = 1; /* counter reset */
     }
-    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d tpl_odd=%d grid %u x %u\n", name, W, H, bw, bh, s, red, (int)smem, emu_tpl_odd, gx, bt);
+    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d tpl_odd=%d img_odd=%d grid %u x %u\n", name, W, H, bw, bh, s, red, (int)smem, emu_tpl_odd, emu_img_odd, gx, bt);
     return bad;
 }
 
@@ -520,13 +525,19 @@ int main()
     for (auto &b : rsz)
         for (int s = 1; s <= 2; s++)
             for (int red = 0; red <= 3; red++)
-                for (int sm = 0; sm <= 2; sm++)
+                /* 0: template read from global memory; 1: copied to shared */
+                /* memory; 2: 1 with the source template off the grid; 3: */
+                /* 0 off the grid; 4: 1 with the image rows off the grid */
+                for (int sm = 0; sm <= 4; sm++)
                     for (unsigned gx : {1u, 3u, 16u})
-                        for (unsigned bt : {8u, 32u, 64u}) {
-                            emu_tpl_odd = sm == 2;
-#define BR(NAME) rf += check_box<int32_t, RV_Pixel, RV_Pixel>(#NAME, rvk_##NAME, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); rr++;
+                        for (unsigned bt : {8u, 64u}) {
+                            emu_tpl_odd = sm == 2 || sm == 3;
+                            emu_img_odd = sm == 4;
+                            const bool smem = sm == 1 || sm == 2 || sm == 4;
+#define BR(NAME) rf += check_box<int32_t, RV_Pixel, RV_Pixel>(#NAME, rvk_##NAME, sad_def, b[0], b[1], b[2], b[3], s, red, smem, gx, true, bt); rr++;
                             BR(sad_rs4) BR(sad_rs1) BR(sad_rs2) BR(sad_rs8) BR(sad_g2rs4)
                         }
+    emu_tpl_odd = emu_img_odd = 0;
     printf("boxr: %d runs, %d failed\n", rr, rf);
     bf += rf;
     br += rr;

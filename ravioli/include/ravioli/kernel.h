@@ -378,6 +378,9 @@ RV_INLINE void rv__ld16_rgb_hi(const unsigned char *p, uint32_t o[4])
     const uint4 v = *(const uint4 *)(const void *)p;
     o[0] = v.x * 256u; o[1] = v.y * 256u; o[2] = v.z * 256u; o[3] = v.w * 256u;
 #else
+#  if defined(RV__EMU_ALIGN_CHECK) /* tests/gpu_emu: counts misaligned reads */
+    RV__EMU_ALIGN_CHECK(p, 16);
+#  endif
     __builtin_memcpy(o, p, 16);
     for (int k = 0; k < 4; k++) o[k] *= 256u;
 #endif
