@@ -98,7 +98,10 @@ static void test_gpu_variants(void **state)
 {
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
-    for (unsigned v = 0; v < 64; v++)
+    /* the 64 combinations of bits 1..32, then ROW_REG (64) alone and with each of them and all */
+    static const unsigned reg_with[] = {0, 1, 2, 4, 8, 16, 32, 63};
+    for (unsigned vi = 0; vi < 64 + sizeof(reg_with) / sizeof(reg_with[0]); vi++) {
+        const unsigned v = vi < 64 ? vi : RV_DWT_VARIANT_ROW_REG | reg_with[vi - 64];
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
             for (int c = 0; c < 3; c++) {
                 RV_DwtSettings s;
@@ -110,6 +113,41 @@ static void test_gpu_variants(void **state)
                 for (int m = 0; m < 2; m++) {
                     s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
                     compare_s(&s, sizes[z][0], sizes[z][1], 3);
+                }
+            }
+    }
+}
+
+/*
+ * dwt_rowreg (gpu_variant ROW_REG: one-level rows lifted in registers, taps by
+ * warp shuffles, symmetric extension beyond the row) equals the CPU for every
+ * wavelet it takes (CDF 5/3 f32 and i32, CDF 9/7, DD(13,7) f32 and i32) and
+ * Haar (which it leaves to dwt_rowasync): odd, short and long rows (one
+ * partial segment of 512 pairs, many segments, two a warp at 16K), forward
+ * and inverse, 2-D and 1-D one level, both methods. i32 bit-exact; f32 within
+ * 1e-6 of the largest coefficient (compare_s).
+ */
+static void test_gpu_row_reg(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{16384, 6}, {13001, 5}, {8200, 9}, {4099, 33}, {1025, 63},
+                                   {1920, 1080}, {77, 9}, {2, 3}, {3, 2}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
+            for (int integer = 0; integer < 2; integer++) {
+                if (integer && wv == RV_DWT_CDF97)
+                    continue;
+                RV_DwtSettings s;
+                rv_dwt_settings_default(&s);
+                s.wavelet = wv;
+                s.type = integer ? RV_DWT_I32 : RV_DWT_F32;
+                s.gpu_variant = RV_DWT_VARIANT_ROW_REG;
+                for (int m = 0; m < 2; m++) {
+                    s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+                    s.dims = 2;
+                    compare_s(&s, sizes[z][0], sizes[z][1], 3);
+                    s.dims = 1;
+                    compare_s(&s, sizes[z][0], sizes[z][1], 1);
                 }
             }
 }
@@ -252,6 +290,7 @@ int main(void)
     g_cpu = rv_test_cpu_context(0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_equals_cpu),
+        cmocka_unit_test(test_gpu_row_reg),
         cmocka_unit_test(test_gpu_variants),
         cmocka_unit_test(test_gpu_denoise),
         cmocka_unit_test(test_gpu_host_split),

@@ -33,7 +33,7 @@ struct RV_Dwt {
     int cpu;
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
-    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
+    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -215,7 +215,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
-        {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg},
+        {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg}, {"dwt_rowreg", &d->k_rowreg},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -545,6 +545,29 @@ static int run_split(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t 
     return launch(d, d->k_split, &sh, &a, sizeof(a), RV_DWT_KERNEL_SPLIT, 8.0 * n * nlines);
 }
 
+/*
+ * dwt_rowreg takes one level of the block layout whose every step is one of
+ * the symmetric forms it lifts by shuffles (CDF 5/3, 9/7, DD(13,7)): D += f(S[g],
+ * S[g+1]) or f(S[g-1..g+2]); S += f(D[g-1], D[g]) or f(D[g-2..g+1]).
+ */
+static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
+{
+    if (interleaved || levels != 1 || n < 2 || n > DWT_ROW_MAX)
+        return 0;
+    for (int i = 0; i < d->nsteps; i++) {
+        const dwt_step *st = &d->steps[i];
+        const int o = st->off0, t = st->ntaps;
+        const int okd = st->target == 0 && ((t == 2 && o == 0) || (t == 4 && o == -1));
+        const int oks = st->target == 1 && ((t == 2 && o == -1) || (t == 4 && o == -2));
+        if (!okd && !oks)
+            return 0;
+        for (int k = 0; k < t; k++) /* symmetric taps: the lifting keeps the extension symmetric */
+            if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
+                return 0;
+    }
+    return 1;
+}
+
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
                         int inverse, int interleaved)
 {
@@ -580,6 +603,14 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
         a.async = !(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SYNC);
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)fused_shared(n, levels);
+        if ((d->s.gpu_variant & RV_DWT_VARIANT_ROW_REG) && row_reg_ok(d, n, levels, interleaved)) {
+            /* dwt_rowreg: a warp per segment of 32 * DWT_RM pairs, at most 256 threads */
+            const int nseg = (nS + 32 * DWT_RM - 1) / (32 * DWT_RM);
+            sh.block[0] = (unsigned)(nseg >= DWT_ROW_THREADS / 32 ? DWT_ROW_THREADS : 32 * nseg);
+            sh.shared_bytes = (unsigned)n * 4;
+            sh.grid[0] = (unsigned)rows;
+            return launch(d, d->k_rowreg, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
+        }
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
     return launch(d, a.async ? d->k_rowasync : d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,

@@ -149,10 +149,14 @@ typedef enum RV_DwtGpuVariant {
                                     (dwt_colreg) */
     RV_DWT_VARIANT_COL_REG_128 = 16, /* the in-place tiles (128 pairs) in registers too, with
                                     16 thread rows (measured slower: off) */
-    RV_DWT_VARIANT_COL_INPLACE_64 = 32 /* in-place column tiles of 64 pairs instead of 128 (so
+    RV_DWT_VARIANT_COL_INPLACE_64 = 32, /* in-place column tiles of 64 pairs instead of 128 (so
                                     they lift in registers unless COL_SHARED, at the cost
                                     of twice the saved halo rows; measured 0.89-0.94x as
                                     fast in place on an H200: off) */
+    RV_DWT_VARIANT_ROW_REG = 64  /* one-level rows (block layout; CDF 5/3, 9/7, DD(13,7))
+                                    lifted in registers by dwt_rowreg: lanes own
+                                    interleaved pairs, taps by warp shuffles, one barrier
+                                    a row, instead of one a step in shared memory */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
