@@ -98,10 +98,13 @@ static void test_gpu_variants(void **state)
 {
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
-    /* the 64 combinations of bits 1..32, then ROW_REG (64) alone and with each of them and all */
-    static const unsigned reg_with[] = {0, 1, 2, 4, 8, 16, 32, 63};
-    for (unsigned vi = 0; vi < 64 + sizeof(reg_with) / sizeof(reg_with[0]); vi++) {
-        const unsigned v = vi < 64 ? vi : RV_DWT_VARIANT_ROW_REG | reg_with[vi - 64];
+    /* the 64 combinations of bits 1..32, then ROW_SHARED (64) alone, with each of them and
+     * with all, then INPLACE_SCRATCH (128) alone and with some */
+    static const unsigned more[] = {64, 64 | 1, 64 | 2, 64 | 4, 64 | 8, 64 | 16, 64 | 32, 64 | 63,
+                                    128, 128 | 8, 128 | 32, 128 | 64, 128 | 63,
+                                    256, 256 | 128, 256 | 32, 256 | 128 | 64 | 63};
+    for (unsigned vi = 0; vi < 64 + sizeof(more) / sizeof(more[0]); vi++) {
+        const unsigned v = vi < 64 ? vi : more[vi - 64];
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
             for (int c = 0; c < 3; c++) {
                 RV_DwtSettings s;
@@ -119,13 +122,15 @@ static void test_gpu_variants(void **state)
 }
 
 /*
- * dwt_rowreg (gpu_variant ROW_REG: one-level rows lifted in registers, taps by
- * warp shuffles, symmetric extension beyond the row) equals the CPU for every
- * wavelet it takes (CDF 5/3 f32 and i32, CDF 9/7, DD(13,7) f32 and i32) and
- * Haar (which it leaves to dwt_rowasync): odd, short and long rows (one
- * partial segment of 512 pairs, many segments, two a warp at 16K), forward
- * and inverse, 2-D and 1-D one level, both methods. i32 bit-exact; f32 within
- * 1e-6 of the largest coefficient (compare_s).
+ * dwt_rowreg (the default row pass since dwt7: one-level rows lifted in
+ * registers, taps by warp shuffles, symmetric extension beyond the row) equals
+ * the CPU for every wavelet it takes (CDF 5/3 f32 and i32, CDF 9/7, DD(13,7)
+ * f32 and i32) and Haar (which it leaves to dwt_rowasync): odd, short and long
+ * rows (one partial segment of 512 pairs, many segments, two a warp at 16K),
+ * forward and inverse, 2-D and 1-D one level, both methods; and in place with
+ * INPLACE_SCRATCH (small levels through the halo buffer; col_fuse_min 1 so
+ * level 0 holds one). i32 bit-exact; f32 within 1e-6 of the largest
+ * coefficient (compare_s).
  */
 static void test_gpu_row_reg(void **state)
 {
@@ -141,15 +146,42 @@ static void test_gpu_row_reg(void **state)
                 rv_dwt_settings_default(&s);
                 s.wavelet = wv;
                 s.type = integer ? RV_DWT_I32 : RV_DWT_F32;
-                s.gpu_variant = RV_DWT_VARIANT_ROW_REG;
-                for (int m = 0; m < 2; m++) {
-                    s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+                for (int m = 0; m < 3; m++) {
+                    s.method = m == 1 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+                    s.gpu_variant = m == 2 ? RV_DWT_VARIANT_INPLACE_SCRATCH | RV_DWT_VARIANT_HALO_LEVEL0 : 0;
+                    s.col_fuse_min = m == 2 ? 1 : 0;
                     s.dims = 2;
                     compare_s(&s, sizes[z][0], sizes[z][1], 3);
+                    if (m == 2)
+                        continue;
                     s.dims = 1;
                     compare_s(&s, sizes[z][0], sizes[z][1], 1);
                 }
             }
+}
+
+/*
+ * In place with the default col_fuse_min on an image large enough for level 0
+ * to take the fused column pass (>= 2^23 samples): INPLACE_SCRATCH (levels
+ * whose region fits level 0's halo buffer go through it, out of place) and
+ * HALO_LEVEL0 (larger column groups, small levels fused) give the CPU's
+ * result, forward and inverse, 5 levels.
+ */
+static void test_gpu_inplace_levels(void **state)
+{
+    (void)state;
+    static const unsigned vs[] = {RV_DWT_VARIANT_INPLACE_SCRATCH, RV_DWT_VARIANT_HALO_LEVEL0,
+                                  RV_DWT_VARIANT_INPLACE_SCRATCH | RV_DWT_VARIANT_HALO_LEVEL0};
+    for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
+        for (int c = 0; c < 3; c++) {
+            RV_DwtSettings s;
+            rv_dwt_settings_default(&s);
+            s.wavelet = c == 0 ? RV_DWT_CDF97 : c == 1 ? RV_DWT_DD137 : RV_DWT_CDF53;
+            s.type = c == 0 ? RV_DWT_F32 : RV_DWT_I32;
+            s.method = RV_DWT_IN_PLACE;
+            s.gpu_variant = vs[v];
+            compare_s(&s, 4100, 2050, 5);
+        }
 }
 
 static void test_gpu_equals_cpu(void **state)
@@ -291,6 +323,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_row_reg),
+        cmocka_unit_test(test_gpu_inplace_levels),
         cmocka_unit_test(test_gpu_variants),
         cmocka_unit_test(test_gpu_denoise),
         cmocka_unit_test(test_gpu_host_split),

@@ -603,7 +603,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
         a.async = !(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SYNC);
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)fused_shared(n, levels);
-        if ((d->s.gpu_variant & RV_DWT_VARIANT_ROW_REG) && row_reg_ok(d, n, levels, interleaved)) {
+        if (!(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SHARED) && row_reg_ok(d, n, levels, interleaved)) {
             /* dwt_rowreg: a warp per segment of 32 * DWT_RM pairs, at most 256 threads */
             const int nseg = (nS + 32 * DWT_RM - 1) / (32 * DWT_RM);
             sh.block[0] = (unsigned)(nseg >= DWT_ROW_THREADS / 32 ? DWT_ROW_THREADS : 32 * nseg);
@@ -905,20 +905,55 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
  * dwt_colfused lifts every tile in shared memory and writes its pairs back
  * in place.
  */
-static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
+/* Columns a group of cols_fused_inplace holds (columns of n samples): halos of about n cols / 32 bytes. */
+static int halo_group(const RV_Dwt *d, int n, int cols)
 {
     const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
     const int H = steps_reach(d), nS = (n + 1) / 2;
-    const int ntiles = (nS + R - 1) / R;
-    const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
+    const size_t per_col = (size_t)((nS + R - 1) / R) * 4 * (size_t)H * 4;
     size_t budget = (size_t)n * (size_t)cols * 4 / 32;
     if (budget < 262144)
         budget = 262144;
     int G = (int)(budget / per_col) / 32 * 32;
     if (G < 32)
         G = 32;
-    if (G > cols)
-        G = cols;
+    return G > cols ? cols : G;
+}
+
+/* Bytes of the halo buffer cols_fused_inplace holds for a level of cols columns of n samples. */
+static size_t halo_bytes(const RV_Dwt *d, int n, int cols)
+{
+    const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
+    const size_t per_col = (size_t)(((n + 1) / 2 + R - 1) / R) * 4 * (size_t)steps_reach(d) * 4;
+    return per_col * (size_t)halo_group(d, n, cols);
+}
+
+/*
+ * gpu_variant HALO_LEVEL0 (GPU, 2-D): the bytes of the halo buffer level 0's
+ * fused column pass holds (0 when the bit is off or level 0 does not fuse), so
+ * that later levels can take column groups of that size.
+ */
+static size_t halo_level0(const RV_Dwt *d)
+{
+    if (d->cpu || !(d->s.gpu_variant & RV_DWT_VARIANT_HALO_LEVEL0) || d->s.dims != 2 || d->s.fuse_max_shared <= 0)
+        return 0;
+    const plan_level *p0 = &d->lv[0];
+    const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
+    if (p0->h < 2 || (long long)p0->h * p0->w < fmin)
+        return 0;
+    return halo_bytes(d, p0->h, p0->w);
+}
+
+static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
+{
+    const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
+    const int H = steps_reach(d), nS = (n + 1) / 2;
+    const int ntiles = (nS + R - 1) / R;
+    const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
+    int G = halo_group(d, n, cols);
+    const size_t h0 = halo_level0(d);
+    if (h0 / per_col > (size_t)G) /* larger groups in the buffer level 0 holds */
+        G = (int)(h0 / per_col) >= cols ? cols : (int)(h0 / per_col) / 32 * 32;
     int err;
     if ((err = buf_ensure(d, &d->halo, per_col * (size_t)G, "column halo buffer")) < 0)
         return err;
@@ -962,7 +997,12 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
     if (n < 2)
         return 0;
     const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
-    if (d->s.fuse_max_shared > 0 && (d->cpu || (long long)n * cols >= fmin)) {
+    /* HALO_LEVEL0: small levels fuse too when one group of their halos fits level 0's buffer */
+    const size_t h0 = halo_level0(d);
+    const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
+    const int one_group = h0 > 0 && (size_t)((n + 1) / 2 + R - 1) / (size_t)R * 4 * (size_t)steps_reach(d) * 4 *
+                                            (size_t)cols <= h0;
+    if (d->s.fuse_max_shared > 0 && (d->cpu || (long long)n * cols >= fmin || one_group)) {
         /* rows permuted evens first, then all steps in one pass */
         if (!inverse) {
             if ((err = run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 0)) < 0)
@@ -986,6 +1026,35 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
 static int ensure_tmp(RV_Dwt *d, size_t bytes)
 {
     return buf_ensure(d, &d->tmp, bytes, "out-of-place buffer");
+}
+
+/*
+ * In place, GPU, 2-D, gpu_variant INPLACE_SCRATCH: whether level l (l >= 1) goes
+ * out of place through the column halo buffer that level 0's fused column pass
+ * holds anyway (its LL region, rows packed at a 16-byte pitch, fits that
+ * buffer; the rows fit dwt_rowfused; both sides at least 2). Returns 1 with
+ * the buffer's address and pitch (the buffer allocated if level 0 has not
+ * run yet, as in an inverse), 0 when not, or an error.
+ */
+static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
+{
+    if (d->cpu || !(d->s.gpu_variant & RV_DWT_VARIANT_INPLACE_SCRATCH) || d->s.dims != 2 || l < 1 ||
+        d->s.fuse_max_shared <= 0)
+        return 0;
+    const plan_level *p0 = &d->lv[0], *p = &d->lv[l];
+    const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
+    if (p0->h < 2 || (long long)p0->h * p0->w < fmin || p->w < 2 || p->h < 2 || !fused_ok(d, p->w, 1))
+        return 0;
+    const size_t hb = halo_bytes(d, p0->h, p0->w);
+    const int64_t pitch = ((int64_t)p->w * 4 + 15) / 16 * 16;
+    if ((size_t)pitch * (size_t)p->h > hb)
+        return 0;
+    int err;
+    if ((err = buf_ensure(d, &d->halo, hb, "column halo buffer")) < 0)
+        return err;
+    *sb = rv_buffer_address(d->halo);
+    *sp = pitch;
+    return 1;
 }
 
 static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
@@ -1051,6 +1120,23 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
             plan_level p = d->lv[l];
             if (dims == 1)
                 p.h = h;
+            uint64_t sb;
+            int64_t sp;
+            if ((err = inplace_scratch(d, l, &sb, &sp)) < 0)
+                return err;
+            if (err == 1) {
+                /* through the halo buffer of level 0: rows into it, columns back (forward) */
+                const int n = p.w, m = p.h;
+                if (!inverse) {
+                    if ((err = run_rowfused(d, base, pitch, sb, sp, n, m, 1, 0, 0)) < 0 ||
+                        (err = run_colfused(d, sb, sp, base, pitch, m, n, 0)) < 0)
+                        return err;
+                } else if ((err = run_colfused(d, base, pitch, sb, sp, m, n, 1)) < 0 ||
+                           (err = run_rowfused(d, sb, sp, base, pitch, n, m, 1, 1, 0)) < 0) {
+                    return err;
+                }
+                continue;
+            }
             if (!inverse) {
                 if ((err = rows_inplace(d, &p, base, pitch, 0)) < 0)
                     return err;

@@ -153,10 +153,23 @@ typedef enum RV_DwtGpuVariant {
                                     they lift in registers unless COL_SHARED, at the cost
                                     of twice the saved halo rows; measured 0.89-0.94x as
                                     fast in place on an H200: off) */
-    RV_DWT_VARIANT_ROW_REG = 64  /* one-level rows (block layout; CDF 5/3, 9/7, DD(13,7))
-                                    lifted in registers by dwt_rowreg: lanes own
-                                    interleaved pairs, taps by warp shuffles, one barrier
-                                    a row, instead of one a step in shared memory */
+    RV_DWT_VARIANT_ROW_SHARED = 64, /* one-level rows lift in shared memory, one barrier a
+                                    step (dwt_rowasync, the default of dwt6), instead of in
+                                    registers by dwt_rowreg (block layout; CDF 5/3, 9/7,
+                                    DD(13,7): lanes own interleaved pairs, taps by warp
+                                    shuffles, one barrier a row) */
+    RV_DWT_VARIANT_INPLACE_SCRATCH = 128, /* in place, 2-D: levels whose LL region fits the
+                                    column halo buffer of the first level (about n/32
+                                    bytes, already held) go rows into that buffer and
+                                    columns back (the out-of-place kernels: 2 launches a
+                                    level instead of 2 + steps or halo groups); device
+                                    memory unchanged */
+    RV_DWT_VARIANT_HALO_LEVEL0 = 256 /* in place, 2-D: the fused column pass of every level
+                                    takes column groups as large as the halo buffer of
+                                    level 0 allows (one group where it fits, instead of
+                                    about n/32 bytes of the level's own size: 3 groups),
+                                    and levels below col_fuse_min whose halos fit it in one
+                                    group take the fused pass too; memory unchanged */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
