@@ -99,7 +99,7 @@ static void test_gpu_variants(void **state)
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
     /* the 64 combinations of bits 1..32, then ROW_SHARED (64) alone, with each of them and
-     * with all, then INPLACE_SCRATCH (128) alone and with some */
+     * with all, then INPLACE_NO_SCRATCH (128) and HALO_OWN (256) alone and with some */
     static const unsigned more[] = {64, 64 | 1, 64 | 2, 64 | 4, 64 | 8, 64 | 16, 64 | 32, 64 | 63,
                                     128, 128 | 8, 128 | 32, 128 | 64, 128 | 63,
                                     256, 256 | 128, 256 | 32, 256 | 128 | 64 | 63};
@@ -128,9 +128,9 @@ static void test_gpu_variants(void **state)
  * f32 and i32) and Haar (which it leaves to dwt_rowasync): odd, short and long
  * rows (one partial segment of 512 pairs, many segments, two a warp at 16K),
  * forward and inverse, 2-D and 1-D one level, both methods; and in place with
- * INPLACE_SCRATCH (small levels through the halo buffer; col_fuse_min 1 so
- * level 0 holds one). i32 bit-exact; f32 within 1e-6 of the largest
- * coefficient (compare_s).
+ * col_fuse_min 1, so that level 0 holds a halo buffer and small levels go
+ * through it (the default since dwt7). i32 bit-exact; f32 within 1e-6 of the
+ * largest coefficient (compare_s).
  */
 static void test_gpu_row_reg(void **state)
 {
@@ -148,7 +148,7 @@ static void test_gpu_row_reg(void **state)
                 s.type = integer ? RV_DWT_I32 : RV_DWT_F32;
                 for (int m = 0; m < 3; m++) {
                     s.method = m == 1 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
-                    s.gpu_variant = m == 2 ? RV_DWT_VARIANT_INPLACE_SCRATCH | RV_DWT_VARIANT_HALO_LEVEL0 : 0;
+                    s.gpu_variant = 0;
                     s.col_fuse_min = m == 2 ? 1 : 0;
                     s.dims = 2;
                     compare_s(&s, sizes[z][0], sizes[z][1], 3);
@@ -162,16 +162,17 @@ static void test_gpu_row_reg(void **state)
 
 /*
  * In place with the default col_fuse_min on an image large enough for level 0
- * to take the fused column pass (>= 2^23 samples): INPLACE_SCRATCH (levels
- * whose region fits level 0's halo buffer go through it, out of place) and
- * HALO_LEVEL0 (larger column groups, small levels fused) give the CPU's
- * result, forward and inverse, 5 levels.
+ * to take the fused column pass (>= 2^23 samples): the default (levels whose
+ * region fits level 0's halo buffer go through it, out of place; larger column
+ * groups, small levels fused), each of the two alone (HALO_OWN,
+ * INPLACE_NO_SCRATCH) and neither give the CPU's result, forward and inverse,
+ * 5 levels.
  */
 static void test_gpu_inplace_levels(void **state)
 {
     (void)state;
-    static const unsigned vs[] = {RV_DWT_VARIANT_INPLACE_SCRATCH, RV_DWT_VARIANT_HALO_LEVEL0,
-                                  RV_DWT_VARIANT_INPLACE_SCRATCH | RV_DWT_VARIANT_HALO_LEVEL0};
+    static const unsigned vs[] = {0, RV_DWT_VARIANT_HALO_OWN, RV_DWT_VARIANT_INPLACE_NO_SCRATCH,
+                                  RV_DWT_VARIANT_INPLACE_NO_SCRATCH | RV_DWT_VARIANT_HALO_OWN};
     for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
         for (int c = 0; c < 3; c++) {
             RV_DwtSettings s;

@@ -929,13 +929,13 @@ static size_t halo_bytes(const RV_Dwt *d, int n, int cols)
 }
 
 /*
- * gpu_variant HALO_LEVEL0 (GPU, 2-D): the bytes of the halo buffer level 0's
- * fused column pass holds (0 when the bit is off or level 0 does not fuse), so
- * that later levels can take column groups of that size.
+ * GPU, 2-D: the bytes of the halo buffer level 0's fused column pass holds (0
+ * with gpu_variant HALO_OWN or when level 0 does not fuse), so that every level
+ * can take column groups of that size.
  */
 static size_t halo_level0(const RV_Dwt *d)
 {
-    if (d->cpu || !(d->s.gpu_variant & RV_DWT_VARIANT_HALO_LEVEL0) || d->s.dims != 2 || d->s.fuse_max_shared <= 0)
+    if (d->cpu || (d->s.gpu_variant & RV_DWT_VARIANT_HALO_OWN) || d->s.dims != 2 || d->s.fuse_max_shared <= 0)
         return 0;
     const plan_level *p0 = &d->lv[0];
     const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
@@ -997,7 +997,7 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
     if (n < 2)
         return 0;
     const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
-    /* HALO_LEVEL0: small levels fuse too when one group of their halos fits level 0's buffer */
+    /* small levels fuse too when one group of their halos fits level 0's buffer (not with HALO_OWN) */
     const size_t h0 = halo_level0(d);
     const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
     const int one_group = h0 > 0 && (size_t)((n + 1) / 2 + R - 1) / (size_t)R * 4 * (size_t)steps_reach(d) * 4 *
@@ -1029,7 +1029,7 @@ static int ensure_tmp(RV_Dwt *d, size_t bytes)
 }
 
 /*
- * In place, GPU, 2-D, gpu_variant INPLACE_SCRATCH: whether level l (l >= 1) goes
+ * In place, GPU, 2-D (unless gpu_variant INPLACE_NO_SCRATCH): whether level l (l >= 1) goes
  * out of place through the column halo buffer that level 0's fused column pass
  * holds anyway (its LL region, rows packed at a 16-byte pitch, fits that
  * buffer; the rows fit dwt_rowfused; both sides at least 2). Returns 1 with
@@ -1038,7 +1038,7 @@ static int ensure_tmp(RV_Dwt *d, size_t bytes)
  */
 static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
 {
-    if (d->cpu || !(d->s.gpu_variant & RV_DWT_VARIANT_INPLACE_SCRATCH) || d->s.dims != 2 || l < 1 ||
+    if (d->cpu || (d->s.gpu_variant & RV_DWT_VARIANT_INPLACE_NO_SCRATCH) || d->s.dims != 2 || l < 1 ||
         d->s.fuse_max_shared <= 0)
         return 0;
     const plan_level *p0 = &d->lv[0], *p = &d->lv[l];

@@ -131,7 +131,8 @@ typedef struct RV_DwtSettings {
 } RV_DwtSettings;
 
 /** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
-    COL_SHARED: those of dwt4). */
+    COL_SHARED: those of dwt4; ROW_SHARED | INPLACE_NO_SCRATCH | HALO_OWN: the default of
+    dwt6). */
 typedef enum RV_DwtGpuVariant {
     RV_DWT_VARIANT_COL_SYNC = 1, /* column tiles loaded 4 bytes a thread through registers
                                     and stored 4 bytes a thread, instead of 16-byte
@@ -158,18 +159,17 @@ typedef enum RV_DwtGpuVariant {
                                     registers by dwt_rowreg (block layout; CDF 5/3, 9/7,
                                     DD(13,7): lanes own interleaved pairs, taps by warp
                                     shuffles, one barrier a row) */
-    RV_DWT_VARIANT_INPLACE_SCRATCH = 128, /* in place, 2-D: levels whose LL region fits the
-                                    column halo buffer of the first level (about n/32
-                                    bytes, already held) go rows into that buffer and
-                                    columns back (the out-of-place kernels: 2 launches a
-                                    level instead of 2 + steps or halo groups); device
-                                    memory unchanged */
-    RV_DWT_VARIANT_HALO_LEVEL0 = 256 /* in place, 2-D: the fused column pass of every level
-                                    takes column groups as large as the halo buffer of
-                                    level 0 allows (one group where it fits, instead of
-                                    about n/32 bytes of the level's own size: 3 groups),
-                                    and levels below col_fuse_min whose halos fit it in one
-                                    group take the fused pass too; memory unchanged */
+    RV_DWT_VARIANT_INPLACE_NO_SCRATCH = 128, /* in place, 2-D: every level in place, instead
+                                    of levels whose LL region fits the column halo buffer
+                                    of level 0 (about n/32 bytes, held anyway) going rows
+                                    into that buffer and columns back with the
+                                    out-of-place kernels (2 launches a level) */
+    RV_DWT_VARIANT_HALO_OWN = 256 /* in place, 2-D: column groups of about n/32 bytes of
+                                    halo of the level's own size (3 groups a level) and
+                                    levels below col_fuse_min a pass per step, instead of
+                                    groups as large as level 0's halo buffer allows (one
+                                    where it fits) and the fused pass for every level
+                                    whose halos fit it in one group; memory unchanged */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
