@@ -119,9 +119,11 @@ typedef struct RV_DwtSettings {
                                 context, one stripe after the other. Not owned. */
     long long col_fuse_min;  /* in place, GPU: a level's columns go through the fused
                                 pass (dwt_halo + dwt_colfused) only when the level has
-                                at least this many samples; smaller levels take one
-                                column pass per lifting step (fewer launches, no halo
-                                copies: faster below about 3K x 3K on an H200).
+                                at least this many samples, or when its halos fit the
+                                halo buffer level 0 holds in one group; other levels
+                                take one column pass per lifting step (fewer launches,
+                                no halo copies: faster below about 3K x 3K on an H200
+                                with 3 groups a level).
                                 0 (default): 1 << 23 samples; 1: always fused. The
                                 CPU backend always fuses (when fuse_max_shared > 0). */
     unsigned gpu_variant;    /* GPU kernel variants, for tests and benchmarks (results
