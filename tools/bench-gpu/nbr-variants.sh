@@ -6,6 +6,7 @@
 # bench with RV_BENCH_NBR_ALT = the variants, gpu_equivalence, gpu_emu), then
 # gpu_equivalence once more with each variant's PTX in place of the module's,
 # then Nsight Compute on one 4K emboss (tools/bench-gpu/ncu_driver.c).
+# NCU_TIMEOUT=0 skips Nsight.
 # Usage (repository root): OUT=dir MAIN_TREE=path bash tools/bench-gpu/nbr-variants.sh
 set -u -o pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -14,10 +15,18 @@ command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 out=${OUT:-/tmp/nbr-variants}; mkdir -p "$out"
 alt=/tmp/nbr-alt; mkdir -p "$alt"
 nv() { (cd "$1/modules/samples" && nvcc -ptx -arch=compute_90 -O3 -std=c++17 -DRV_CUDA=1 ${3:-} -I../../ravioli/include -x cu samples.c -o "$2"); }
-names=(K4C2m6 K2C4m6 K4C4)
-flags=("-DRV_GPU_NBR_ROWS=4 -DRV_GPU_NBR_MINB=6"
-       "-DRV_GPU_NBR_ROWS=2 -DRV_GPU_NBR_COLS=4 -DRV_GPU_NBR_MINB=6"
-       "-DRV_GPU_NBR_ROWS=4 -DRV_GPU_NBR_COLS=4")
+# round 7 (nbr6): v16off = round 6's tile copies (4-byte cp.async, the
+# old layout); v16ca = 16-byte copies through L1 (.ca instead of .cg);
+# K4C2m6 = 16-byte copies with 4 x 2 strips, 6 blocks a multiprocessor.
+# NBR_NAMES / NBR_FLAGS (space- / '|'-separated) replace the list.
+names=(v16off v16ca K4C2m6)
+flags=("-DRV_GPU_NBR_V16=0"
+       "-DRV_GPU_NBR_CG=0"
+       "-DRV_GPU_NBR_ROWS=4 -DRV_GPU_NBR_MINB=6")
+if [ -n "${NBR_NAMES:-}" ]; then
+  read -r -a names <<< "$NBR_NAMES"
+  IFS='|' read -r -a flags <<< "$NBR_FLAGS"
+fi
 list=""
 [ -n "${MAIN_TREE:-}" ] && nv "$MAIN_TREE" "$alt/main.ptx" && list="main=$alt/main.ptx"
 for i in "${!names[@]}"; do
@@ -26,7 +35,7 @@ done
 echo "variants: $list"
 [ -n "${DRY:-}" ] && exit 0
 RV_BENCH_NBR_ALT="$list" TARGETS="ravioli samples gpu_equivalence test_gpu_emu rv-bench-gpu-core" \
-  TESTS='^(gpu_equivalence|gpu_emu)$' BENCHES=core BENCH_TIMEOUT=150 OUT="$out" bash tools/gpu-check
+  TESTS='^(gpu_equivalence|gpu_emu)$' BENCHES=core BENCH_TIMEOUT=${BENCH_TIMEOUT:-150} OUT="$out" bash tools/gpu-check
 rc=$?
 # the variants through the backend: gpu_equivalence with each one's PTX
 for n in "${names[@]}"; do
@@ -36,9 +45,9 @@ for n in "${names[@]}"; do
   RAVIOLI_MODULE_PATH=$d timeout 60 build/tests/gpu/gpu_equivalence > "$out/equiv-$n.log" 2>&1
   echo "gpu_equivalence with $n: exit $? ($(grep -c PASSED "$out/equiv-$n.log") PASSED lines)"
 done
-gcc -O2 -Iravioli/include tools/bench-gpu/ncu_driver.c -o /tmp/ncu_driver -Lbuild/ravioli -lravioli \
+[ "${NCU_TIMEOUT:-80}" != 0 ] && gcc -O2 -Iravioli/include tools/bench-gpu/ncu_driver.c -o /tmp/ncu_driver -Lbuild/ravioli -lravioli \
   -Wl,-rpath,"$root/build/ravioli" && command -v ncu >/dev/null &&
-  RAVIOLI_MODULE_PATH=build/modules timeout 80 ncu --clock-control none -k 'regex:rvk_emboss$' --launch-skip 1 \
+  RAVIOLI_MODULE_PATH=build/modules timeout ${NCU_TIMEOUT:-80} ncu --clock-control none -k 'regex:rvk_emboss$' --launch-skip 1 \
     --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
     --section Occupancy --section SchedulerStats --section LaunchStats /tmp/ncu_driver > "$out/ncu-emboss.txt" 2>&1
 echo "ncu: exit $?"

@@ -1011,14 +1011,32 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
 #ifndef RV_GPU_NBR_ASYNC
 #define RV_GPU_NBR_ASYNC 1 /* 0: tile copies through registers (A/B builds) */
 #endif
+#ifndef RV_GPU_NBR_V16
+#define RV_GPU_NBR_V16 1 /* 0: no 16-byte tile copies (round 6's layout; A/B builds) */
+#endif
+#ifndef RV_GPU_NBR_CG
+#define RV_GPU_NBR_CG 1 /* 16-byte tile copies bypass L1 (cp.async.cg); 0: .ca (A/B builds) */
+#endif
 #define RV__NBR_TILE_ROWS(R) (8 * RV_GPU_NBR_ROWS + 2 * (R))
+/* 16-byte tile copies (RV_GPU_NBR_V16, 4/8/16-byte samples): a tile row is
+ * copied as whole 16-byte chunks of the source row, so the tile's column 0
+ * is the sample RV__NBR_SH samples left of the halo's first column (the
+ * chunk boundary below it; the tile's x origin is a multiple of 32 * COLS
+ * samples), and a row holds RV__NBR_NCH chunks of RV__NBR_V samples. */
+#define RV__NBR_V16OK(SZ) (RV_GPU_NBR_V16 && ((SZ) == 4 || (SZ) == 8 || (SZ) == 16))
+#define RV__NBR_V(SZ) (RV__NBR_V16OK(SZ) ? 16 / (SZ) : 1)
+#define RV__NBR_SH(R, SZ) ((RV__NBR_V(SZ) - (R) % RV__NBR_V(SZ)) % RV__NBR_V(SZ))
+#define RV__NBR_NCH(R, SZ) \
+    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV__NBR_SH(R, SZ) + RV__NBR_V(SZ) - 1) / RV__NBR_V(SZ))
 /* tile row pitch in samples: a multiple of RV_GPU_NBR_COLS, so that every
- * strip's left neighbour column starts on the same alignment in every row */
-#define RV__NBR_TILE_PITCH(R) \
-    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS * RV_GPU_NBR_COLS)
+ * strip's left neighbour column starts on the same alignment in every row
+ * (and of the chunk size with 16-byte copies: rows on the 16-byte grid) */
+#define RV__NBR_PQ(SZ) (RV__NBR_V(SZ) > RV_GPU_NBR_COLS ? RV__NBR_V(SZ) : RV_GPU_NBR_COLS)
+#define RV__NBR_TILE_PITCH(R, SZ) \
+    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV__NBR_SH(R, SZ) + RV__NBR_PQ(SZ) - 1) / RV__NBR_PQ(SZ) * RV__NBR_PQ(SZ))
 /* samples in one buffer: the tile, rounded up to 16 bytes (both aligned) */
 #define RV__NBR_TILE_BUF(R, SZ) \
-    ((RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R) * (SZ) + 15) / 16 * 16 / (SZ))
+    ((RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R, SZ) * (SZ) + 15) / 16 * 16 / (SZ))
 #define RV__NBR_TILE_MAXB 24576 /* per buffer (two: <= 48 KiB of static shared memory);
                                    larger tiles (radius, sample size): no tile path */
 /* Asynchronous global -> shared copies (sm_80+ cp.async; a plain copy
@@ -1029,9 +1047,14 @@ template <int N>
 static __device__ __forceinline__ void rv__cp_async(void *sdst, const void *gsrc)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(sdst)),
-                 "l"(gsrc), "n"(N)
-                 : "memory");
+    if constexpr (N == 16 && RV_GPU_NBR_CG) /* 16 bytes: through L2 only (.cg) */
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(sdst)),
+                     "l"(gsrc)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(sdst)),
+                     "l"(gsrc), "n"(N)
+                     : "memory");
 #else
     typedef typename rv__bits<N>::t U;
     *(U *)sdst = *(const U *)gsrc;
@@ -1053,8 +1076,27 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
 /* Copies the tile at column TX, row TY of tiles into buffer BUF. */
 #define RV__NBR_TILE_LOAD(TX, TY, BUF)                                              \
     do {                                                                            \
-        rv__ti *const rv__sb = (BUF);                                               \
         const int LX0 = (TX) * TW, LY0 = (TY) * TH;                                   \
+        if constexpr (RV__NBR_V16OK(sizeof(rv__ti))) {                              \
+            /* the tile's rows and chunks all inside the plane: 16-byte copies */ \
+            if (rv__a16 && rv__rp > 0 && LX0 - R - SH >= 0 && LX0 - R - SH + NCH * VV <= w &&    \
+                LY0 >= R && LY0 + TH + R <= h) {                                    \
+                const unsigned char *const rv__g0 = a.src.data +                    \
+                    (int64_t)(LY0 - R) * a.src.pitch + (int64_t)(LX0 - R - SH) * (int64_t)sizeof(rv__ti); \
+                /* thread tid: chunk tid % NCH of rows tid / NCH + i * rp */  \
+                if (tid < rv__rp * NCH) {                                           \
+                    const unsigned char *rv__g = rv__g0 + rv__goff;                 \
+                    rv__ti *rv__d = (BUF) + rv__soff;                               \
+                    _Pragma("unroll 4") for (int er = rv__er0; er < TR; er += rv__rp) { \
+                        rv__cp_async<16>(rv__d, rv__g);                             \
+                        rv__g += rv__gst;                                           \
+                        rv__d += rv__rp * TP;                                       \
+                    }                                                               \
+                }                                                                   \
+                break;                                                              \
+            }                                                                       \
+        }                                                                           \
+        rv__ti *const rv__sb = (BUF) + SH;                                          \
         const rv__ti *rv__gp[C];                                                    \
         rv__ti v[RB][C], ve[EB];                                                    \
         (void)v; (void)ve;                                                          \
@@ -1128,8 +1170,13 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
 #define RV__NBR_TILE(FN)                                                            \
     do {                                                                            \
         constexpr int K = RV_GPU_NBR_ROWS, C = RV_GPU_NBR_COLS;                     \
-        constexpr int TW = 32 * C, TP = RV__NBR_TILE_PITCH(R);                      \
+        constexpr int TW = 32 * C, TP = RV__NBR_TILE_PITCH(R, (int)sizeof(rv__ti)); \
         constexpr int TSZ = RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)); /* one buffer */ \
+        /* 16-byte copies: chunk samples, left shift, chunks a row, chunks */   \
+        /* a thread at most (blocks of one warp) */                             \
+        constexpr int VV = RV__NBR_V(sizeof(rv__ti)), SH = RV__NBR_SH(R, sizeof(rv__ti)); \
+        constexpr int NCH = RV__NBR_NCH(R, sizeof(rv__ti));                         \
+        (void)VV; (void)NCH;                                                        \
         /* a warp copies at most RB rows (by >= 1), each thread at most EB */       \
         /* of the right-hand halo samples */                                        \
         constexpr int RB = K + 2 * R, EB = ((K + 2 * R) * 2 * R + 31) / 32 + (R == 0); \
@@ -1138,6 +1185,15 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
         const int TH = (int)blockDim.y * K, TR = TH + 2 * R;                        \
         const int nw = (int)blockDim.y, warp = (int)threadIdx.y, lane = (int)threadIdx.x; \
         const int nt = 32 * nw, tid = warp * 32 + lane;                             \
+        const bool rv__a16 = (((uintptr_t)a.src.data | (uintptr_t)a.src.pitch) % 16) == 0; \
+        /* 16-byte copies: tile rows a pass (>= 1: NCH <= 32 * by), this  */     \
+        /* thread's first row and chunk, its offsets from the tile's first */    \
+        /* chunk in the source and in a buffer, the source step a pass     */    \
+        const int rv__rp = nt / NCH, rv__er0 = tid / NCH, rv__ec = tid - rv__er0 * NCH; \
+        const int64_t rv__goff = (int64_t)rv__er0 * a.src.pitch + rv__ec * 16;     \
+        const int64_t rv__gst = (int64_t)rv__rp * a.src.pitch;                      \
+        const int rv__soff = rv__er0 * TP + rv__ec * VV;                            \
+        (void)rv__a16; (void)rv__goff; (void)rv__gst; (void)rv__soff;              \
         /* tile t = ty * ntx + tx; block b runs t = b, b + nb, ...: (tx, ty) */  \
         /* stepped by (dx, dy) = (nb % ntx, nb / ntx) with a carry, no       */  \
         /* division a tile (tile counts fit an int: 2^31 tiles would be 2^40 */  \
@@ -1171,7 +1227,7 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
             rv__cp_commit();                                                        \
             const int x0 = X0 + lane * C, y0 = Y0 + warp * K;                       \
             const unsigned char *rv__c0 = (const unsigned char *)(rv__cur +         \
-                (warp * K + R) * TP + lane * C + R);                                \
+                (warp * K + R) * TP + lane * C + R + SH);                           \
             rv__to o[K][C];                                                         \
             _Pragma("unroll") for (int k = 0; k < K; k++)                           \
                 _Pragma("unroll") for (int cc = 0; cc < C; cc++) {                  \
