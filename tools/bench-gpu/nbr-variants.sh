@@ -6,7 +6,8 @@
 # bench with RV_BENCH_NBR_ALT = the variants, gpu_equivalence, gpu_emu), then
 # gpu_equivalence once more with each variant's PTX in place of the module's,
 # then Nsight Compute on one 4K emboss (tools/bench-gpu/ncu_driver.c).
-# NCU_TIMEOUT=0 skips Nsight.
+# NCU_TIMEOUT=0 skips Nsight; NCU_MOD = module folder for it (e.g.
+# /tmp/nbr-alt/mod-bulk: a variant's PTX, made by the equivalence runs).
 # Usage (repository root): OUT=dir MAIN_TREE=path bash tools/bench-gpu/nbr-variants.sh
 set -u -o pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -15,14 +16,16 @@ command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 out=${OUT:-/tmp/nbr-variants}; mkdir -p "$out"
 alt=/tmp/nbr-alt; mkdir -p "$alt"
 nv() { (cd "$1/modules/samples" && nvcc -ptx -arch=compute_90 -O3 -std=c++17 -DRV_CUDA=1 ${3:-} -I../../ravioli/include -x cu samples.c -o "$2"); }
-# round 7 (nbr6): v16off = round 6's tile copies (4-byte cp.async, the
-# old layout); v16ca = 16-byte copies through L1 (.ca instead of .cg);
-# K4C2m6 = 16-byte copies with 4 x 2 strips, 6 blocks a multiprocessor.
-# NBR_NAMES / NBR_FLAGS (space- / '|'-separated) replace the list.
-names=(v16off v16ca K4C2m6)
-flags=("-DRV_GPU_NBR_V16=0"
-       "-DRV_GPU_NBR_CG=0"
-       "-DRV_GPU_NBR_ROWS=4 -DRV_GPU_NBR_MINB=6")
+# round 8 (nbr6; docs/perf/cuda-tuning.md): v16 = interior tiles by 16-byte
+# cp.async (.ca); bulk = interior tiles by one bulk copy (TMA) a tile row,
+# completed through an mbarrier; bulkK4m6 = bulk with 4 x 2 strips and 6
+# blocks a multiprocessor. (Round 7's run also had v16off and v16ca; .cg
+# was the default then.) NBR_NAMES / NBR_FLAGS (space- / '|'-separated)
+# replace the list.
+names=(v16 bulk bulkK4m6)
+flags=("-DRV_GPU_NBR_V16=1"
+       "-DRV_GPU_NBR_V16=1 -DRV_GPU_NBR_BULK=1"
+       "-DRV_GPU_NBR_V16=1 -DRV_GPU_NBR_BULK=1 -DRV_GPU_NBR_ROWS=4 -DRV_GPU_NBR_MINB=6")
 if [ -n "${NBR_NAMES:-}" ]; then
   read -r -a names <<< "$NBR_NAMES"
   IFS='|' read -r -a flags <<< "$NBR_FLAGS"
@@ -47,7 +50,7 @@ for n in "${names[@]}"; do
 done
 [ "${NCU_TIMEOUT:-80}" != 0 ] && gcc -O2 -Iravioli/include tools/bench-gpu/ncu_driver.c -o /tmp/ncu_driver -Lbuild/ravioli -lravioli \
   -Wl,-rpath,"$root/build/ravioli" && command -v ncu >/dev/null &&
-  RAVIOLI_MODULE_PATH=build/modules timeout ${NCU_TIMEOUT:-80} ncu --clock-control none -k 'regex:rvk_emboss$' --launch-skip 1 \
+  RAVIOLI_MODULE_PATH=${NCU_MOD:-build/modules} timeout ${NCU_TIMEOUT:-80} ncu --clock-control none -k 'regex:rvk_emboss$' --launch-skip 1 \
     --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
     --section Occupancy --section SchedulerStats --section LaunchStats /tmp/ncu_driver > "$out/ncu-emboss.txt" 2>&1
 echo "ncu: exit $?"

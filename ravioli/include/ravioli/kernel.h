@@ -1012,10 +1012,10 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
 #define RV_GPU_NBR_ASYNC 1 /* 0: tile copies through registers (A/B builds) */
 #endif
 #ifndef RV_GPU_NBR_V16
-#define RV_GPU_NBR_V16 1 /* 0: no 16-byte tile copies (round 6's layout; A/B builds) */
+#define RV_GPU_NBR_V16 0 /* 1: 16-byte tile copies of interior tiles (A/B builds; round 8) */
 #endif
 #ifndef RV_GPU_NBR_CG
-#define RV_GPU_NBR_CG 1 /* 16-byte tile copies bypass L1 (cp.async.cg); 0: .ca (A/B builds) */
+#define RV_GPU_NBR_CG 0 /* 1: 16-byte tile copies bypass L1 (cp.async.cg; measured slower, round 8) */
 #endif
 #define RV__NBR_TILE_ROWS(R) (8 * RV_GPU_NBR_ROWS + 2 * (R))
 /* 16-byte tile copies (RV_GPU_NBR_V16, 4/8/16-byte samples): a tile row is
@@ -1072,9 +1072,65 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 #endif
 }
+/* Bulk copies (sm_90 cp.async.bulk, the TMA unit, RV_GPU_NBR_BULK): one
+ * thread copies a whole tile row; completion through an mbarrier that
+ * expects the tile's bytes. Without sm_90 (host pass) plain copies. */
+static __device__ __forceinline__ void rv__mbar_init(unsigned long long *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
+                 "fence.mbarrier_init.release.cluster;\n"
+                 "fence.proxy.async.shared::cta;\n" ::"r"((unsigned)__cvta_generic_to_shared(bar))
+                 : "memory");
+#else
+    *bar = 0;
+#endif
+}
+static __device__ __forceinline__ void rv__mbar_expect(unsigned long long *bar, unsigned bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)),
+                 "r"(bytes)
+                 : "memory");
+#else
+    (void)bar;
+    (void)bytes;
+#endif
+}
+static __device__ __forceinline__ void rv__bulk_copy(void *sdst, const void *gsrc, unsigned bytes,
+                                                     unsigned long long *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(sdst)),
+                 "l"(gsrc), "r"(bytes), "r"((unsigned)__cvta_generic_to_shared(bar))
+                 : "memory");
+#else
+    (void)bar;
+    for (unsigned i = 0; i < bytes; i++)
+        ((unsigned char *)sdst)[i] = ((const unsigned char *)gsrc)[i];
+#endif
+}
+static __device__ __forceinline__ void rv__mbar_wait(unsigned long long *bar, unsigned parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n.reg .pred p;\nRV_MBAR_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra RV_MBAR_WAIT;\n}\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)),
+                 "r"(parity)
+                 : "memory");
+#else
+    (void)bar;
+    (void)parity;
+#endif
+}
+#endif
+#ifndef RV_GPU_NBR_BULK
+#define RV_GPU_NBR_BULK 0 /* 1: interior tiles by bulk copies (needs RV_GPU_NBR_V16, sm_90) */
 #endif
 /* Copies the tile at column TX, row TY of tiles into buffer BUF. */
-#define RV__NBR_TILE_LOAD(TX, TY, BUF)                                              \
+#define RV__NBR_TILE_LOAD(TX, TY, BUF, BI)                                          \
     do {                                                                            \
         const int LX0 = (TX) * TW, LY0 = (TY) * TH;                                   \
         if constexpr (RV__NBR_V16OK(sizeof(rv__ti))) {                              \
@@ -1083,6 +1139,18 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
                 LY0 >= R && LY0 + TH + R <= h) {                                    \
                 const unsigned char *const rv__g0 = a.src.data +                    \
                     (int64_t)(LY0 - R) * a.src.pitch + (int64_t)(LX0 - R - SH) * (int64_t)sizeof(rv__ti); \
+                if constexpr (RV_GPU_NBR_BULK) {                                    \
+                    /* a row a thread: NCH chunks by one bulk copy; the     */    \
+                    /* buffer's barrier expects the tile's bytes            */    \
+                    if (tid == 0)                                                   \
+                        rv__mbar_expect(&rv__bar[(BI)], (unsigned)(TR * NCH * 16)); \
+                    /* (rows dealt over the warps: a warp issues its lanes' */ \
+                    /* copies one after another) */                             \
+                    for (int er = warp + lane * nw; er < TR; er += nt)              \
+                        rv__bulk_copy((BUF) + er * TP, rv__g0 + (int64_t)er * a.src.pitch, \
+                                      (unsigned)(NCH * 16), &rv__bar[(BI)]);        \
+                    rv__bulkb |= 1u << (BI);                                        \
+                } else                                                              \
                 /* thread tid: chunk tid % NCH of rows tid / NCH + i * rp */  \
                 if (tid < rv__rp * NCH) {                                           \
                     const unsigned char *rv__g = rv__g0 + rv__goff;                 \
@@ -1205,8 +1273,17 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
         int tx = rv__b % ntx, ty = rv__b / ntx;                                     \
         const bool rv__vec = C > 1 && (((uintptr_t)a.dst.data | (uintptr_t)a.dst.pitch) % \
                                        (sizeof(rv__to) * C)) == 0;                  \
+        unsigned rv__bulkb = 0, rv__par = 0; /* buffers with bulk copies; phases */ \
+        (void)rv__par;                                                              \
+        if (RV_GPU_NBR_BULK) {                                                      \
+            if (tid == 0) {                                                         \
+                rv__mbar_init(&rv__bar[0]);                                         \
+                rv__mbar_init(&rv__bar[1]);                                         \
+            }                                                                       \
+            __syncthreads();                                                        \
+        }                                                                           \
         if (ty < nty)                                                               \
-            RV__NBR_TILE_LOAD(tx, ty, rv__tile);                                    \
+            RV__NBR_TILE_LOAD(tx, ty, rv__tile, 0);                                 \
         rv__cp_commit();                                                            \
         for (int rv__it = 0; ty < nty; rv__it ^= 1) {                               \
             const int X0 = tx * TW, Y0 = ty * TH;                                   \
@@ -1217,13 +1294,19 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
                 ty++;                                                               \
             }                                                                       \
             rv__cp_wait_all(); /* this thread's copies of tile t landed */          \
+            if (RV_GPU_NBR_BULK && (rv__bulkb >> rv__it & 1u)) {                    \
+                /* its bulk copies: the buffer's barrier, this phase */            \
+                rv__mbar_wait(&rv__bar[rv__it], rv__par >> rv__it & 1u);             \
+                rv__par ^= 1u << rv__it;                                            \
+                rv__bulkb &= ~(1u << rv__it);                                       \
+            }                                                                       \
             __syncthreads();   /* everyone's; and the other buffer is free */       \
             /* (both buffers are 16-byte aligned; told so, the strips read  */   \
             /* neighbour pairs with one 8-byte shared load)                 */   \
             const rv__ti *const rv__cur = (const rv__ti *)__builtin_assume_aligned( \
                 rv__tile + rv__it * TSZ, 16);                                       \
             if (ty < nty) /* (tx, ty) is the next tile now */                        \
-                RV__NBR_TILE_LOAD(tx, ty, rv__tile + (rv__it ^ 1) * TSZ);           \
+                RV__NBR_TILE_LOAD(tx, ty, rv__tile + (rv__it ^ 1) * TSZ, rv__it ^ 1); \
             rv__cp_commit();                                                        \
             const int x0 = X0 + lane * C, y0 = Y0 + warp * K;                       \
             const unsigned char *rv__c0 = (const unsigned char *)(rv__cur +         \
@@ -1268,6 +1351,8 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
                                  (int)sizeof(rv__ti) <= RV__NBR_TILE_MAXB;          \
         __shared__ __align__(16) rv__ti /* two tile buffers */                      \
             rv__tile[rv__tok ? 2 * RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)) : 1];   \
+        __shared__ __align__(8) unsigned long long rv__bar[RV_GPU_NBR_BULK ? 2 : 1]; \
+        (void)rv__bar;                                                              \
         if (s == 1) {                                                               \
             if (rv__txn >= w && (long long)rv__tyn * RV_GPU_NBR_ROWS_SMALL >= h)   \
                 RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS_SMALL, 1);                       \
