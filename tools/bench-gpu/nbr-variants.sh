@@ -16,16 +16,16 @@ command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 out=${OUT:-/tmp/nbr-variants}; mkdir -p "$out"
 alt=/tmp/nbr-alt; mkdir -p "$alt"
 nv() { (cd "$1/modules/samples" && nvcc -ptx -arch=compute_90 -O3 -std=c++17 -DRV_CUDA=1 ${3:-} -I../../ravioli/include -x cu samples.c -o "$2"); }
-# round 8 (nbr6; docs/perf/cuda-tuning.md): v16 = interior tiles by 16-byte
-# cp.async (.ca); bulk = interior tiles by one bulk copy (TMA) a tile row,
-# completed through an mbarrier; bulkK4m6 = bulk with 4 x 2 strips and 6
-# blocks a multiprocessor. (Round 7's run also had v16off and v16ca; .cg
-# was the default then.) NBR_NAMES / NBR_FLAGS (space- / '|'-separated)
-# replace the list.
-names=(v16 bulk bulkK4m6)
-flags=("-DRV_GPU_NBR_V16=1"
-       "-DRV_GPU_NBR_V16=1 -DRV_GPU_NBR_BULK=1"
-       "-DRV_GPU_NBR_V16=1 -DRV_GPU_NBR_BULK=1 -DRV_GPU_NBR_ROWS=4 -DRV_GPU_NBR_MINB=6")
+# round 8 (nbr6; docs/perf/cuda-tuning.md): the default is now 16-byte
+# copies of interior tiles; v16off = round 6's sample-by-sample copies;
+# bulk = one bulk copy (TMA) a tile row, completed through an mbarrier;
+# bulkK4m6 = bulk with 4 x 2 strips, 6 blocks a multiprocessor. (The
+# device runs of round 8 had v16off as "this" and v16 = -DRV_GPU_NBR_V16=1.)
+# NBR_NAMES / NBR_FLAGS (space- / '|'-separated) replace the list.
+names=(v16off bulk bulkK4m6)
+flags=("-DRV_GPU_NBR_V16=0"
+       "-DRV_GPU_NBR_BULK=1"
+       "-DRV_GPU_NBR_BULK=1 -DRV_GPU_NBR_ROWS=4 -DRV_GPU_NBR_MINB=6")
 if [ -n "${NBR_NAMES:-}" ]; then
   read -r -a names <<< "$NBR_NAMES"
   IFS='|' read -r -a flags <<< "$NBR_FLAGS"

@@ -1011,9 +1011,7 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
 #ifndef RV_GPU_NBR_ASYNC
 #define RV_GPU_NBR_ASYNC 1 /* 0: tile copies through registers (A/B builds) */
 #endif
-#ifndef RV_GPU_NBR_V16
-#define RV_GPU_NBR_V16 0 /* 1: 16-byte tile copies of interior tiles (A/B builds; round 8) */
-#endif
+/* RV_GPU_NBR_V16 (kernel_abi.h): interior tiles by 16-byte copies */
 #ifndef RV_GPU_NBR_CG
 #define RV_GPU_NBR_CG 0 /* 1: 16-byte tile copies bypass L1 (cp.async.cg; measured slower, round 8) */
 #endif
