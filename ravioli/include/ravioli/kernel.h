@@ -1001,7 +1001,13 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
  * unclamped from the tile (a clamped tile holds what clamping would read).
  * The element function reads the tile through rv_nbr (generic pointer, the
  * tile's pitch); outputs outside the plane are computed from clamped
- * samples and not stored. */
+ * samples and not stored.
+ * With RV_GPU_NBR_V16 (kernel_abi.h; 4/8/16-byte samples) tiles whose rows
+ * and 16-byte chunks all lie inside the plane (source base and pitch on the
+ * 16-byte grid) are copied chunk by chunk instead (16-byte cp.async, or
+ * with RV_GPU_NBR_BULK one bulk copy a row completed through an mbarrier);
+ * the tile's column 0 then sits RV__NBR_SH samples left of the halo, on the
+ * chunk grid, for every tile (docs/perf/cuda-tuning.md, round 8). */
 #ifndef RV_GPU_NBR_TILE
 #define RV_GPU_NBR_TILE 1 /* 0: strips read global memory directly (A/B builds) */
 #endif
