@@ -111,7 +111,9 @@ int main(void)
         // with interior tiles (the inner-tile path: no per-pixel border limit)
         {400, 100, 15, 0, 1}, {397, 130, 9, 0, 2},
         // interior tiles of 64 rows too (tile_h32 = 2)
-        {300, 200, 15, 0, 1}};
+        {300, 200, 15, 0, 1},
+        // interior tiles of 96 rows (3 bands of the banded staging)
+        {260, 300, 15, 0, 1}, {270, 290, 11, 0, 2}};
     // aligned: 0 odd addresses / pitches (no vector stores, sample-wise tile
     // staging), 1 pitches of 64 bytes (vector stores, 16-byte staging), 2 pitch
     // = row bytes rounded up to 4 (word staging reads up to the row padding)
@@ -156,10 +158,12 @@ int main(void)
                     a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
                     a.range = c.range;
                     a.interlaced = c.il;
-                    a.tile_h32 = 1 + (t + k + c.w) % 2; // tiles of 32 or 64 rows
+                    a.tile_h32 = 1 + (t + k + c.w) % (c.h >= 250 ? 3 : 2); // tiles of 32, 64, 96 rows
                     // blocks: one a tile, or 1, 2, 3 sharing the tiles (double buffering)
                     const int ntiles = rv_deband_tile_count(&a), var = (t + 2 * k) % 4;
                     const int blocks = var == 0 ? ntiles : var < ntiles ? var : ntiles;
+                    // one tile a block: staged in bands (default) or whole (stage_whole)
+                    a.stage_whole = (t + k + c.h) % 3 == 2;
                     // CPU module
                     char name[64];
                     snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], dd[k][0], dd[k][1]);
