@@ -397,11 +397,11 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int rang
  * the CPU emulation of the tests they are plain copies.
  */
 #if defined(CUDA_EMU_H)
-RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g) { *d = *g; }
-RV_DB_FN void rv_db_cp_commit(void) {}
-RV_DB_FN void rv_db_cp_wait_all(void) {}
-RV_DB_FN void rv_db_cp_wait_prev(void) {}
-RV_DB_FN void rv_db_cp_wait_n(int n) { (void)n; }
+/* the emulation queues the copies until a wait (tests/deband/emu/cuda_emu.h) */
+RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g) { emu_cp_async(d, g, 4); }
+RV_DB_FN void rv_db_cp_commit(void) { emu_cp_commit(); }
+RV_DB_FN void rv_db_cp_wait_all(void) { emu_cp_wait(0); }
+RV_DB_FN void rv_db_cp_wait_prev(void) { emu_cp_wait(1); }
 #else
 RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g)
 {
@@ -414,23 +414,11 @@ RV_DB_FN void rv_db_cp_commit(void) { asm volatile("cp.async.commit_group;\n" ::
 /* wait for all groups / for all but the newest */
 RV_DB_FN void rv_db_cp_wait_all(void) { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 RV_DB_FN void rv_db_cp_wait_prev(void) { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
-/* wait until at most n (0..3, uniform) of this thread's newest groups are pending */
-RV_DB_FN void rv_db_cp_wait_n(int n)
-{
-    if (n >= 3)
-        asm volatile("cp.async.wait_group 3;\n" ::: "memory");
-    else if (n == 2)
-        asm volatile("cp.async.wait_group 2;\n" ::: "memory");
-    else if (n == 1)
-        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-    else
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-}
 #endif
 
 /* 16-byte asynchronous copy (cp.async.cg: to shared memory, bypassing L1) */
 #if defined(CUDA_EMU_H)
-RV_DB_FN void rv_db_cp16(uint4 *d, const uint4 *g) { *d = *g; }
+RV_DB_FN void rv_db_cp16(uint4 *d, const uint4 *g) { emu_cp_async(d, g, 16); }
 #else
 RV_DB_FN void rv_db_cp16(uint4 *d, const uint4 *g)
 {
@@ -471,8 +459,8 @@ RV_DB_FN rv_db_tgeom rv_db_tile_geom(const rv_deband_args *a, int p, int tx0, in
 /* Starts copying a tile (plus its border) into sm: asynchronous with
  * src_words (one cp.async group, committed by the caller), else plain.
  * Warp `warp` copies rows warp, warp + 8, ... */
-RV_DB_FN void rv_db_stage_rows(const rv_deband_args *a, int p, const rv_db_tgeom g,
-                               unsigned char *sm, const int in16, int r0, int r1)
+RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
+                          unsigned char *sm, const int in16)
 {
     const int64_t sp = a->spitch[p];
     const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
@@ -484,7 +472,7 @@ RV_DB_FN void rv_db_stage_rows(const rv_deband_args *a, int p, const rv_db_tgeom
         if (lane < nch) {
             const unsigned char *gp = src + g.bx0 + 16 * lane;
             unsigned char *sp_ = sm + 16 * lane;
-            for (int r = r0 + warp; r < r1; r += 8)
+            for (int r = warp; r < g.sh; r += 8)
                 rv_db_cp16((uint4 *)(void *)(sp_ + r * g.spb),
                            (const uint4 *)(const void *)(gp + (int64_t)r * sp));
         }
@@ -492,14 +480,14 @@ RV_DB_FN void rv_db_stage_rows(const rv_deband_args *a, int p, const rv_db_tgeom
         const int bpp = in16 ? 2 : 1;
         const int wb0 = (g.sx0 * bpp) & ~3;
         const int nwords = ((((g.sx0 + g.sw) * bpp + 3) & ~3) - wb0) >> 2;
-        for (int r = r0 + warp; r < r1; r += 8) {
+        for (int r = warp; r < g.sh; r += 8) {
             const uint32_t *grow = (const uint32_t *)(const void *)(src + (int64_t)r * sp + wb0);
             uint32_t *srow = (uint32_t *)(void *)(sm + r * g.spb + (wb0 - g.bx0));
             for (int c = lane; c < nwords; c += 32)
                 rv_db_cp4(srow + c, grow + c);
         }
     } else {
-        for (int r = r0 + warp; r < r1; r += 8) {
+        for (int r = warp; r < g.sh; r += 8) {
             const unsigned char *grow = src + (int64_t)r * sp;
             if (in16) {
                 uint16_t *srow = (uint16_t *)(void *)(sm + r * g.spb + (2 * g.sx0 - g.bx0));
@@ -515,29 +503,12 @@ RV_DB_FN void rv_db_stage_rows(const rv_deband_args *a, int p, const rv_db_tgeom
     }
 }
 
-RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
-                          unsigned char *sm, const int in16)
-{
-    rv_db_stage_rows(a, p, g, sm, in16, 0, g.sh);
-}
-
-/* Banded staging (one tile a block, stage_whole 0): the tile's th / 32
- * bands of output rows need staged rows [0, 32 (k + 1) + 2 range) for band
- * k (the rows above the tile are at most `range`, fewer at the top of the
- * plane, and a reference at most `range` below the band), so group k holds
- * staged rows [rv_db_band_end(k - 1), rv_db_band_end(k)), the last group the
- * rest; band k is computed after waiting for groups 0..k. */
-RV_DB_FN int rv_db_band_end(const rv_db_tgeom g, int k, int nb, int range)
-{
-    return k < 0 ? 0 : k >= nb - 1 ? g.sh : rv_db_min(g.sh, 32 * (k + 1) + 2 * range);
-}
-
 /* Computes and stores tile (tx0, ty0) of plane p (th rows) from its staged
  * copy in sm. Thread (tx, ty) computes 4 samples of rows ty, ty + 8, ... */
 RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0, int th,
                                  const rv_db_tgeom g, const unsigned char *sm, const int il,
                                  const int gr, const int mode, const int blur, const int in16,
-                                 const int out16, int nb)
+                                 const int out16)
 {
     const int w = a->w[p], h = a->h[p];
     const int range = a->range, thr = a->thr[p], grain = a->grain[p];
@@ -564,10 +535,6 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
         const unsigned char *c0 = sm + (warp + range) * ispb + 4 * lane * bpp + rb;
 #pragma unroll 1
         for (int j8 = 0; j8 < th; j8 += 32) {
-            if (nb) { /* banded staging: band j8 / 32 has landed (all warps) */
-                rv_db_cp_wait_n(nb - 1 - (j8 >> 5));
-                __syncthreads();
-            }
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int y = ty0 + warp + j8 + 8 * j;
@@ -582,10 +549,6 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     }
 #pragma unroll 1
     for (int j8 = 0; j8 < th; j8 += 32) {
-        if (nb) { /* banded staging: band j8 / 32 has landed (all warps) */
-            rv_db_cp_wait_n(nb - 1 - (j8 >> 5));
-            __syncthreads();
-        }
 #pragma unroll
         for (int j = 0; j < 4; j++) {
             const int y = ty0 + warp + j8 + 8 * j;
@@ -654,33 +617,19 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     const int total = rv_deband_tile_count(a);
     if (b >= total)
         return; /* the whole block: before any barrier */
-    /* one tile a block (the library's launch): staged in th / 32 bands, one
-     * cp.async group each, band k computed once groups 0..k have landed */
-    const int nb = b + G >= total && !a->stage_whole ? th >> 5 : 0;
     const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16, a->tile_h32);
     {
         int p, tx0, ty0;
         rv_db_tile_at(a, b, th, &p, &tx0, &ty0);
-        const rv_db_tgeom g = rv_db_tile_geom(a, p, tx0, ty0, th, in16);
-        if (nb) {
-            for (int k = 0; k < nb; k++) {
-                rv_db_stage_rows(a, p, g, sm, in16, rv_db_band_end(g, k - 1, nb, a->range),
-                                 rv_db_band_end(g, k, nb, a->range));
-                rv_db_cp_commit();
-            }
-        } else {
-            rv_db_stage(a, p, g, sm, in16);
-            rv_db_cp_commit();
-        }
+        rv_db_stage(a, p, rv_db_tile_geom(a, p, tx0, ty0, th, in16), sm, in16);
+        rv_db_cp_commit();
     }
     /* (the tile's plane and origin are recomputed from t in each iteration:
      * values derived from the block index alone stay in uniform registers) */
 #pragma unroll 1
     for (int t = b, k = 0; t < total; t += G, k++) {
         const int tn = t + G;
-        if (nb) {
-            /* the waits are in rv_db_tile_compute, band by band */
-        } else if (tn < total) {
+        if (tn < total) {
             /* buffer (k+1)&1 was last read by tile k-1, before the barrier
              * that ended iteration k-1 */
             int p2, tx2, ty2;
@@ -689,15 +638,14 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
                         sm + ((k + 1) & 1) * bufb, in16);
             rv_db_cp_commit();
             rv_db_cp_wait_prev(); /* tile k's copies are done, k+1's may run */
-            __syncthreads();
         } else {
             rv_db_cp_wait_all();
-            __syncthreads();
         }
+        __syncthreads();
         int p, tx0, ty0;
         rv_db_tile_at(a, t, th, &p, &tx0, &ty0);
         rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
-                           sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16, nb);
+                           sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16);
         if (tn < total)
             __syncthreads();
     }
@@ -743,13 +691,16 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #endif
 #define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
 /* The tiled entries: RV_RAW_KERNEL's entry (same descriptor, parameter
- * block and rv_block) with __launch_bounds__(256, RV_DB_MINB): 16-bit input
- * at most 64 registers (4 blocks of 256 threads an SM; 16-bit tiles of 96
- * rows allow 5 by shared memory), 8-bit at most 48 (5 blocks), as the
- * banded staging's per-band barrier made ptxas take 56-72 registers where
- * it took 48-56 before (72: 3 blocks an SM). */
+ * block and rv_block) with __launch_bounds__(256, RV_DB_MINB(IN16)) blocks
+ * an SM, which caps the registers (5 blocks: 48, 6: 40). */
 #ifndef RV_DB_MINB
-#define RV_DB_MINB(IN16) ((IN16) ? 4 : 5)
+#define RV_DB_MINB(IN16) ((IN16) ? RV_DB_MINB16 : RV_DB_MINB8)
+#endif
+#ifndef RV_DB_MINB16
+#define RV_DB_MINB16 5
+#endif
+#ifndef RV_DB_MINB8
+#define RV_DB_MINB8 6
 #endif
 #define RV_DB_TILED_KERNEL(NAME, IN16)                                              \
     RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(rv_deband_args))       \

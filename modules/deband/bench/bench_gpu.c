@@ -243,17 +243,12 @@ int main(int argc, char **argv)
                 rv_context_sync(g_ctx);
                 const uint64_t want = img_hash(dst[0]);
                 const int h0 = args[0].tile_h32;
-                /* {h32, tiles a block or -blocks an SM, stage_whole}: one tile a
-                 * block stages in bands unless "w" (whole tile first, run D) */
-                static const int var[][3] = {{1, 1, 0}, {2, 1, 0}, {3, 1, 0}, {4, 1, 0}, {1, 1, 1},
-                                             {2, 1, 1}, {3, 1, 1}, {4, 1, 1}, {2, 2, 0}, {4, -4, 0}};
+                static const int var[][2] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}, {2, 2}, {4, 2}, {2, -8}, {4, -4}};
                 printf("  sweep %s %s %s:", sz_of(bc), fname, mname[m]);
                 for (size_t v = 0; v < sizeof(var) / sizeof(var[0]); v++) {
                     const int h32 = var[v][0], per = var[v][1];
-                    for (int i = 0; i < nsets; i++) {
+                    for (int i = 0; i < nsets; i++)
                         args[i].tile_h32 = h32;
-                        args[i].stage_whole = var[v][2];
-                    }
                     const int nt = rv_deband_tile_count(&args[0]);
                     RV_LaunchShape s2 = sh;
                     s2.grid[0] = per > 0 ? rv_deband_tile_blocks(nt, per) : (unsigned)(132 * -per);
@@ -265,16 +260,14 @@ int main(int argc, char **argv)
                     touch_dst(dst[0]);
                     const int same = img_hash(dst[0]) == want;
                     const double us = time_launches(k, &s2, args, nsets, reps);
-                    printf(" h%d%s%d%s=%.1f%s", 32 * h32, per > 0 ? "t" : "p", per > 0 ? per : -per,
-                           var[v][2] ? "w" : "", us, same ? "" : "(DIFF)");
+                    printf(" h%d%s%d=%.1f%s", 32 * h32, per > 0 ? "t" : "p", per > 0 ? per : -per, us,
+                           same ? "" : "(DIFF)");
                     if (!same)
                         sweep_bad++;
                 }
                 printf("\n");
-                for (int i = 0; i < nsets; i++) {
+                for (int i = 0; i < nsets; i++)
                     args[i].tile_h32 = h0;
-                    args[i].stage_whole = 0;
-                }
             }
             const double a_us = bench_median(ta, NRUNS) * 1e6;
             const double f_us = bytes / bw * 1e6;

@@ -22,6 +22,9 @@ thread_local dim3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 pthread_barrier_t emu_barrier;
 unsigned char *emu_dyn_smem;
+static size_t emu_dyn_smem_size;
+thread_local emu_cp emu_cp_q[EMU_CP_MAX];
+thread_local int emu_cp_nq, emu_cp_ngrp;
 
 typedef void (*entry_fn)(const rv_deband_args);
 extern "C" {
@@ -43,6 +46,12 @@ static void *run_thread(void *p)
         for (unsigned by = 0; by < gridDim.y; by++)
             for (unsigned bx = 0; bx < gridDim.x; bx++) {
                 blockIdx.x = bx; blockIdx.y = by; blockIdx.z = bz;
+                // poison the block's shared memory (nothing staged yet) and
+                // drop copies a kernel left queued without waiting for them
+                emu_cp_nq = 0;
+                if (t->tx == 0 && t->ty == 0 && emu_dyn_smem_size)
+                    memset(emu_dyn_smem, 0xa5, emu_dyn_smem_size);
+                pthread_barrier_wait(&emu_barrier);
                 t->f(*t->a);
                 pthread_barrier_wait(&emu_barrier);
             }
@@ -71,6 +80,7 @@ static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16,
                                           (unsigned)blocks)
               : 0);
     emu_dyn_smem = smem.data();
+    emu_dyn_smem_size = smem.size();
     std::vector<pthread_t> th(256);
     std::vector<targ> ta(256);
     pthread_barrier_init(&emu_barrier, NULL, 256);
@@ -162,8 +172,6 @@ int main(void)
                     // blocks: one a tile, or 1, 2, 3 sharing the tiles (double buffering)
                     const int ntiles = rv_deband_tile_count(&a), var = (t + 2 * k) % 4;
                     const int blocks = var == 0 ? ntiles : var < ntiles ? var : ntiles;
-                    // one tile a block: staged in bands (default) or whole (stage_whole)
-                    a.stage_whole = (t + k + c.h) % 3 == 2;
                     // CPU module
                     char name[64];
                     snprintf(name, sizeof(name), "deband_%s_%dto%d", tags[t], dd[k][0], dd[k][1]);

@@ -53,10 +53,7 @@ typedef struct rv_deband_args {
                                pitch >= row bytes rounded up to 16) */
     int32_t dynamic;        /* 1: noise from mix(h ^ key_grain[p]) (new every frame) */
     int32_t tile_h32;       /* GPU tiled entries: tile height / 32 (<= 0: 1) */
-    int32_t stage_whole;    /* GPU tiled entries, blocks of one tile: 0 (default) stage the
-                               tile in bands of 32 rows (one cp.async group each) and compute
-                               band k as soon as its rows have landed; 1 stage the whole tile
-                               first (run D's kernel, kept for comparisons) */
+    int32_t pad_;
 } rv_deband_args;
 
 /** Tiled GPU entries (*_s): tiles of W x (32 tile_h32) samples, for range <= RANGE. */
