@@ -690,23 +690,25 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     rv_db_gpu_tile(a, blk, sm_, a->interlaced != 0, GR, MODE, BLUR, IN16, OUT16)
 #endif
 #define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
-/* The tiled entries: RV_RAW_KERNEL's entry (same descriptor, parameter
- * block and rv_block) with __launch_bounds__(256, RV_DB_MINB(IN16)) blocks
- * an SM, which caps the registers (5 blocks: 48, 6: 40). */
-#ifndef RV_DB_MINB
-#define RV_DB_MINB(IN16) ((IN16) ? RV_DB_MINB16 : RV_DB_MINB8)
-#endif
-#ifndef RV_DB_MINB16
-#define RV_DB_MINB16 5
-#endif
+/* The tiled entries. 16-bit input: RV_RAW_KERNEL (48-56 registers, 4
+ * blocks of 256 threads an SM). 8-bit input: RV_RAW_KERNEL's entry (same
+ * descriptor, parameter block and rv_block) with __launch_bounds__(256,
+ * RV_DB_MINB8) blocks an SM, capping the registers at 40 (6 blocks, 48
+ * warps, instead of 48 registers and 5): 1080p 4:2:0 ran 7-9 % faster in
+ * modes 1-2 and 4K 8-bit the same (docs/perf/deband.md, run E2); the same
+ * cap for 16-bit input (5 blocks, 48 registers) made mode 2 3-4 % slower
+ * (more instructions a pixel), so 16-bit has none. */
 #ifndef RV_DB_MINB8
 #define RV_DB_MINB8 6
 #endif
-#define RV_DB_TILED_KERNEL(NAME, IN16)                                              \
+#define RV_DB_TILED_KERNEL(NAME, IN16) RV_DB_TILED_KERNEL_(NAME, IN16)
+#define RV_DB_TILED_KERNEL_(NAME, IN16) RV_DB_TILED_KERNEL_##IN16(NAME)
+#define RV_DB_TILED_KERNEL_1(NAME) RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)
+#define RV_DB_TILED_KERNEL_0(NAME)                                                  \
     RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(rv_deband_args))       \
     static __device__ __forceinline__ void rvk_##NAME##__body(const rv_deband_args *a, \
                                                               rv_block blk);        \
-    extern "C" __global__ void __launch_bounds__(256, RV_DB_MINB(IN16))             \
+    extern "C" __global__ void __launch_bounds__(256, RV_DB_MINB8)                  \
     rvk_##NAME(const RV__GRID_CONST rv_deband_args rv__args)                        \
     {                                                                               \
         rv_block b;                                                                 \
