@@ -397,10 +397,11 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int rang
  * the CPU emulation of the tests they are plain copies.
  */
 #if defined(CUDA_EMU_H)
-RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g) { *d = *g; }
-RV_DB_FN void rv_db_cp_commit(void) {}
-RV_DB_FN void rv_db_cp_wait_all(void) {}
-RV_DB_FN void rv_db_cp_wait_prev(void) {}
+/* the emulation queues the copies until a wait (tests/deband/emu/cuda_emu.h) */
+RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g) { emu_cp_async(d, g, 4); }
+RV_DB_FN void rv_db_cp_commit(void) { emu_cp_commit(); }
+RV_DB_FN void rv_db_cp_wait_all(void) { emu_cp_wait(0); }
+RV_DB_FN void rv_db_cp_wait_prev(void) { emu_cp_wait(1); }
 #else
 RV_DB_FN void rv_db_cp4(uint32_t *d, const uint32_t *g)
 {
@@ -417,7 +418,7 @@ RV_DB_FN void rv_db_cp_wait_prev(void) { asm volatile("cp.async.wait_group 1;\n"
 
 /* 16-byte asynchronous copy (cp.async.cg: to shared memory, bypassing L1) */
 #if defined(CUDA_EMU_H)
-RV_DB_FN void rv_db_cp16(uint4 *d, const uint4 *g) { *d = *g; }
+RV_DB_FN void rv_db_cp16(uint4 *d, const uint4 *g) { emu_cp_async(d, g, 16); }
 #else
 RV_DB_FN void rv_db_cp16(uint4 *d, const uint4 *g)
 {
@@ -689,6 +690,36 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     rv_db_gpu_tile(a, blk, sm_, a->interlaced != 0, GR, MODE, BLUR, IN16, OUT16)
 #endif
 #define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
+/* The tiled entries. 16-bit input: RV_RAW_KERNEL (48-56 registers, 4
+ * blocks of 256 threads an SM). 8-bit input: RV_RAW_KERNEL's entry (same
+ * descriptor, parameter block and rv_block) with __launch_bounds__(256,
+ * RV_DB_MINB8) blocks an SM, capping the registers at 40 (6 blocks, 48
+ * warps, instead of 48 registers and 5): 1080p 4:2:0 ran 7-9 % faster in
+ * modes 1-2 and 4K 8-bit the same (docs/perf/deband.md, run E2); the same
+ * cap for 16-bit input (5 blocks, 48 registers) made mode 2 3-4 % slower
+ * (more instructions a pixel), so 16-bit has none. */
+#ifndef RV_DB_MINB8
+#define RV_DB_MINB8 6
+#endif
+#define RV_DB_TILED_KERNEL(NAME, IN16) RV_DB_TILED_KERNEL_(NAME, IN16)
+#define RV_DB_TILED_KERNEL_(NAME, IN16) RV_DB_TILED_KERNEL_##IN16(NAME)
+#define RV_DB_TILED_KERNEL_1(NAME) RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)
+#define RV_DB_TILED_KERNEL_0(NAME)                                                  \
+    RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(rv_deband_args))       \
+    static __device__ __forceinline__ void rvk_##NAME##__body(const rv_deband_args *a, \
+                                                              rv_block blk);        \
+    extern "C" __global__ void __launch_bounds__(256, RV_DB_MINB8)                  \
+    rvk_##NAME(const RV__GRID_CONST rv_deband_args rv__args)                        \
+    {                                                                               \
+        rv_block b;                                                                 \
+        b.x = (int32_t)blockIdx.x; b.y = (int32_t)blockIdx.y; b.z = (int32_t)blockIdx.z; \
+        b.nx = (int32_t)gridDim.x; b.ny = (int32_t)gridDim.y; b.nz = (int32_t)gridDim.z; \
+        b.tx = (int32_t)blockDim.x; b.ty = (int32_t)blockDim.y; b.tz = (int32_t)blockDim.z; \
+        b.pad_ = 0; b.shared = 0;                                                   \
+        rvk_##NAME##__body(&rv__args, b);                                           \
+    }                                                                               \
+    static __device__ __forceinline__ void rvk_##NAME##__body(const rv_deband_args *a, \
+                                                              rv_block blk)
 #define RV_DB_CALL_PLAIN(MODE, BLUR, IN16, OUT16, IL, GR)                           \
     rv_db_gpu(a, blk, IL, GR, MODE, BLUR, IN16, OUT16)
 
@@ -697,12 +728,12 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     {                                                                               \
         RV_DB_DISPATCH(RV_DB_CALL_PLAIN, MODE, BLUR, IN16, OUT16);                  \
     }                                                                               \
-    RV_RAW_KERNEL(NAME##_s, rv_deband_args, a, blk)                                 \
+    RV_DB_TILED_KERNEL(NAME##_s, IN16)                                              \
     {                                                                               \
         RV_DB_DYN_SMEM(sm_);                                                        \
         RV_DB_TILE_CALL(1, MODE, BLUR, IN16, OUT16);                                \
     }                                                                               \
-    RV_RAW_KERNEL(NAME##_sd, rv_deband_args, a, blk)                                \
+    RV_DB_TILED_KERNEL(NAME##_sd, IN16)                                             \
     {                                                                               \
         RV_DB_DYN_SMEM(sm_);                                                        \
         RV_DB_TILE_CALL(2, MODE, BLUR, IN16, OUT16);                                \

@@ -648,15 +648,21 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
                 gx = cdiv(sx, bx);
                 gy = cdiv(sy, by);
                 /* blocks of 32 x by: one tile each (kernel.h RV__NBR_TILE). More
-                 * tiles than two resident waves hold: launch two waves (1D),
-                 * each block runs tiles b, b + blocks, ..., copying its next
-                 * tile while it computes this one. Two waves rather than one:
-                 * measured on an H200 at 4K (docs/perf/cuda-tuning.md, round
-                 * 6), edge 0.0265 ms against 0.0275 (one wave) and 0.0274 (a
-                 * block a tile); emboss the same within 0.0003 ms. */
+                 * tiles than the resident waves below hold: launch that many
+                 * waves (1D), each block runs tiles b, b + blocks, ...,
+                 * copying its next tile while it computes this one.
+                 * 4/8/16-byte samples (interior tiles by 16-byte copies,
+                 * kernel.h RV_GPU_NBR_V16): one wave, measured on an H200 at
+                 * 4K in two runs (docs/perf/cuda-tuning.md, round 8): edge
+                 * 0.0249-0.0250 ms against 0.0256 (two waves), emboss
+                 * 0.0240-0.0242 against 0.0243-0.0245. Other samples (the
+                 * 4-byte-copy tile): two waves (round 6: edge 0.0265 ms
+                 * against 0.0275 for one wave). */
                 const long long wave = (long long)kb->per_sm * st->sm_count;
-                if (bx == 32 && by <= 8 && kb->per_sm > 0 && (long long)gx * gy > 2 * wave) {
-                    gx = (unsigned)(2 * wave);
+                const int isz = elem_size(k->desc.in_type);
+                const long long nw = RV_GPU_NBR_V16 && (isz == 4 || isz == 8 || isz == 16) ? 1 : 2;
+                if (bx == 32 && by <= 8 && kb->per_sm > 0 && (long long)gx * gy > nw * wave) {
+                    gx = (unsigned)(nw * wave);
                     gy = 1;
                 }
             }

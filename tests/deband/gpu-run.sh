@@ -47,5 +47,5 @@ if [ -n "${BEFORE:-}" ]; then
   echo "== before ($BEFORE)"
   (cd "$BEFORE" && timeout ${BENCH_TIMEOUT:-120} build-gpu/bench/rv-bench-gpu-deband) 2>&1 | tee "$log/bench-before.log"
 fi
-treg="test_deband_gpu"; [ "${ALLTESTS:-0}" = 1 ] && treg="test_deband_(cpu|gpu|cli)$"
+treg="test_deband_gpu$"; [ "${ALLTESTS:-0}" = 1 ] && treg="test_deband_(cpu|gpu|cli)$"
 ctest --test-dir build-gpu -R "$treg" --output-on-failure --timeout 300 2>&1 | tee "$log/ctest.log" | tail -12

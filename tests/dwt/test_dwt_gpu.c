@@ -98,7 +98,13 @@ static void test_gpu_variants(void **state)
 {
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
-    for (unsigned v = 0; v < 64; v++)
+    /* the 64 combinations of bits 1..32, then ROW_SHARED (64) alone, with each of them and
+     * with all, then INPLACE_NO_SCRATCH (128) and HALO_OWN (256) alone and with some */
+    static const unsigned more[] = {64, 64 | 1, 64 | 2, 64 | 4, 64 | 8, 64 | 16, 64 | 32, 64 | 63,
+                                    128, 128 | 8, 128 | 32, 128 | 64, 128 | 63,
+                                    256, 256 | 128, 256 | 32, 256 | 128 | 64 | 63};
+    for (unsigned vi = 0; vi < 64 + sizeof(more) / sizeof(more[0]); vi++) {
+        const unsigned v = vi < 64 ? vi : more[vi - 64];
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
             for (int c = 0; c < 3; c++) {
                 RV_DwtSettings s;
@@ -112,6 +118,71 @@ static void test_gpu_variants(void **state)
                     compare_s(&s, sizes[z][0], sizes[z][1], 3);
                 }
             }
+    }
+}
+
+/*
+ * dwt_rowreg (the default row pass since dwt7: one-level rows lifted in
+ * registers, taps by warp shuffles, symmetric extension beyond the row) equals
+ * the CPU for every wavelet it takes (CDF 5/3 f32 and i32, CDF 9/7, DD(13,7)
+ * f32 and i32) and Haar (which it leaves to dwt_rowasync): odd, short and long
+ * rows (one partial segment of 512 pairs, many segments, two a warp at 16K),
+ * forward and inverse, 2-D and 1-D one level, both methods; and in place with
+ * col_fuse_min 1, so that level 0 holds a halo buffer and small levels go
+ * through it (the default since dwt7). i32 bit-exact; f32 within 1e-6 of the
+ * largest coefficient (compare_s).
+ */
+static void test_gpu_row_reg(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{16384, 6}, {13001, 5}, {8200, 9}, {4099, 33}, {1025, 63},
+                                   {1920, 1080}, {77, 9}, {2, 3}, {3, 2}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
+            for (int integer = 0; integer < 2; integer++) {
+                if (integer && wv == RV_DWT_CDF97)
+                    continue;
+                RV_DwtSettings s;
+                rv_dwt_settings_default(&s);
+                s.wavelet = wv;
+                s.type = integer ? RV_DWT_I32 : RV_DWT_F32;
+                for (int m = 0; m < 3; m++) {
+                    s.method = m == 1 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+                    s.gpu_variant = 0;
+                    s.col_fuse_min = m == 2 ? 1 : 0;
+                    s.dims = 2;
+                    compare_s(&s, sizes[z][0], sizes[z][1], 3);
+                    if (m == 2)
+                        continue;
+                    s.dims = 1;
+                    compare_s(&s, sizes[z][0], sizes[z][1], 1);
+                }
+            }
+}
+
+/*
+ * In place with the default col_fuse_min on an image large enough for level 0
+ * to take the fused column pass (>= 2^23 samples): the default (levels whose
+ * region fits level 0's halo buffer go through it, out of place; larger column
+ * groups, small levels fused), each of the two alone (HALO_OWN,
+ * INPLACE_NO_SCRATCH) and neither give the CPU's result, forward and inverse,
+ * 5 levels.
+ */
+static void test_gpu_inplace_levels(void **state)
+{
+    (void)state;
+    static const unsigned vs[] = {0, RV_DWT_VARIANT_HALO_OWN, RV_DWT_VARIANT_INPLACE_NO_SCRATCH,
+                                  RV_DWT_VARIANT_INPLACE_NO_SCRATCH | RV_DWT_VARIANT_HALO_OWN};
+    for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
+        for (int c = 0; c < 3; c++) {
+            RV_DwtSettings s;
+            rv_dwt_settings_default(&s);
+            s.wavelet = c == 0 ? RV_DWT_CDF97 : c == 1 ? RV_DWT_DD137 : RV_DWT_CDF53;
+            s.type = c == 0 ? RV_DWT_F32 : RV_DWT_I32;
+            s.method = RV_DWT_IN_PLACE;
+            s.gpu_variant = vs[v];
+            compare_s(&s, 4100, 2050, 5);
+        }
 }
 
 static void test_gpu_equals_cpu(void **state)
@@ -252,6 +323,8 @@ int main(void)
     g_cpu = rv_test_cpu_context(0);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_equals_cpu),
+        cmocka_unit_test(test_gpu_row_reg),
+        cmocka_unit_test(test_gpu_inplace_levels),
         cmocka_unit_test(test_gpu_variants),
         cmocka_unit_test(test_gpu_denoise),
         cmocka_unit_test(test_gpu_host_split),

@@ -97,6 +97,60 @@ static void rv__cp_wait_all()
     for (auto &c : emu_cp_q[emu_cur]) memcpy(c.dst, c.val, (size_t)c.n);
     emu_cp_q[emu_cur].clear();
 }
+/* Bulk copies and their mbarrier (RV_GPU_NBR_BULK): a copy is counted
+ * against the barrier it names; in the lazy mode it lands only when the
+ * barrier's phase completes (arrival with expect_tx seen and all expected
+ * bytes copied; copies may come before the arrival, as on the hardware),
+ * in the eager mode at once. A wait on a phase not yet complete yields to
+ * the other threads of the block (the hardware spins); a wait that never
+ * completes (bytes missing or in excess), a second arrival in one phase,
+ * or copies never waited for fail the case. */
+struct emu_bar { unsigned phase; long expect, copied; bool arrived; std::vector<emu_cp> q; std::vector<std::vector<unsigned char>> big; };
+static std::vector<emu_bar> emu_bars;
+static long emu_bar_errors = 0;
+static emu_bar &emu_bar_of(unsigned long long *bar) { return emu_bars[(size_t)*bar]; }
+static void rv__mbar_init(unsigned long long *bar)
+{
+    emu_bars.push_back(emu_bar{0, 0, 0, false, {}, {}});
+    *bar = emu_bars.size() - 1;
+}
+static void emu_bar_try(emu_bar &b)
+{
+    if (b.arrived && b.copied == b.expect) {
+        for (auto &c : b.q) memcpy(c.dst, c.val, (size_t)c.n);
+        for (size_t i = 0; i < b.big.size(); i++) memcpy(*(void **)b.big[i].data(), b.big[i].data() + sizeof(void *), b.big[i].size() - sizeof(void *));
+        b.q.clear(); b.big.clear();
+        b.phase++; b.expect = b.copied = 0; b.arrived = false;
+    }
+}
+static void rv__mbar_expect(unsigned long long *bar, unsigned bytes)
+{
+    emu_bar &b = emu_bar_of(bar);
+    if (b.arrived) emu_bar_errors++; /* two arrivals on a barrier of count 1 */
+    b.expect += bytes; b.arrived = true;
+    emu_bar_try(b);
+}
+static void rv__bulk_copy(void *d, const void *s, unsigned bytes, unsigned long long *bar)
+{
+    emu_bar &b = emu_bar_of(bar);
+    if (((uintptr_t)d | (uintptr_t)s | bytes) % 16 != 0) { emu_bar_errors++; return; }
+    if (!emu_cp_lazy) memcpy(d, s, bytes);
+    else {
+        std::vector<unsigned char> v(sizeof(void *) + bytes);
+        memcpy(v.data(), &d, sizeof(void *));
+        memcpy(v.data() + sizeof(void *), s, bytes);
+        b.big.push_back(std::move(v));
+    }
+    b.copied += bytes;
+    emu_bar_try(b);
+}
+static void rv__mbar_wait(unsigned long long *bar, unsigned parity)
+{
+    for (int spins = 0; (emu_bar_of(bar).phase & 1u) == parity; spins++) {
+        if (spins > 4) { emu_bar_errors++; return; }
+        emu_sync(); /* the other threads run (and issue their copies) */
+    }
+}
 #define __builtin_assume_aligned(p, n) (p)
 #define asm(...) (rv__dsz = emu_dsz)
 #define RV__SAD_V4_ANYWHERE 1 /* rv_win_sad_rows_rgba's 16-byte path, as on the GPU */
@@ -259,7 +313,15 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
     a.s = s;
     memcpy(a.params, prm, psz);
     emu_cp_left = 0;
+    emu_bars.clear();
+    emu_bar_errors = 0;
     launch(f, a, gx, gy, bx, by);
+    for (auto &b : emu_bars) /* bulk copies or an arrival never waited for */
+        if (b.arrived || b.copied || !b.big.empty()) emu_bar_errors++;
+    if (emu_bar_errors) {
+        printf("FAIL %s %dx%d S=%d grid %ux%u block %ux%u: %ld bulk copy / barrier errors\n", name, w, h, s, gx, gy, bx, by, emu_bar_errors);
+        return 1;
+    }
     if (emu_cp_left) {
         printf("FAIL %s %dx%d S=%d grid %ux%u block %ux%u: %ld tile copies not waited for (or misaligned)\n", name, w, h, s, gx, gy, bx, by, emu_cp_left);
         return 1;
@@ -417,7 +479,7 @@ static int32_t sad_def(rv_win w)
 int main()
 {
     int fails = check_pixel_helpers(), runs = 0;
-    const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}};
+    const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}, {197, 139}};
     rv_threshold_params tp0 = {0}, tp1 = {100};
     rv_noparam np = {0};
     for (int lazy = 0; lazy <= 1; lazy++)

@@ -21,6 +21,8 @@
 /* Longest row dwt_rowfused takes, and its threads per block at most. */
 #define DWT_ROW_MAX     16384
 #define DWT_ROW_THREADS 256
+/* dwt_rowreg: pairs a lane lifts in a segment (32 DWT_RM pairs a warp) */
+#define DWT_RM 16
 
 enum { DWT_F32 = 0, DWT_I32 = 1 };
 

@@ -92,13 +92,19 @@ RV_FN uint32_t dwt_lift_nt(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, ui
                            int type, int inverse, const int nt)
 {
     if (type == DWT_F32) {
-        float acc = DWT_MUL(st->fw[0], DWT_F(v0));
-        if (nt > 1)
-            acc += DWT_MUL(st->fw[1], DWT_F(v1));
-        if (nt > 2)
-            acc += DWT_MUL(st->fw[2], DWT_F(v2));
-        if (nt > 3)
-            acc += DWT_MUL(st->fw[3], DWT_F(v3));
+        float acc;
+        if (nt > 3) {
+            /* 4 taps: outer pair plus inner pair, an order the mirror image of the taps keeps
+             * for symmetric weights (dwt_rowreg lifts targets beyond a row's end) */
+            acc = (DWT_MUL(st->fw[0], DWT_F(v0)) + DWT_MUL(st->fw[3], DWT_F(v3))) +
+                  (DWT_MUL(st->fw[1], DWT_F(v1)) + DWT_MUL(st->fw[2], DWT_F(v2)));
+        } else {
+            acc = DWT_MUL(st->fw[0], DWT_F(v0));
+            if (nt > 1)
+                acc += DWT_MUL(st->fw[1], DWT_F(v1));
+            if (nt > 2)
+                acc += DWT_MUL(st->fw[2], DWT_F(v2));
+        }
         const float x = DWT_F(t);
         return DWT_U(!inverse ? DWT_MUL(x + acc, st->post) : DWT_MUL(x, st->post_inv) - acc);
     }
@@ -241,7 +247,7 @@ RV_FN int dwt_run_w(uint32_t *tw, const uint32_t *sw, int str, int g, int g1, in
 #define F1 DWT_MUL(w0, p[0])
 #define F2 F1 + DWT_MUL(w1, p[str])
 #define F3 F2 + DWT_MUL(w2, p[2 * str])
-#define F4 F3 + DWT_MUL(w3, p[3 * str])
+#define F4 (DWT_MUL(w0, p[0]) + DWT_MUL(w3, p[3 * str])) + (DWT_MUL(w1, p[str]) + DWT_MUL(w2, p[2 * str]))
         if (!inverse)
             DWT_RUN_NT(DWT_RUN_F, F1, F2, F3, F4, DWT_MUL(*q + acc, post));
         else
@@ -394,7 +400,7 @@ static void dwt_cpu_run(unsigned char *tp, const unsigned char *q0, const unsign
         else if (nt == 3)
             DWT_OPF(w0 * p0[c] + w1 * p1[c] + w2 * p2[c]);
         else
-            DWT_OPF(w0 * p0[c] + w1 * p1[c] + w2 * p2[c] + w3 * p3[c]);
+            DWT_OPF((w0 * p0[c] + w3 * p3[c]) + (w1 * p1[c] + w2 * p2[c])); /* as dwt_lift_nt */
     } else {
         int32_t *restrict ti = (int32_t *)tp;
         const int32_t *p0 = (const int32_t *)q0, *p1 = (const int32_t *)q1, *p2 = (const int32_t *)q2,
@@ -872,6 +878,193 @@ RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
 RV_RAW_KERNEL(dwt_rowasync, dwt_row_args, a, blk)
 {
     dwt_row_body(a, blk, 1);
+}
+
+/* ---------------------------------------------------------------- */
+/* dwt_rowreg: one level of a row lifted in registers (GPU)           */
+/* ---------------------------------------------------------------- */
+
+/*
+ * The row is copied unchanged into shared memory (cp.async, one barrier);
+ * then every warp lifts segments of 32 M pairs in registers and writes them
+ * straight to dst, with no further barrier (shared memory is only read after
+ * the copy, so in place is safe: the whole row is on chip before any store).
+ *
+ * Lanes own interleaved pairs: lane l of the warp holds pairs p = seg - 32 +
+ * 32 i + l, i = 0 .. M + 1 (rows 0 and M + 1: 32 pairs of window on either
+ * side, lifted too; their ends go wrong, by at most the steps' reach, which
+ * stays far from rows 1 .. M). A warp's window loads are then 32 consecutive
+ * pairs an instruction (8-byte words: conflict-free), and a tap at pair p + d
+ * comes from lane (l + d) & 31 by one shuffle: the lanes that wrap around
+ * send their neighbouring row instead (one select). Only the step forms of
+ * CDF 5/3, 9/7 and DD(13,7) (2 taps at d = 0, 1 or -1, 0; 4 taps at -1..2 or
+ * -2..1; the host checks) are taken here.
+ *
+ * Positions beyond the row take the whole-sample symmetric extension of the
+ * signal (pair p: samples mirror(2p), mirror(2p + 1)): for these symmetric
+ * steps (symmetric weights, the host checks) the lifting of the extended
+ * signal stays symmetric, so the values in the row equal those of
+ * dwt_taps's reflection bit for bit (same operations, dwt_lift_nt): a 2-tap
+ * float sum is commutative, integers are exact, and dwt_lift_nt sums 4 float
+ * taps as (outer pair) + (inner pair), which the mirrored order gives too.
+ */
+#if defined(RV_CUDA)
+/* value of band X at pair p + DD for each lane, window row I of A */
+#  define DWT_RCL(x, A) ((x) < 0 ? 0 : (x) >= (A) ? (A) - 1 : (x))
+#  define DWT_NB(X, I, DD)                                                                                        \
+    ((DD) == 0 ? X[I]                                                                                             \
+               : __shfl_sync(0xffffffffu,                                                                          \
+                             (DD) > 0 ? (lane < (DD) ? X[DWT_RCL((I) + 1, A)] : X[I])                              \
+                                      : (lane >= 32 + (DD) ? X[DWT_RCL((I) - 1, A)] : X[I]),                       \
+                             (lane + (DD)) & 31))
+/* one step on every window row: target band T, taps of SRC at O .. O + NT - 1 */
+#  define DWT_RROW(T, SRC, O, NT)                                                                            \
+    do {                                                                                                          \
+        _Pragma("unroll") for (int i = 0; i < A; i++) {                                                           \
+            const uint32_t v0 = DWT_NB(SRC, i, (O)), v1 = DWT_NB(SRC, i, (O) + 1);                                \
+            const uint32_t v2 = (NT) > 2 ? DWT_NB(SRC, i, (O) + 2) : 0u, v3 = (NT) > 3 ? DWT_NB(SRC, i, (O) + 3) : 0u; \
+            T[i] = dwt_lift_nt(T[i], v0, v1, v2, v3, st, TYPE, INV, (NT));                                        \
+        }                                                                                                         \
+    } while (0)
+static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, const uint32_t *sh, uint32_t *dst,
+                                                      int n, int seg, int lane, int edge, const int TYPE,
+                                                      const int INV)
+{
+    enum { M = DWT_RM, A = DWT_RM + 2 };
+    const int nS = (n + 1) >> 1, nD = n >> 1;
+    uint32_t S[A], D[A];
+    const int p0 = seg - 32 + lane; /* pair of window row 0 */
+    if (!edge) {
+        /* interior: no reflection */
+        if (!INV) {
+            const uint2 *s2 = (const uint2 *)sh + p0; /* the row as it is: pair p at sh[2p] */
+#  pragma unroll
+            for (int i = 0; i < A; i++) {
+                const uint2 v = s2[32 * i];
+                S[i] = v.x;
+                D[i] = v.y;
+            }
+        } else {
+#  pragma unroll
+            for (int i = 0; i < A; i++) {
+                S[i] = sh[p0 + 32 * i];
+                D[i] = sh[nS + p0 + 32 * i];
+            }
+        }
+    } else {
+#  pragma unroll
+        for (int i = 0; i < A; i++) {
+            /* samples 2p, 2p + 1 of the symmetric extension (one reflection; more for short rows) */
+            int qs = 2 * (p0 + 32 * i), qd = qs + 1;
+            qs = qs < 0 ? -qs : qs;
+            qd = qd < 0 ? -qd : qd;
+            qs = qs >= n ? 2 * n - 2 - qs : qs;
+            qd = qd >= n ? 2 * n - 2 - qd : qd;
+            if ((unsigned)qs >= (unsigned)n || (unsigned)qd >= (unsigned)n) {
+                qs = dwt_mirror(qs, n);
+                qd = dwt_mirror(qd, n);
+            }
+            S[i] = INV ? sh[qs >> 1] : sh[qs];
+            D[i] = INV ? sh[nS + (qd >> 1)] : sh[qd];
+        }
+    }
+    const int ns = a->nsteps;
+    for (int si = 0; si < ns; si++) {
+        const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
+        if (st->target == 0) { /* D += f(S): taps S[p], S[p+1] or S[p-1..p+2] */
+            if (st->ntaps == 2)
+                DWT_RROW(D, S, 0, 2);
+            else
+                DWT_RROW(D, S, -1, 4);
+        } else { /* S += f(D): taps D[p-1], D[p] or D[p-2..p+1] */
+            if (st->ntaps == 2)
+                DWT_RROW(S, D, -1, 2);
+            else
+                DWT_RROW(S, D, -2, 4);
+        }
+    }
+    /* rows 1 .. M: pairs seg + 32 (i - 1) + lane */
+    if (!INV) {
+#  pragma unroll
+        for (int i = 1; i <= M; i++) {
+            const int p = p0 + 32 * i;
+            if (p < nS)
+                __stcg(dst + p, S[i]);
+            if (p < nD)
+                __stcg(dst + nS + p, D[i]);
+        }
+    } else if (((uintptr_t)dst & 7) == 0) {
+#  pragma unroll
+        for (int i = 1; i <= M; i++) {
+            const int p = p0 + 32 * i;
+            if (p < nD)
+                __stcg((uint2 *)dst + p, make_uint2(S[i], D[i]));
+            else if (p < nS)
+                __stcg(dst + 2 * p, S[i]);
+        }
+    } else {
+#  pragma unroll
+        for (int i = 1; i <= M; i++) {
+            const int p = p0 + 32 * i;
+            if (p < nS)
+                dst[2 * p] = S[i];
+            if (p < nD)
+                dst[2 * p + 1] = D[i];
+        }
+    }
+}
+#  undef DWT_RROW
+#  undef DWT_NB
+#  undef DWT_RCL
+#endif
+
+RV_RAW_KERNEL(dwt_rowreg, dwt_row_args, a, blk)
+{
+#if defined(RV_CUDA)
+    /* the host launches it for one level, block layout, f32 or i32, the step forms above,
+     * a multiple of 32 threads; shared: n words */
+    const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
+    const int r0 = blk.x * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
+    const int T = (int)blockDim.x, tid = (int)threadIdx.x, lane = tid & 31;
+    const int nseg = (nS + 32 * DWT_RM - 1) / (32 * DWT_RM);
+    uint32_t *sh = dwt_sh;
+    for (int row = r0; row < r1; row++) {
+        const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch));
+        uint32_t *dst = (uint32_t *)(uintptr_t)(a->dst + (uint64_t)((int64_t)row * a->dst_pitch));
+        /* the row unchanged into shared memory, all of it in flight */
+        if (((uintptr_t)src & 15) == 0) {
+            const int nq = n >> 2;
+            for (int q = tid; q < nq; q += T)
+                dwt_cp16(sh + 4 * q, (const unsigned char *)(src + 4 * q));
+            for (int p = 4 * nq + tid; p < n; p += T)
+                dwt_cp4(sh + p, src + p);
+        } else {
+            for (int p = tid; p < n; p += T)
+                dwt_cp4(sh + p, src + p);
+        }
+        dwt_cp_wait();
+        __syncthreads();
+        for (int sg = tid >> 5; sg < nseg; sg += T >> 5) {
+            const int seg = sg * 32 * DWT_RM;
+            /* edge: the window reaches beyond the row (reflection) */
+            const int edge = seg < 32 || seg + 32 * (DWT_RM + 1) > nD;
+            if (a->type == DWT_F32) {
+                if (a->inverse)
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 1);
+                else
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 0);
+            } else {
+                if (a->inverse)
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 1);
+                else
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 0);
+            }
+        }
+        __syncthreads(); /* before the next row overwrites sh */
+    }
+#else
+    dwt_row_body(a, blk, 0); /* never launched on the CPU (the host picks dwt_rowfused there) */
+#endif
 }
 
 /* ---------------------------------------------------------------- */

@@ -33,7 +33,7 @@ struct RV_Dwt {
     int cpu;
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
-    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
+    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -215,7 +215,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_chunkgen", &d->k_chunk}, {"dwt_permute", &d->k_perm}, {"dwt_rotate", &d->k_rot},
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
-        {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg},
+        {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg}, {"dwt_rowreg", &d->k_rowreg},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -545,6 +545,29 @@ static int run_split(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t 
     return launch(d, d->k_split, &sh, &a, sizeof(a), RV_DWT_KERNEL_SPLIT, 8.0 * n * nlines);
 }
 
+/*
+ * dwt_rowreg takes one level of the block layout whose every step is one of
+ * the symmetric forms it lifts by shuffles (CDF 5/3, 9/7, DD(13,7)): D += f(S[g],
+ * S[g+1]) or f(S[g-1..g+2]); S += f(D[g-1], D[g]) or f(D[g-2..g+1]).
+ */
+static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
+{
+    if (interleaved || levels != 1 || n < 2 || n > DWT_ROW_MAX)
+        return 0;
+    for (int i = 0; i < d->nsteps; i++) {
+        const dwt_step *st = &d->steps[i];
+        const int o = st->off0, t = st->ntaps;
+        const int okd = st->target == 0 && ((t == 2 && o == 0) || (t == 4 && o == -1));
+        const int oks = st->target == 1 && ((t == 2 && o == -1) || (t == 4 && o == -2));
+        if (!okd && !oks)
+            return 0;
+        for (int k = 0; k < t; k++) /* symmetric taps: the lifting keeps the extension symmetric */
+            if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
+                return 0;
+    }
+    return 1;
+}
+
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
                         int inverse, int interleaved)
 {
@@ -580,6 +603,14 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
         a.async = !(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SYNC);
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)fused_shared(n, levels);
+        if (!(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SHARED) && row_reg_ok(d, n, levels, interleaved)) {
+            /* dwt_rowreg: a warp per segment of 32 * DWT_RM pairs, at most 256 threads */
+            const int nseg = (nS + 32 * DWT_RM - 1) / (32 * DWT_RM);
+            sh.block[0] = (unsigned)(nseg >= DWT_ROW_THREADS / 32 ? DWT_ROW_THREADS : 32 * nseg);
+            sh.shared_bytes = (unsigned)n * 4;
+            sh.grid[0] = (unsigned)rows;
+            return launch(d, d->k_rowreg, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
+        }
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
     return launch(d, a.async ? d->k_rowasync : d->k_row, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
@@ -874,20 +905,55 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
  * dwt_colfused lifts every tile in shared memory and writes its pairs back
  * in place.
  */
-static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
+/* Columns a group of cols_fused_inplace holds (columns of n samples): halos of about n cols / 32 bytes. */
+static int halo_group(const RV_Dwt *d, int n, int cols)
 {
     const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
     const int H = steps_reach(d), nS = (n + 1) / 2;
-    const int ntiles = (nS + R - 1) / R;
-    const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
+    const size_t per_col = (size_t)((nS + R - 1) / R) * 4 * (size_t)H * 4;
     size_t budget = (size_t)n * (size_t)cols * 4 / 32;
     if (budget < 262144)
         budget = 262144;
     int G = (int)(budget / per_col) / 32 * 32;
     if (G < 32)
         G = 32;
-    if (G > cols)
-        G = cols;
+    return G > cols ? cols : G;
+}
+
+/* Bytes of the halo buffer cols_fused_inplace holds for a level of cols columns of n samples. */
+static size_t halo_bytes(const RV_Dwt *d, int n, int cols)
+{
+    const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
+    const size_t per_col = (size_t)(((n + 1) / 2 + R - 1) / R) * 4 * (size_t)steps_reach(d) * 4;
+    return per_col * (size_t)halo_group(d, n, cols);
+}
+
+/*
+ * GPU, 2-D: the bytes of the halo buffer level 0's fused column pass holds (0
+ * with gpu_variant HALO_OWN or when level 0 does not fuse), so that every level
+ * can take column groups of that size.
+ */
+static size_t halo_level0(const RV_Dwt *d)
+{
+    if (d->cpu || (d->s.gpu_variant & RV_DWT_VARIANT_HALO_OWN) || d->s.dims != 2 || d->s.fuse_max_shared <= 0)
+        return 0;
+    const plan_level *p0 = &d->lv[0];
+    const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
+    if (p0->h < 2 || (long long)p0->h * p0->w < fmin)
+        return 0;
+    return halo_bytes(d, p0->h, p0->w);
+}
+
+static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
+{
+    const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
+    const int H = steps_reach(d), nS = (n + 1) / 2;
+    const int ntiles = (nS + R - 1) / R;
+    const size_t per_col = (size_t)ntiles * 4 * (size_t)H * 4; /* halo bytes a column */
+    int G = halo_group(d, n, cols);
+    const size_t h0 = halo_level0(d);
+    if (h0 / per_col > (size_t)G) /* larger groups in the buffer level 0 holds */
+        G = (int)(h0 / per_col) >= cols ? cols : (int)(h0 / per_col) / 32 * 32;
     int err;
     if ((err = buf_ensure(d, &d->halo, per_col * (size_t)G, "column halo buffer")) < 0)
         return err;
@@ -931,7 +997,12 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
     if (n < 2)
         return 0;
     const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
-    if (d->s.fuse_max_shared > 0 && (d->cpu || (long long)n * cols >= fmin)) {
+    /* small levels fuse too when one group of their halos fits level 0's buffer (not with HALO_OWN) */
+    const size_t h0 = halo_level0(d);
+    const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
+    const int one_group = h0 > 0 && (size_t)((n + 1) / 2 + R - 1) / (size_t)R * 4 * (size_t)steps_reach(d) * 4 *
+                                            (size_t)cols <= h0;
+    if (d->s.fuse_max_shared > 0 && (d->cpu || (long long)n * cols >= fmin || one_group)) {
         /* rows permuted evens first, then all steps in one pass */
         if (!inverse) {
             if ((err = run_permute(d, base, pitch, cols, 0, cols, n, p->col_off, p->col_cnt, 0)) < 0)
@@ -955,6 +1026,35 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
 static int ensure_tmp(RV_Dwt *d, size_t bytes)
 {
     return buf_ensure(d, &d->tmp, bytes, "out-of-place buffer");
+}
+
+/*
+ * In place, GPU, 2-D (unless gpu_variant INPLACE_NO_SCRATCH): whether level l (l >= 1) goes
+ * out of place through the column halo buffer that level 0's fused column pass
+ * holds anyway (its LL region, rows packed at a 16-byte pitch, fits that
+ * buffer; the rows fit dwt_rowfused; both sides at least 2). Returns 1 with
+ * the buffer's address and pitch (the buffer allocated if level 0 has not
+ * run yet, as in an inverse), 0 when not, or an error.
+ */
+static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
+{
+    if (d->cpu || (d->s.gpu_variant & RV_DWT_VARIANT_INPLACE_NO_SCRATCH) || d->s.dims != 2 || l < 1 ||
+        d->s.fuse_max_shared <= 0)
+        return 0;
+    const plan_level *p0 = &d->lv[0], *p = &d->lv[l];
+    const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
+    if (p0->h < 2 || (long long)p0->h * p0->w < fmin || p->w < 2 || p->h < 2 || !fused_ok(d, p->w, 1))
+        return 0;
+    const size_t hb = halo_bytes(d, p0->h, p0->w);
+    const int64_t pitch = ((int64_t)p->w * 4 + 15) / 16 * 16;
+    if ((size_t)pitch * (size_t)p->h > hb)
+        return 0;
+    int err;
+    if ((err = buf_ensure(d, &d->halo, hb, "column halo buffer")) < 0)
+        return err;
+    *sb = rv_buffer_address(d->halo);
+    *sp = pitch;
+    return 1;
 }
 
 static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
@@ -1020,6 +1120,23 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
             plan_level p = d->lv[l];
             if (dims == 1)
                 p.h = h;
+            uint64_t sb;
+            int64_t sp;
+            if ((err = inplace_scratch(d, l, &sb, &sp)) < 0)
+                return err;
+            if (err == 1) {
+                /* through the halo buffer of level 0: rows into it, columns back (forward) */
+                const int n = p.w, m = p.h;
+                if (!inverse) {
+                    if ((err = run_rowfused(d, base, pitch, sb, sp, n, m, 1, 0, 0)) < 0 ||
+                        (err = run_colfused(d, sb, sp, base, pitch, m, n, 0)) < 0)
+                        return err;
+                } else if ((err = run_colfused(d, base, pitch, sb, sp, m, n, 1)) < 0 ||
+                           (err = run_rowfused(d, sb, sp, base, pitch, n, m, 1, 1, 0)) < 0) {
+                    return err;
+                }
+                continue;
+            }
             if (!inverse) {
                 if ((err = rows_inplace(d, &p, base, pitch, 0)) < 0)
                     return err;

@@ -1146,7 +1146,13 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
  * unclamped from the tile (a clamped tile holds what clamping would read).
  * The element function reads the tile through rv_nbr (generic pointer, the
  * tile's pitch); outputs outside the plane are computed from clamped
- * samples and not stored. */
+ * samples and not stored.
+ * With RV_GPU_NBR_V16 (kernel_abi.h; 4/8/16-byte samples) tiles whose rows
+ * and 16-byte chunks all lie inside the plane (source base and pitch on the
+ * 16-byte grid) are copied chunk by chunk instead (16-byte cp.async, or
+ * with RV_GPU_NBR_BULK one bulk copy a row completed through an mbarrier);
+ * the tile's column 0 then sits RV__NBR_SH samples left of the halo, on the
+ * chunk grid, for every tile (docs/perf/cuda-tuning.md, round 8). */
 #ifndef RV_GPU_NBR_TILE
 #define RV_GPU_NBR_TILE 1 /* 0: strips read global memory directly (A/B builds) */
 #endif
@@ -1156,14 +1162,30 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
 #ifndef RV_GPU_NBR_ASYNC
 #define RV_GPU_NBR_ASYNC 1 /* 0: tile copies through registers (A/B builds) */
 #endif
+/* RV_GPU_NBR_V16 (kernel_abi.h): interior tiles by 16-byte copies */
+#ifndef RV_GPU_NBR_CG
+#define RV_GPU_NBR_CG 0 /* 1: 16-byte tile copies bypass L1 (cp.async.cg; measured slower, round 8) */
+#endif
 #define RV__NBR_TILE_ROWS(R) (8 * RV_GPU_NBR_ROWS + 2 * (R))
+/* 16-byte tile copies (RV_GPU_NBR_V16, 4/8/16-byte samples): a tile row is
+ * copied as whole 16-byte chunks of the source row, so the tile's column 0
+ * is the sample RV__NBR_SH samples left of the halo's first column (the
+ * chunk boundary below it; the tile's x origin is a multiple of 32 * COLS
+ * samples), and a row holds RV__NBR_NCH chunks of RV__NBR_V samples. */
+#define RV__NBR_V16OK(SZ) (RV_GPU_NBR_V16 && ((SZ) == 4 || (SZ) == 8 || (SZ) == 16))
+#define RV__NBR_V(SZ) (RV__NBR_V16OK(SZ) ? 16 / (SZ) : 1)
+#define RV__NBR_SH(R, SZ) ((RV__NBR_V(SZ) - (R) % RV__NBR_V(SZ)) % RV__NBR_V(SZ))
+#define RV__NBR_NCH(R, SZ) \
+    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV__NBR_SH(R, SZ) + RV__NBR_V(SZ) - 1) / RV__NBR_V(SZ))
 /* tile row pitch in samples: a multiple of RV_GPU_NBR_COLS, so that every
- * strip's left neighbour column starts on the same alignment in every row */
-#define RV__NBR_TILE_PITCH(R) \
-    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS * RV_GPU_NBR_COLS)
+ * strip's left neighbour column starts on the same alignment in every row
+ * (and of the chunk size with 16-byte copies: rows on the 16-byte grid) */
+#define RV__NBR_PQ(SZ) (RV__NBR_V(SZ) > RV_GPU_NBR_COLS ? RV__NBR_V(SZ) : RV_GPU_NBR_COLS)
+#define RV__NBR_TILE_PITCH(R, SZ) \
+    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV__NBR_SH(R, SZ) + RV__NBR_PQ(SZ) - 1) / RV__NBR_PQ(SZ) * RV__NBR_PQ(SZ))
 /* samples in one buffer: the tile, rounded up to 16 bytes (both aligned) */
 #define RV__NBR_TILE_BUF(R, SZ) \
-    ((RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R) * (SZ) + 15) / 16 * 16 / (SZ))
+    ((RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R, SZ) * (SZ) + 15) / 16 * 16 / (SZ))
 #define RV__NBR_TILE_MAXB 24576 /* per buffer (two: <= 48 KiB of static shared memory);
                                    larger tiles (radius, sample size): no tile path */
 /* Asynchronous global -> shared copies (sm_80+ cp.async; a plain copy
@@ -1174,9 +1196,14 @@ template <int N>
 static __device__ __forceinline__ void rv__cp_async(void *sdst, const void *gsrc)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(sdst)),
-                 "l"(gsrc), "n"(N)
-                 : "memory");
+    if constexpr (N == 16 && RV_GPU_NBR_CG) /* 16 bytes: through L2 only (.cg) */
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"((unsigned)__cvta_generic_to_shared(sdst)),
+                     "l"(gsrc)
+                     : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"((unsigned)__cvta_generic_to_shared(sdst)),
+                     "l"(gsrc), "n"(N)
+                     : "memory");
 #else
     typedef typename rv__bits<N>::t U;
     *(U *)sdst = *(const U *)gsrc;
@@ -1194,12 +1221,99 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 #endif
 }
+/* Bulk copies (sm_90 cp.async.bulk, the TMA unit, RV_GPU_NBR_BULK): one
+ * thread copies a whole tile row; completion through an mbarrier that
+ * expects the tile's bytes. Without sm_90 (host pass) plain copies. */
+static __device__ __forceinline__ void rv__mbar_init(unsigned long long *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n"
+                 "fence.mbarrier_init.release.cluster;\n"
+                 "fence.proxy.async.shared::cta;\n" ::"r"((unsigned)__cvta_generic_to_shared(bar))
+                 : "memory");
+#else
+    *bar = 0;
+#endif
+}
+static __device__ __forceinline__ void rv__mbar_expect(unsigned long long *bar, unsigned bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(bar)),
+                 "r"(bytes)
+                 : "memory");
+#else
+    (void)bar;
+    (void)bytes;
+#endif
+}
+static __device__ __forceinline__ void rv__bulk_copy(void *sdst, const void *gsrc, unsigned bytes,
+                                                     unsigned long long *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
+                     (unsigned)__cvta_generic_to_shared(sdst)),
+                 "l"(gsrc), "r"(bytes), "r"((unsigned)__cvta_generic_to_shared(bar))
+                 : "memory");
+#else
+    (void)bar;
+    for (unsigned i = 0; i < bytes; i++)
+        ((unsigned char *)sdst)[i] = ((const unsigned char *)gsrc)[i];
+#endif
+}
+static __device__ __forceinline__ void rv__mbar_wait(unsigned long long *bar, unsigned parity)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n.reg .pred p;\nRV_MBAR_WAIT:\n"
+                 "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+                 "@!p bra RV_MBAR_WAIT;\n}\n" ::"r"((unsigned)__cvta_generic_to_shared(bar)),
+                 "r"(parity)
+                 : "memory");
+#else
+    (void)bar;
+    (void)parity;
+#endif
+}
+#endif
+#ifndef RV_GPU_NBR_BULK
+#define RV_GPU_NBR_BULK 0 /* 1: interior tiles by bulk copies (needs RV_GPU_NBR_V16, sm_90) */
 #endif
 /* Copies the tile at column TX, row TY of tiles into buffer BUF. */
-#define RV__NBR_TILE_LOAD(TX, TY, BUF)                                              \
+#define RV__NBR_TILE_LOAD(TX, TY, BUF, BI)                                          \
     do {                                                                            \
-        rv__ti *const rv__sb = (BUF);                                               \
         const int LX0 = (TX) * TW, LY0 = (TY) * TH;                                   \
+        if constexpr (RV__NBR_V16OK(sizeof(rv__ti))) {                              \
+            /* the tile's rows and chunks all inside the plane: 16-byte copies */ \
+            if (rv__a16 && rv__rp > 0 && LX0 - R - SH >= 0 && LX0 - R - SH + NCH * VV <= w &&    \
+                LY0 >= R && LY0 + TH + R <= h) {                                    \
+                const unsigned char *const rv__g0 = a.src.data +                    \
+                    (int64_t)(LY0 - R) * a.src.pitch + (int64_t)(LX0 - R - SH) * (int64_t)sizeof(rv__ti); \
+                if constexpr (RV_GPU_NBR_BULK) {                                    \
+                    /* a row a thread: NCH chunks by one bulk copy; the     */    \
+                    /* buffer's barrier expects the tile's bytes            */    \
+                    if (tid == 0)                                                   \
+                        rv__mbar_expect(&rv__bar[(BI)], (unsigned)(TR * NCH * 16)); \
+                    /* (rows dealt over the warps: a warp issues its lanes' */ \
+                    /* copies one after another) */                             \
+                    for (int er = warp + lane * nw; er < TR; er += nt)              \
+                        rv__bulk_copy((BUF) + er * TP, rv__g0 + (int64_t)er * a.src.pitch, \
+                                      (unsigned)(NCH * 16), &rv__bar[(BI)]);        \
+                    rv__bulkb |= 1u << (BI);                                        \
+                } else                                                              \
+                /* thread tid: chunk tid % NCH of rows tid / NCH + i * rp */  \
+                if (tid < rv__rp * NCH) {                                           \
+                    const unsigned char *rv__g = rv__g0 + rv__goff;                 \
+                    rv__ti *rv__d = (BUF) + rv__soff;                               \
+                    _Pragma("unroll 4") for (int er = rv__er0; er < TR; er += rv__rp) { \
+                        rv__cp_async<16>(rv__d, rv__g);                             \
+                        rv__g += rv__gst;                                           \
+                        rv__d += rv__rp * TP;                                       \
+                    }                                                               \
+                }                                                                   \
+                break;                                                              \
+            }                                                                       \
+        }                                                                           \
+        rv__ti *const rv__sb = (BUF) + SH;                                          \
         const rv__ti *rv__gp[C];                                                    \
         rv__ti v[RB][C], ve[EB];                                                    \
         (void)v; (void)ve;                                                          \
@@ -1273,8 +1387,13 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
 #define RV__NBR_TILE(FN)                                                            \
     do {                                                                            \
         constexpr int K = RV_GPU_NBR_ROWS, C = RV_GPU_NBR_COLS;                     \
-        constexpr int TW = 32 * C, TP = RV__NBR_TILE_PITCH(R);                      \
+        constexpr int TW = 32 * C, TP = RV__NBR_TILE_PITCH(R, (int)sizeof(rv__ti)); \
         constexpr int TSZ = RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)); /* one buffer */ \
+        /* 16-byte copies: chunk samples, left shift, chunks a row, chunks */   \
+        /* a thread at most (blocks of one warp) */                             \
+        constexpr int VV = RV__NBR_V(sizeof(rv__ti)), SH = RV__NBR_SH(R, sizeof(rv__ti)); \
+        constexpr int NCH = RV__NBR_NCH(R, sizeof(rv__ti));                         \
+        (void)VV; (void)NCH;                                                        \
         /* a warp copies at most RB rows (by >= 1), each thread at most EB */       \
         /* of the right-hand halo samples */                                        \
         constexpr int RB = K + 2 * R, EB = ((K + 2 * R) * 2 * R + 31) / 32 + (R == 0); \
@@ -1283,6 +1402,15 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
         const int TH = (int)blockDim.y * K, TR = TH + 2 * R;                        \
         const int nw = (int)blockDim.y, warp = (int)threadIdx.y, lane = (int)threadIdx.x; \
         const int nt = 32 * nw, tid = warp * 32 + lane;                             \
+        const bool rv__a16 = (((uintptr_t)a.src.data | (uintptr_t)a.src.pitch) % 16) == 0; \
+        /* 16-byte copies: tile rows a pass (>= 1: NCH <= 32 * by), this  */     \
+        /* thread's first row and chunk, its offsets from the tile's first */    \
+        /* chunk in the source and in a buffer, the source step a pass     */    \
+        const int rv__rp = nt / NCH, rv__er0 = tid / NCH, rv__ec = tid - rv__er0 * NCH; \
+        const int64_t rv__goff = (int64_t)rv__er0 * a.src.pitch + rv__ec * 16;     \
+        const int64_t rv__gst = (int64_t)rv__rp * a.src.pitch;                      \
+        const int rv__soff = rv__er0 * TP + rv__ec * VV;                            \
+        (void)rv__a16; (void)rv__goff; (void)rv__gst; (void)rv__soff;              \
         /* tile t = ty * ntx + tx; block b runs t = b, b + nb, ...: (tx, ty) */  \
         /* stepped by (dx, dy) = (nb % ntx, nb / ntx) with a carry, no       */  \
         /* division a tile (tile counts fit an int: 2^31 tiles would be 2^40 */  \
@@ -1294,8 +1422,17 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
         int tx = rv__b % ntx, ty = rv__b / ntx;                                     \
         const bool rv__vec = C > 1 && (((uintptr_t)a.dst.data | (uintptr_t)a.dst.pitch) % \
                                        (sizeof(rv__to) * C)) == 0;                  \
+        unsigned rv__bulkb = 0, rv__par = 0; /* buffers with bulk copies; phases */ \
+        (void)rv__par;                                                              \
+        if (RV_GPU_NBR_BULK) {                                                      \
+            if (tid == 0) {                                                         \
+                rv__mbar_init(&rv__bar[0]);                                         \
+                rv__mbar_init(&rv__bar[1]);                                         \
+            }                                                                       \
+            __syncthreads();                                                        \
+        }                                                                           \
         if (ty < nty)                                                               \
-            RV__NBR_TILE_LOAD(tx, ty, rv__tile);                                    \
+            RV__NBR_TILE_LOAD(tx, ty, rv__tile, 0);                                 \
         rv__cp_commit();                                                            \
         for (int rv__it = 0; ty < nty; rv__it ^= 1) {                               \
             const int X0 = tx * TW, Y0 = ty * TH;                                   \
@@ -1306,17 +1443,23 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
                 ty++;                                                               \
             }                                                                       \
             rv__cp_wait_all(); /* this thread's copies of tile t landed */          \
+            if (RV_GPU_NBR_BULK && (rv__bulkb >> rv__it & 1u)) {                    \
+                /* its bulk copies: the buffer's barrier, this phase */            \
+                rv__mbar_wait(&rv__bar[rv__it], rv__par >> rv__it & 1u);             \
+                rv__par ^= 1u << rv__it;                                            \
+                rv__bulkb &= ~(1u << rv__it);                                       \
+            }                                                                       \
             __syncthreads();   /* everyone's; and the other buffer is free */       \
             /* (both buffers are 16-byte aligned; told so, the strips read  */   \
             /* neighbour pairs with one 8-byte shared load)                 */   \
             const rv__ti *const rv__cur = (const rv__ti *)__builtin_assume_aligned( \
                 rv__tile + rv__it * TSZ, 16);                                       \
             if (ty < nty) /* (tx, ty) is the next tile now */                        \
-                RV__NBR_TILE_LOAD(tx, ty, rv__tile + (rv__it ^ 1) * TSZ);           \
+                RV__NBR_TILE_LOAD(tx, ty, rv__tile + (rv__it ^ 1) * TSZ, rv__it ^ 1); \
             rv__cp_commit();                                                        \
             const int x0 = X0 + lane * C, y0 = Y0 + warp * K;                       \
             const unsigned char *rv__c0 = (const unsigned char *)(rv__cur +         \
-                (warp * K + R) * TP + lane * C + R);                                \
+                (warp * K + R) * TP + lane * C + R + SH);                           \
             rv__to o[K][C];                                                         \
             _Pragma("unroll") for (int k = 0; k < K; k++)                           \
                 _Pragma("unroll") for (int cc = 0; cc < C; cc++) {                  \
@@ -1357,6 +1500,8 @@ static __device__ __forceinline__ void rv__cp_wait_all(void)
                                  (int)sizeof(rv__ti) <= RV__NBR_TILE_MAXB;          \
         __shared__ __align__(16) rv__ti /* two tile buffers */                      \
             rv__tile[rv__tok ? 2 * RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)) : 1];   \
+        __shared__ __align__(8) unsigned long long rv__bar[RV_GPU_NBR_BULK ? 2 : 1]; \
+        (void)rv__bar;                                                              \
         if (s == 1) {                                                               \
             if (rv__txn >= w && (long long)rv__tyn * RV_GPU_NBR_ROWS_SMALL >= h)   \
                 RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS_SMALL, 1);                       \

@@ -32,6 +32,13 @@
 #define RV_GPU_NBR_COLS 2
 #endif
 #define RV_GPU_NBR_ROWS_SMALL 2
+/** GPU procNbr tile (kernel.h RV__NBR_TILE): 1 = tiles inside the plane are
+ * copied to shared memory in 16-byte chunks (4/8/16-byte samples, rows on
+ * the 16-byte grid); 0 = sample by sample (A/B builds). The CUDA backend
+ * picks the launch shape for it (docs/perf/cuda-tuning.md, round 8). */
+#ifndef RV_GPU_NBR_V16
+#define RV_GPU_NBR_V16 1
+#endif
 
 /** GPU procBox: bytes per template row when the template (reference image)
  * is copied to shared memory: the row rounded up to 16 bytes. The backend

@@ -41,4 +41,35 @@ extern dim3 blockDim, gridDim;
 extern pthread_barrier_t emu_barrier;
 extern unsigned char *emu_dyn_smem; /* the block's dynamic shared memory */
 static inline void __syncthreads(void) { pthread_barrier_wait(&emu_barrier); }
+
+/* cp.async as the hardware may run it: a thread's copies are only queued,
+ * tagged with the number of groups it has committed so far, and performed
+ * when a wait_group lets fewer than n newer committed groups stay pending
+ * (or never, if the kernel does not wait). With the block's shared memory
+ * poisoned before each block, a computation that reads a staged row before
+ * waiting for its group reads the poison and fails the comparison. */
+#include <string.h>
+struct emu_cp { void *d; const void *g; int n, grp; };
+#define EMU_CP_MAX 256
+extern thread_local emu_cp emu_cp_q[EMU_CP_MAX];
+extern thread_local int emu_cp_nq, emu_cp_ngrp;
+[[noreturn]] void emu_unsupported(const char *what);
+static inline void emu_cp_async(void *d, const void *g, int n)
+{
+    if (emu_cp_nq == EMU_CP_MAX)
+        emu_unsupported("more than EMU_CP_MAX pending cp.async copies a thread");
+    emu_cp_q[emu_cp_nq++] = emu_cp{d, g, n, emu_cp_ngrp};
+}
+static inline void emu_cp_commit(void) { emu_cp_ngrp++; }
+static inline void emu_cp_wait(int n)
+{
+    int k = 0;
+    for (int i = 0; i < emu_cp_nq; i++) {
+        if (emu_cp_q[i].grp < emu_cp_ngrp - n)
+            memcpy(emu_cp_q[i].d, emu_cp_q[i].g, (size_t)emu_cp_q[i].n);
+        else
+            emu_cp_q[k++] = emu_cp_q[i];
+    }
+    emu_cp_nq = k;
+}
 #endif

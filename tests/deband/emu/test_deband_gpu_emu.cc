@@ -22,6 +22,9 @@ thread_local dim3 threadIdx, blockIdx;
 dim3 blockDim, gridDim;
 pthread_barrier_t emu_barrier;
 unsigned char *emu_dyn_smem;
+static size_t emu_dyn_smem_size;
+thread_local emu_cp emu_cp_q[EMU_CP_MAX];
+thread_local int emu_cp_nq, emu_cp_ngrp;
 
 typedef void (*entry_fn)(const rv_deband_args);
 extern "C" {
@@ -43,6 +46,12 @@ static void *run_thread(void *p)
         for (unsigned by = 0; by < gridDim.y; by++)
             for (unsigned bx = 0; bx < gridDim.x; bx++) {
                 blockIdx.x = bx; blockIdx.y = by; blockIdx.z = bz;
+                // poison the block's shared memory (nothing staged yet) and
+                // drop copies a kernel left queued without waiting for them
+                emu_cp_nq = 0;
+                if (t->tx == 0 && t->ty == 0 && emu_dyn_smem_size)
+                    memset(emu_dyn_smem, 0xa5, emu_dyn_smem_size);
+                pthread_barrier_wait(&emu_barrier);
                 t->f(*t->a);
                 pthread_barrier_wait(&emu_barrier);
             }
@@ -71,6 +80,7 @@ static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16,
                                           (unsigned)blocks)
               : 0);
     emu_dyn_smem = smem.data();
+    emu_dyn_smem_size = smem.size();
     std::vector<pthread_t> th(256);
     std::vector<targ> ta(256);
     pthread_barrier_init(&emu_barrier, NULL, 256);
@@ -111,7 +121,9 @@ int main(void)
         // with interior tiles (the inner-tile path: no per-pixel border limit)
         {400, 100, 15, 0, 1}, {397, 130, 9, 0, 2},
         // interior tiles of 64 rows too (tile_h32 = 2)
-        {300, 200, 15, 0, 1}};
+        {300, 200, 15, 0, 1},
+        // interior tiles of 96 rows (3 bands of the banded staging)
+        {260, 300, 15, 0, 1}, {270, 290, 11, 0, 2}};
     // aligned: 0 odd addresses / pitches (no vector stores, sample-wise tile
     // staging), 1 pitches of 64 bytes (vector stores, 16-byte staging), 2 pitch
     // = row bytes rounded up to 4 (word staging reads up to the row padding)
@@ -156,7 +168,7 @@ int main(void)
                     a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
                     a.range = c.range;
                     a.interlaced = c.il;
-                    a.tile_h32 = 1 + (t + k + c.w) % 2; // tiles of 32 or 64 rows
+                    a.tile_h32 = 1 + (t + k + c.w) % (c.h >= 250 ? 3 : 2); // tiles of 32, 64, 96 rows
                     // blocks: one a tile, or 1, 2, 3 sharing the tiles (double buffering)
                     const int ntiles = rv_deband_tile_count(&a), var = (t + 2 * k) % 4;
                     const int blocks = var == 0 ? ntiles : var < ntiles ? var : ntiles;

@@ -103,18 +103,20 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
 
 /** The library's tiled launch (rv_deband_apply): one tile a block; tiles
  * of 96 rows when that still gives >= 500 tiles (4K frames, 1080p 4:4:4),
- * else 64 rows for sample mode 0 and 32 for modes 1-2 (1080p 4:2:0). Taller
- * tiles stage fewer border rows a pixel ((th + 2 range) / th) but give fewer
- * blocks; the choice is the fastest of the launch shapes measured on an
- * H200 (docs/perf/deband.md, run D). Sets a->tile_h32 (planes and range
- * set) and returns the number of tiles = blocks. */
+ * else 32 rows (1080p 4:2:0). Taller tiles stage fewer border rows a pixel
+ * ((th + 2 range) / th) but give fewer blocks; the choice is the fastest of
+ * the launch shapes measured on an H200 (docs/perf/deband.md, runs D and
+ * E2: with the 8-bit entries at 40 registers, 32 rows beat 64 in mode 0
+ * too). `sample_mode` is unused (kept for the callers). Sets a->tile_h32
+ * (planes and range set) and returns the number of tiles = blocks. */
 #define RV_DEBAND_MIN_TALL_TILES 500
 RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
 {
+    (void)sample_mode;
     a->tile_h32 = 3;
     if (rv_deband_tile_count(a) >= RV_DEBAND_MIN_TALL_TILES)
         return (unsigned)rv_deband_tile_count(a);
-    a->tile_h32 = sample_mode == 0 ? 2 : 1;
+    a->tile_h32 = 1;
     return (unsigned)rv_deband_tile_count(a);
 }
 

@@ -119,9 +119,11 @@ typedef struct RV_DwtSettings {
                                 context, one stripe after the other. Not owned. */
     long long col_fuse_min;  /* in place, GPU: a level's columns go through the fused
                                 pass (dwt_halo + dwt_colfused) only when the level has
-                                at least this many samples; smaller levels take one
-                                column pass per lifting step (fewer launches, no halo
-                                copies: faster below about 3K x 3K on an H200).
+                                at least this many samples, or when its halos fit the
+                                halo buffer level 0 holds in one group; other levels
+                                take one column pass per lifting step (fewer launches,
+                                no halo copies: faster below about 3K x 3K on an H200
+                                with 3 groups a level).
                                 0 (default): 1 << 23 samples; 1: always fused. The
                                 CPU backend always fuses (when fuse_max_shared > 0). */
     unsigned gpu_variant;    /* GPU kernel variants, for tests and benchmarks (results
@@ -131,7 +133,8 @@ typedef struct RV_DwtSettings {
 } RV_DwtSettings;
 
 /** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
-    COL_SHARED: those of dwt4). */
+    COL_SHARED: those of dwt4; ROW_SHARED | INPLACE_NO_SCRATCH | HALO_OWN: the default of
+    dwt6). */
 typedef enum RV_DwtGpuVariant {
     RV_DWT_VARIANT_COL_SYNC = 1, /* column tiles loaded 4 bytes a thread through registers
                                     and stored 4 bytes a thread, instead of 16-byte
@@ -149,10 +152,26 @@ typedef enum RV_DwtGpuVariant {
                                     (dwt_colreg) */
     RV_DWT_VARIANT_COL_REG_128 = 16, /* the in-place tiles (128 pairs) in registers too, with
                                     16 thread rows (measured slower: off) */
-    RV_DWT_VARIANT_COL_INPLACE_64 = 32 /* in-place column tiles of 64 pairs instead of 128 (so
+    RV_DWT_VARIANT_COL_INPLACE_64 = 32, /* in-place column tiles of 64 pairs instead of 128 (so
                                     they lift in registers unless COL_SHARED, at the cost
                                     of twice the saved halo rows; measured 0.89-0.94x as
                                     fast in place on an H200: off) */
+    RV_DWT_VARIANT_ROW_SHARED = 64, /* one-level rows lift in shared memory, one barrier a
+                                    step (dwt_rowasync, the default of dwt6), instead of in
+                                    registers by dwt_rowreg (block layout; CDF 5/3, 9/7,
+                                    DD(13,7): lanes own interleaved pairs, taps by warp
+                                    shuffles, one barrier a row) */
+    RV_DWT_VARIANT_INPLACE_NO_SCRATCH = 128, /* in place, 2-D: every level in place, instead
+                                    of levels whose LL region fits the column halo buffer
+                                    of level 0 (about n/32 bytes, held anyway) going rows
+                                    into that buffer and columns back with the
+                                    out-of-place kernels (2 launches a level) */
+    RV_DWT_VARIANT_HALO_OWN = 256 /* in place, 2-D: column groups of about n/32 bytes of
+                                    halo of the level's own size (3 groups a level) and
+                                    levels below col_fuse_min a pass per step, instead of
+                                    groups as large as level 0's halo buffer allows (one
+                                    where it fits) and the fused pass for every level
+                                    whose halos fit it in one group; memory unchanged */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
