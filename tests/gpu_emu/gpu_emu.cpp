@@ -78,6 +78,7 @@ static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; r
  * left unwaited when a thread ends are counted as errors. */
 #define RV__EMU_CP_ASYNC 1
 static bool emu_cp_lazy = true;
+static long emu_progress; /* barriers, shuffles, copies and arrivals passed, threads ended */
 static long emu_cp_left = 0;
 struct emu_cp { void *dst; unsigned char val[16]; int n; };
 static std::vector<emu_cp> emu_cp_q[1024];
@@ -100,8 +101,9 @@ static void rv__cp_wait_all()
 /* Bulk copies and their mbarrier (RV_GPU_NBR_BULK): a copy is counted
  * against the barrier it names; in the lazy mode it lands only when the
  * barrier's phase completes (arrival with expect_tx seen and all expected
- * bytes copied; copies may come before the arrival, as on the hardware),
- * in the eager mode at once. A wait on a phase not yet complete yields to
+ * bytes copied; copies may come before the arrival, as on the hardware)
+ * and a thread waits on it (the latest the hardware may complete it, so a
+ * tile read without a wait sees stale data), in the eager mode at once. A wait on a phase not yet complete yields to
  * the other threads of the block (the hardware spins); a wait that never
  * completes (bytes missing or in excess), a second arrival in one phase,
  * or copies never waited for fail the case. */
@@ -114,9 +116,9 @@ static void rv__mbar_init(unsigned long long *bar)
     emu_bars.push_back(emu_bar{0, 0, 0, false, {}, {}});
     *bar = emu_bars.size() - 1;
 }
-static void emu_bar_try(emu_bar &b)
+static void emu_bar_try(emu_bar &b, bool waiting = false)
 {
-    if (b.arrived && b.copied == b.expect) {
+    if (b.arrived && b.copied == b.expect && (waiting || !emu_cp_lazy)) {
         for (auto &c : b.q) memcpy(c.dst, c.val, (size_t)c.n);
         for (size_t i = 0; i < b.big.size(); i++) memcpy(*(void **)b.big[i].data(), b.big[i].data() + sizeof(void *), b.big[i].size() - sizeof(void *));
         b.q.clear(); b.big.clear();
@@ -128,6 +130,7 @@ static void rv__mbar_expect(unsigned long long *bar, unsigned bytes)
     emu_bar &b = emu_bar_of(bar);
     if (b.arrived) emu_bar_errors++; /* two arrivals on a barrier of count 1 */
     b.expect += bytes; b.arrived = true;
+    emu_progress++;
     emu_bar_try(b);
 }
 static void rv__bulk_copy(void *d, const void *s, unsigned bytes, unsigned long long *bar)
@@ -142,13 +145,24 @@ static void rv__bulk_copy(void *d, const void *s, unsigned bytes, unsigned long 
         b.big.push_back(std::move(v));
     }
     b.copied += bytes;
+    emu_progress++;
     emu_bar_try(b);
 }
+static void emu_yield();
 static void rv__mbar_wait(unsigned long long *bar, unsigned parity)
 {
-    for (int spins = 0; (emu_bar_of(bar).phase & 1u) == parity; spins++) {
-        if (spins > 4) { emu_bar_errors++; return; }
-        emu_sync(); /* the other threads run (and issue their copies) */
+    /* spins (yielding to the other threads, not a barrier arrival) while
+     * the phase is open; a wait through which no thread of the block makes
+     * progress for a few rounds never completes: a failure */
+    long seen = emu_progress;
+    for (int idle = 0; (emu_bar_of(bar).phase & 1u) == parity;) {
+        emu_bar_try(emu_bar_of(bar), true);
+        if ((emu_bar_of(bar).phase & 1u) != parity)
+            break;
+        if (idle > 4) { emu_bar_errors++; return; }
+        emu_yield(); /* the other threads run (and issue their copies) */
+        idle = emu_progress == seen ? idle + 1 : 0;
+        seen = emu_progress;
     }
 }
 #define __builtin_assume_aligned(p, n) (p)
@@ -171,7 +185,6 @@ static entry emu_f;
 static const rv_args *emu_a;
 static std::vector<char> emu_stacks;
 static unsigned emu_nt;     /* threads of the running block */
-static long emu_progress;   /* barriers and shuffles passed, threads ended */
 static unsigned emu_bar[1024]; /* barriers each thread has reached */
 static void emu_yield()
 {
