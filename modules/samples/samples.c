@@ -137,6 +137,7 @@ RV_PROC_BOXR(sad_rs2, sad_band, rgba, rgba, rv_noparam, 4, 2)
 RV_PROC_BOXR(sad_rs8, sad_band, rgba, rgba, rv_noparam, 4, 8)
 /* round 7's sad (two windows, two rows a pass) with its rows over 4 threads */
 RV_PROC_BOXR(sad_g2rs4, sad_band2, rgba, rgba, rv_noparam, 2, 4)
+RV_PROC_BOXR(sad_g2rs2, sad_band2, rgba, rgba, rv_noparam, 2, 2)
 
 /* The thesis' form: one window a call, pixel by pixel. */
 RV_FN int32_t sad1(rv_win w, const rv_noparam *prm)

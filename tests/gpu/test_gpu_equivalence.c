@@ -268,6 +268,7 @@ static const box_case box_cases[] = {
     {"sad_rs2", RV_FMT_RGBA8, 1},
     {"sad_rs8", RV_FMT_RGBA8, 1},
     {"sad_g2rs4", RV_FMT_RGBA8, 1},
+    {"sad_g2rs2", RV_FMT_RGBA8, 1},
     {"ssd8", RV_FMT_GRAY8, 1},
     {"meanf", RV_FMT_GRAYF32, 0},
 };

@@ -590,7 +590,7 @@ int main()
                     }
     /* RV_PROC_BOXR (row-additive scores, template rows split over R threads
      * whose partial sums are added by shuffles): every reduction with blocks
-     * of 8, 32 and 64 threads (R lanes a group; warp and block reductions
+     * of 8, 64 and 256 threads (1, 2 and up to 8 bands of warps; warp and block reductions
      * by real shuffles between the emulated threads), templates on and off
      * the 16-byte grid, so both the 16-byte path of rv_win_sad_rows_rgba
      * (groups starting on the 16-byte grid) and the row path run */
@@ -605,12 +605,14 @@ int main()
                 /* 0 off the grid; 4: 1 with the image rows off the grid */
                 for (int sm = 0; sm <= 4; sm++)
                     for (unsigned gx : {1u, 3u, 16u})
-                        for (unsigned bt : {8u, 64u}) {
+                        for (unsigned bt : {8u, 64u, 256u}) {
+                            if (bt == 256u && (sm != 1 || gx != 3u))
+                                continue; /* (emulating 256 threads is slow) */
                             emu_tpl_odd = sm == 2 || sm == 3;
                             emu_img_odd = sm == 4;
                             const bool smem = sm == 1 || sm == 2 || sm == 4;
 #define BR(NAME) rf += check_box<int32_t, RV_Pixel, RV_Pixel>(#NAME, rvk_##NAME, sad_def, b[0], b[1], b[2], b[3], s, red, smem, gx, true, bt); rr++;
-                            BR(sad_rs4) BR(sad_rs1) BR(sad_rs2) BR(sad_rs8) BR(sad_g2rs4)
+                            BR(sad_rs4) BR(sad_rs1) BR(sad_rs2) BR(sad_rs8) BR(sad_g2rs4) BR(sad_g2rs2)
                         }
     emu_tpl_odd = emu_img_odd = 0;
     printf("boxr: %d runs, %d failed\n", rr, rf);

@@ -50,8 +50,8 @@
  *                    w.n (<= G) windows to acc[k] (rv_win_sad_rows_rgba).
  *                    The library owns the split: on the CPU one call over
  *                    all rows (acc from 0); on the GPU the rows in R (1, 2,
- *                    4 or 8) contiguous chunks on R adjacent threads, their
- *                    partial sums added by warp shuffles. Scores and tie
+ *                    4 or 8) contiguous bands on R warps, their partial
+ *                    sums added through shared memory. Scores and tie
  *                    order equal RV_PROC_BOX's with the summed function. The
  *                    form takes int32 scores only: integer adds give the
  *                    same total in any grouping; a float sum would depend
@@ -1825,56 +1825,71 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
             rv__box_finish(p, red, a.scratch);                                      \
     }
 
-/* procBox with row-additive integer scores (RV_PROC_BOXR): R adjacent
- * threads (lanes of one warp: R divides 32 and the block) score one group
- * of G windows, thread c over the template rows of chunk c (R contiguous
- * chunks of an even number of rows, the last ones shorter or empty); the R
- * partial scores are added by shuffles within the R lanes (integer adds:
- * the same sums as the CPU's), and thread c = 0 takes the group's windows.
- * The R threads of a group run the same loop (same group index), so the
- * shuffles see all R lanes. The backend launches groups x R threads. */
+/* procBox with row-additive integer scores (RV_PROC_BOXR): the block's
+ * warps form nb = R bands (fewer when the block is not a multiple of 32 R
+ * threads: halved until it is, 1 for blocks under 64); warp w works on band
+ * w % nb, and lane l of warps w and w' with w / nb == w' / nb on the same
+ * group of G windows. So a warp reads the image rows of 32 adjacent groups,
+ * as RV_PROC_BOXN's warps do (coalesced), and the template row of its band
+ * (one address a warp). Band c scores template rows [c ch, (c + 1) ch) (ch
+ * even, the last bands shorter or empty); bands 1.. put their partial sums
+ * in shared memory, band 0 adds them (integer adds: the CPU's sums) and
+ * takes the group's windows. The loop runs the same number of passes in
+ * every thread of a block (its barriers); a pass past the last group does
+ * no work. The backend launches groups x R threads. */
 #define RV_PROC_BOXR(NAME, FN, TIN, TREF, PT, G, R)                                 \
     RV__DESC_BOXR(NAME, TIN, TREF, RV__PSIZE(PT), G, R)                             \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
         RV__BOX_GPU_HEAD(TREF, PT)                                                  \
+        __shared__ int32_t rv__bx[RV__BOX_BLOCK * (G)];                             \
         const int gcols = (cols + (G) - 1) / (G);                                   \
         const long long npos = (long long)rows * gcols;                             \
-        const int rc = tid & ((R) - 1); /* this thread's row chunk */               \
-        const unsigned gmask = (R) >= 32 ? 0xffffffffu                              \
-                             : ((1u << ((R) & 31)) - 1u) << ((tid & 31) & ~((R) - 1)); \
-        const int ch = ((win.h + (R) - 1) / (R) + 1) & ~1;                          \
-        const int rj0 = RV__MIN(rc * ch, win.h), rj1 = RV__MIN(rj0 + ch, win.h);     \
-        const long long p0 = ((long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid) / (R); \
-        const long long pn = (long long)gridDim.x * gridDim.y * nt / (R);           \
-        int i = (int)(p0 % gcols), j = (int)(p0 / gcols);                           \
-        const int di = (int)(pn % gcols), dj = (int)(pn / gcols);                   \
-        for (long long q = p0; q < npos; q += pn) {                                 \
+        int nb = (R);                                                               \
+        while (nb > 1 && nt % (32 * nb) != 0) nb >>= 1;                             \
+        const int gpb = nt / nb;                  /* groups a block and pass */     \
+        const int band = nb > 1 ? (tid >> 5) % nb : 0;                              \
+        const int slot = nb > 1 ? ((tid >> 5) / nb) * 32 + (tid & 31) : tid;        \
+        const int ch = ((win.h + nb - 1) / nb + 1) & ~1;                            \
+        const int rj0 = RV__MIN(band * ch, win.h), rj1 = RV__MIN(rj0 + ch, win.h);  \
+        const long long pn = (long long)gridDim.x * gridDim.y * gpb;                \
+        for (long long qb = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * gpb; \
+             qb < npos; qb += pn) {                                                 \
+            const long long q = qb + slot;                                          \
+            const bool live = q < npos;                                             \
+            const int i = live ? (int)(q % gcols) : 0;                              \
             const int c0 = i * (G);                                                 \
             int cs, n;                                                              \
             RV__BOXN_GROUP(c0, cols, cs, n, G);                                     \
             win.x = cs * s;                                                         \
-            win.y = j * s;                                                          \
+            win.y = live ? (int)(q / gcols) * s : 0;                                \
             win.n = n;                                                              \
             int32_t rv__sc[RV_BOXN] = {0, 0, 0, 0};                                 \
-            if (s == 1 && rv__tsm) {                                                \
-                const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp,   \
-                                   win.x, win.y, win.w, win.h, 1, win.n};           \
-                FN(w1, rj0, rj1, prm, rv__sc);                                      \
-            } else {                                                                \
-                FN(win, rj0, rj1, prm, rv__sc);                                     \
+            if (live) {                                                             \
+                if (s == 1 && rv__tsm) {                                            \
+                    const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp, \
+                                       win.x, win.y, win.w, win.h, 1, win.n};       \
+                    FN(w1, rj0, rj1, prm, rv__sc);                                  \
+                } else {                                                            \
+                    FN(win, rj0, rj1, prm, rv__sc);                                 \
+                }                                                                   \
             }                                                                       \
-            _Pragma("unroll") for (int b = 1; b < (R); b <<= 1)                     \
-                _Pragma("unroll") for (int k = 0; k < (G); k++)                     \
-                    rv__sc[k] += __shfl_xor_sync(gmask, rv__sc[k], b);              \
-            if (rc == 0)                                                            \
+            if (nb > 1) {                                                           \
+                if (band > 0)                                                       \
+                    _Pragma("unroll") for (int k = 0; k < (G); k++)                 \
+                        rv__bx[((band - 1) * (G) + k) * gpb + slot] = rv__sc[k];    \
+                __syncthreads();                                                    \
+                if (band == 0)                                                      \
+                    for (int c = 1; c < nb; c++)                                    \
+                        _Pragma("unroll") for (int k = 0; k < (G); k++)             \
+                            rv__sc[k] += rv__bx[((c - 1) * (G) + k) * gpb + slot];  \
+                __syncthreads();                                                    \
+            }                                                                       \
+            if (live && band == 0)                                                  \
                 _Pragma("unroll") for (int k = 0; k < (G); k++)                     \
                     if (k >= c0 - cs && k < n)                                      \
                         RV__BOX_GPU_TAKE(i32, rv__sc[k], (cs + k) * s, win.y);      \
-            i += di;                                                                \
-            j += dj;                                                                \
-            if (i >= gcols) { i -= gcols; j++; }                                    \
         }                                                                           \
         if (red != RV_REDUCE_NONE)                                                  \
             rv__box_finish(p, red, a.scratch);                                      \
