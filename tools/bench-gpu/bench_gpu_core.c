@@ -22,16 +22,15 @@
  * Image operations rotate over several input/output sets (>= 256 MiB in
  * all) so that the L2 cache (50-60 MB) does not hold the inputs.
  *
- * Template matching: sad-tm is the sample `sad` (RV_PROC_BOXN_G, two
- * adjacent windows a thread, two template rows a pass), sad-tm1 the
- * one-window form `sad1` (the kernel before round 6b), same run; then the
- * other forms of round 7: sad-g4 (four windows a thread, one template row a
- * pass: round 6b's sad), sad-g2 (two windows, one row), sad-r2 (four
- * windows, two rows) and sad-tm' (`sad` again, for the run's spread);
- * then round 8's RV_PROC_BOXR forms (template rows of a group split over
- * R threads): sad-rs4/1/2/8 (four windows a group, 16-byte reads, R = 4,
- * 1, 2, 8), sad-g2rs4 (round 7's sad split over 4 threads), sad-tm'' and
- * sad-rs4' (both again, for the spread).
+ * Template matching: sad-tm is the sample `sad_rs4` (RV_PROC_BOXR: four
+ * adjacent windows a group, 16-byte reads, template rows in 4 bands of
+ * warps, docs/perf/cuda-tuning.md round 9), sad-boxn the sample `sad`
+ * (RV_PROC_BOXN_G: two windows a thread, two template rows a pass, round
+ * 7), sad-tm1 the one-window form `sad1`, same run; then the other forms:
+ * sad-g4, sad-g2, sad-r2 (round 7), sad-rs1/2/8 (sad_rs4 at R = 1, 2, 8),
+ * sad-g2rs4 and sad-g2rs2 (`sad`'s two-row helper over 4 and 2 bands), and
+ * sad-tm', sad-boxn' (both again, for the run's spread). --sad also prints
+ * the launch shapes (direct launches) of the multi-window forms.
  *
  * Usage: rv-bench-gpu-core [--quick] [--sad] (--sad: template matching
  * only, no torch). Exits 77 without a GPU.
@@ -840,27 +839,29 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             bench_size(sizes[i][0], sizes[i][1]);
     }
-    bench_tm(sm, clock_khz, "sad", "sad-tm", 1);
+    /* sad-tm: the library's fastest form of the SAD score, RV_PROC_BOXR
+     * (row-additive: four windows a group, 16-byte reads, template rows in
+     * R = 4 bands of warps; round 9); sad-boxn: `sad`, the window-score form
+     * (RV_PROC_BOXN, two windows and two template rows a pass; round 7);
+     * sad-tm1: one window a call, the thesis' form */
+    bench_tm(sm, clock_khz, "sad_rs4", "sad-tm", 1);
+    bench_tm(sm, clock_khz, "sad", "sad-boxn", 0);
     bench_tm(sm, clock_khz, "sad1", "sad-tm1", 0);
-    /* the other forms of `sad` (round 7), same scores: four windows a
-     * thread, one row a pass (round 6b's sad); two windows, one row; four
-     * windows, two rows; then `sad` again (the run's spread) */
+    /* the other forms, same scores: four windows a thread, one row a pass
+     * (round 6b); two windows, one row; four windows, two rows (round 7);
+     * RV_PROC_BOXR at R = 1, 2, 8, and `sad`'s two-row helper over R = 4
+     * and 2 bands (round 9); then sad-tm and sad-boxn again (the run's
+     * spread) */
     bench_tm(sm, clock_khz, "sad_g4", "sad-g4", 0);
     bench_tm(sm, clock_khz, "sad_g2", "sad-g2", 0);
     bench_tm(sm, clock_khz, "sad_r2", "sad-r2", 0);
-    bench_tm(sm, clock_khz, "sad", "sad-tm'", 0);
-    /* round 8: RV_PROC_BOXR, each group's template rows split over R
-     * threads (partials added by shuffles); four windows a group with
-     * 16-byte reads (rv_win_sad_rows_rgba) at R = 4, 1, 2, 8, and round 7's
-     * sad (two windows, two rows a pass) split over 4 threads */
-    bench_tm(sm, clock_khz, "sad_rs4", "sad-rs4", 0);
     bench_tm(sm, clock_khz, "sad_rs1", "sad-rs1", 0);
     bench_tm(sm, clock_khz, "sad_rs2", "sad-rs2", 0);
     bench_tm(sm, clock_khz, "sad_rs8", "sad-rs8", 0);
     bench_tm(sm, clock_khz, "sad_g2rs4", "sad-g2rs4", 0);
     bench_tm(sm, clock_khz, "sad_g2rs2", "sad-g2rs2", 0);
-    bench_tm(sm, clock_khz, "sad", "sad-tm''", 0);
-    bench_tm(sm, clock_khz, "sad_rs4", "sad-rs4'", 0);
+    bench_tm(sm, clock_khz, "sad_rs4", "sad-tm'", 0);
+    bench_tm(sm, clock_khz, "sad", "sad-boxn'", 0);
     if (sad_only)
         bench_tm_shapes(sm);
 
