@@ -7,15 +7,19 @@
  *
  * How: the GPU half of kernel.h is compiled by the host C++ compiler with
  * the few CUDA built-ins it uses defined here (threadIdx & co. as globals,
- * fences as no-ops, shuffles returning an invalid partial, %dynamic_smem_size
- * from a variable). The threads of a block run as coroutines: a barrier
- * switches to the next thread, so the procNbr shared tile (loaded by the
- * whole block, then read by every thread) is exact for any grid. procBox runs with one
- * thread a block (its block reduction needs no other thread then), and
- * without reduction also with blocks of 5, 37 and 64 threads (the template
- * copy to shared memory by the whole block); the grid-wide reduction through scratch and the counter is
- * exercised with 1 to 1000 blocks. pixel.h's GPU-only code (__vsadu4 and
- * the lop3 bit-select in rv_abs_diff) is not covered: the host form is used.
+ * fences as no-ops, %dynamic_smem_size from a variable). The threads of a
+ * block run as coroutines on one OS thread: __syncthreads() waits until
+ * every thread of the block has reached it (or ended), a warp shuffle
+ * waits until every lane of its mask has posted its value (a lane of the
+ * mask that ended first, or a caller outside its own mask, fails the
+ * case), cp.async copies land at the latest moment the hardware allows
+ * (the issuing thread's wait) and bulk copies at the first wait on their
+ * mbarrier phase. So the procNbr shared tile, the procBox template copy
+ * and the warp and block reductions (procBox with blocks of 5, 37 and 64
+ * threads, reductions with 32 and 64) are exact for any grid; the grid-wide reduction through scratch
+ * and the counter is exercised with 1 to 1000 blocks. pixel.h's GPU-only
+ * code (__vsadu4 and the lop3 bit-select in rv_abs_diff) is not covered:
+ * the host form is used.
  *
  * The reference evaluates every sample position from the definition:
  * procNbr with clamping at every position and the result filling its S x S
@@ -489,6 +493,9 @@ static int32_t sad_def(rv_win w)
     return sum;
 }
 
+#ifndef RV_EMU_NBR_ONLY
+#define RV_EMU_NBR_ONLY 0
+#endif
 int main()
 {
     int fails = check_pixel_helpers(), runs = 0;
@@ -535,6 +542,8 @@ int main()
             }
         }
     printf("nbr: %d runs, %d failed\n", runs, fails);
+    int bf = 0, br = 0;
+    if (!RV_EMU_NBR_ONLY) { /* the variant builds differ in procNbr's tile copies only */
     int pf = 0, pr = 0;
     rv_threshold_params tp90 = {90};
     for (int odd = 0; odd <= 1; odd++)
@@ -563,7 +572,6 @@ int main()
     printf("pix/comp: %d runs, %d failed\n", pr, pf);
     fails += pf;
     runs += pr;
-    int bf = 0, br = 0;
     /* {W, H, box}: odd boxes, boxes narrower than 4, rows of 1, 2, 3, 4, 5
      * and 13+ windows (RV_PROC_BOXN: fewer windows than RV_BOXN, exactly
      * RV_BOXN, a last group moved left) */
@@ -580,18 +588,25 @@ int main()
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_g2", rvk_sad_g2, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_r2", rvk_sad_r2, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_g4", rvk_sad_g4, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
-                        if (red == RV_REDUCE_NONE && gx <= 16) /* blocks of several threads: the */
-                            for (unsigned bt : {64u, 37u, 5u}) { /* template copy (no shuffles here) */
+                        /* blocks of several threads: the template copy, */
+                        /* and the warp and block reductions by shuffles */
+                        /* between the emulated threads */
+                        /* (the backend's reduction blocks are whole warps) */
+                        if (gx <= 16)
+                            for (unsigned bt : red == RV_REDUCE_NONE ? std::vector<unsigned>{64u, 37u, 5u} : std::vector<unsigned>{32u, 64u}) {
                                 bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;
                                 bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;
+                                if (red != RV_REDUCE_NONE) {
+                                    bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad1", rvk_sad1, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;
+                                    bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false, bt); br++;
+                                }
                             }
                         bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false); br++;
                     }
-    /* RV_PROC_BOXR (row-additive scores, template rows split over R threads
-     * whose partial sums are added by shuffles): every reduction with blocks
-     * of 8, 64 and 256 threads (1, 2 and up to 8 bands of warps; warp and block reductions
-     * by real shuffles between the emulated threads), templates on and off
+    /* RV_PROC_BOXR (row-additive scores, template rows in bands of warps
+     * whose partial sums are added through shared memory): every reduction
+     * with blocks of 8, 64 and 256 threads (1, 2 and up to 8 bands), templates on and off
      * the 16-byte grid, so both the 16-byte path of rv_win_sad_rows_rgba
      * (groups starting on the 16-byte grid) and the row path run */
     const int rsz[][4] = {{9, 7, 3, 2}, {20, 15, 5, 4}, {33, 21, 7, 9}, {12, 12, 12, 12}, {40, 30, 1, 1},
@@ -620,6 +635,7 @@ int main()
     br += rr;
     printf("box: %d runs, %d failed\n", br, bf);
     fails += bf;
+    }
     printf("%d passed, %d failed\n", runs + br - fails, fails);
     return fails != 0;
 }
