@@ -109,6 +109,36 @@ RV_PROC_BOXN(sad_g4, sad_row, rgba, rgba, i32, rv_noparam)
 RV_PROC_BOXN_G(sad_g2, sad_row, rgba, rgba, i32, rv_noparam, 2)
 RV_PROC_BOXN(sad_r2, sad_rows2, rgba, rgba, i32, rv_noparam)
 
+/* Row-additive forms (RV_PROC_BOXR): the element function adds the rows
+ * j0 .. j1-1 of its windows; on the GPU the library splits the template
+ * rows of each group over R adjacent threads and adds their partial sums
+ * (docs/perf/cuda-tuning.md round 8). Same scores and tie order as sad1.
+ * sad_band: rv_win_sad_rows_rgba (16-byte reads of image and template for
+ * four windows at S = 1); sad_band2: two rows a pass with the round-7
+ * helper (rv_win_sad_rows2_rgba), for the split alone. */
+RV_FN void sad_band(rv_win w, int j0, int j1, const rv_noparam *prm, int32_t *acc)
+{
+    (void)prm;
+    rv_win_sad_rows_rgba(w, j0, j1, acc);
+}
+RV_FN void sad_band2(rv_win w, int j0, int j1, const rv_noparam *prm, int32_t *acc)
+{
+    (void)prm;
+    int j = j0;
+    for (; j + 2 <= j1; j += 2)
+        rv_win_sad_rows2_rgba(w, j, acc);
+    if (j < j1)
+        rv_win_sad_row_rgba(w, j, acc);
+}
+/* sad_rsR: four windows a group, R threads a group */
+RV_PROC_BOXR(sad_rs4, sad_band, rgba, rgba, rv_noparam, 4, 4)
+RV_PROC_BOXR(sad_rs1, sad_band, rgba, rgba, rv_noparam, 4, 1)
+RV_PROC_BOXR(sad_rs2, sad_band, rgba, rgba, rv_noparam, 4, 2)
+RV_PROC_BOXR(sad_rs8, sad_band, rgba, rgba, rv_noparam, 4, 8)
+/* round 7's sad (two windows, two rows a pass) with its rows over 4 threads */
+RV_PROC_BOXR(sad_g2rs4, sad_band2, rgba, rgba, rv_noparam, 2, 4)
+RV_PROC_BOXR(sad_g2rs2, sad_band2, rgba, rgba, rv_noparam, 2, 2)
+
 /* The thesis' form: one window a call, pixel by pixel. */
 RV_FN int32_t sad1(rv_win w, const rv_noparam *prm)
 {

@@ -679,14 +679,24 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
          * (the entry loops), which also bounds the partials to combine. */
         /* an RV_PROC_BOXN entry scores that many adjacent windows a thread */
         const int wpt = RV_KFLAG_GET_BOX_WINDOWS(k->desc.flags);
-        const long long npos = (long long)call->rows * ((call->cols + wpt - 1) / wpt);
+        /* an RV_PROC_BOXR entry gives each group that many threads (its
+         * template rows split over them) */
+        const int tpg = RV_KFLAG_GET_BOX_ROWSPLIT(k->desc.flags);
+        const long long npos = (long long)call->rows * ((call->cols + wpt - 1) / wpt) * tpg;
         /* every block first copies the template to shared memory: blocks
          * of 64 make twice the copies of 128, each thread copying twice as
          * much. With a shared template, stop at 128 threads once that still
          * gives a block to every multiprocessor (measured on an H200, sad
          * 395x372, docs/perf/cuda-tuning.md round 7: 0.1331-0.1347 ms at
          * 384 blocks of 128 against 0.1434-0.1441 at 767 of 64) */
-        const int bmin = box_ref_shared_bytes(k, a) > 0 && cdiv(npos, 128) >= (unsigned)st->sm_count ? 128 : 64;
+        int bmin = box_ref_shared_bytes(k, a) > 0 && cdiv(npos, 128) >= (unsigned)st->sm_count ? 128 : 64;
+        /* RV_PROC_BOXR: blocks of 256 (R bands of warps over 256 / R
+         * groups) while that still gives a block to every multiprocessor
+         * (H200, 395x372 search: sad_rs4 0.116 ms direct at 386 x 256
+         * against 0.124-0.130 at 772 x 128; round 9 in
+         * docs/perf/cuda-tuning.md) */
+        if (tpg > 1 && box_ref_shared_bytes(k, a) > 0 && cdiv(npos, 256) >= (unsigned)st->sm_count)
+            bmin = 256;
         int blk = kb->block;
         while (blk > bmin && (long long)cdiv(npos, blk) < 4LL * st->sm_count)
             blk /= 2;

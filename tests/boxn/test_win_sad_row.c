@@ -125,6 +125,71 @@ static void test_helper_vs_loop(void **state)
     assert_true(checked > 1000);
 }
 
+/* The band helper rv_win_sad_rows_rgba (CPU: row by row, any n and S) and
+ * its 16-byte form rv__win_sad_rows_v4_rgba (the GPU's, for four windows at
+ * S = 1 on the 16-byte grid; called directly here): rows j0 .. j1-1, empty
+ * bands included, against plain loops. The image rows are 16-byte aligned
+ * with the pitch rounded up to 16 bytes and no spare bytes after the last
+ * row's pitch, so an ASan build catches a 16-byte read past them. */
+static void test_rows_band(void **state)
+{
+    (void)state;
+    uint64_t seed = 4242;
+    const int widths[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 16, 17, 18, 19, 70};
+    long long checked = 0;
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+        for (int extra = 0; extra <= 5; extra++) {
+            const int ww = widths[wi], wh = 5;
+            const int W = ww + 3 + extra, H = wh + 2;
+            const int64_t ip = ((int64_t)W * 4 + 15) / 16 * 16, tp = ((int64_t)ww * 4 + 15) / 16 * 16;
+            unsigned char *img = aligned_alloc(16, (size_t)(ip * H));
+            unsigned char *tpl = aligned_alloc(16, (size_t)(tp * wh));
+            assert_non_null(img);
+            assert_non_null(tpl);
+            for (int64_t k = 0; k < ip * H; k++) img[k] = (unsigned char)rnd(&seed);
+            for (int64_t k = 0; k < tp * wh; k++) tpl[k] = (unsigned char)rnd(&seed);
+            static const int bands[][2] = {{0, 5}, {1, 3}, {2, 2}, {4, 5}, {0, 1}};
+            for (int x = 0; x + 3 + ww <= W; x++)
+                for (int y = 0; y + wh <= H; y++)
+                    for (size_t bi = 0; bi < sizeof bands / sizeof bands[0]; bi++) {
+                        const int j0 = bands[bi][0], j1 = bands[bi][1];
+                        rv_win w = {img, ip, tpl, tp, x, y, ww, wh, 1, 4};
+                        int32_t want[RV_BOXN], a1[RV_BOXN], a2[RV_BOXN];
+                        for (int k = 0; k < RV_BOXN; k++)
+                            want[k] = a1[k] = a2[k] = (int32_t)(rnd(&seed) % 1000) - 500;
+                        for (int k = 0; k < 4; k++)
+                            for (int j = j0; j < j1; j++)
+                                want[k] += plain_row_sad(img, ip, tpl, tp, x + k, y + j, j, ww, 1);
+                        rv_win_sad_rows_rgba(w, j0, j1, a1);
+                        assert_int_equal(rv__sad_v4_ok(w), x % 4 == 0);
+                        if (x % 4 == 0)
+                            rv__win_sad_rows_v4_rgba(w, j0, j1, a2);
+                        for (int k = 0; k < RV_BOXN; k++)
+                            if (a1[k] != want[k] || (x % 4 == 0 && a2[k] != want[k]))
+                                fail_msg("band ww=%d W=%d x=%d y=%d rows %d..%d window %d: %d / %d, want %d", ww, W, x,
+                                         y, j0, j1, k, a1[k], a2[k], want[k]);
+                        checked++;
+                    }
+            /* fewer than four windows, S = 2: the row path */
+            for (int n = 1; n <= 3; n++) {
+                rv_win w = {img, ip, tpl, tp, 0, 0, (ww + 1) / 2, 3, 2, n};
+                if (2 * ((ww + 1) / 2 - 1) + 2 * (n - 1) >= W)
+                    continue;
+                int32_t acc[RV_BOXN] = {0, 0, 0, 0};
+                rv_win_sad_rows_rgba(w, 0, 3, acc);
+                for (int k = 0; k < n; k++) {
+                    int32_t v = 0;
+                    for (int j = 0; j < 3; j++)
+                        v += plain_row_sad(img, ip, tpl, tp, 2 * k, 2 * j, 2 * j, (ww + 1) / 2, 2);
+                    assert_int_equal(acc[k], v);
+                }
+            }
+            free(img);
+            free(tpl);
+        }
+    assert_true(checked > 4000);
+}
+
 static void fill(RV_Image *im, uint64_t *seed)
 {
     ptrdiff_t p;
@@ -151,7 +216,8 @@ static void test_boxn_sample(void **state)
     const RV_Kernel *k;
     assert_int_equal(rv_module_load(ctx, "samples", &m), 0);
     /* sad (two windows a call, two rows a pass) and its variants */
-    static const char *const names[] = {"sad", "sad_g4", "sad_g2", "sad_r2"};
+    static const char *const names[] = {"sad", "sad_g4", "sad_g2", "sad_r2", "sad_rs4", "sad_rs1", "sad_rs2",
+                                        "sad_rs8", "sad_g2rs4", "sad_g2rs2"};
     for (size_t kn = 0; kn < sizeof names / sizeof names[0]; kn++) {
     assert_int_equal(rv_kernel_get(m, names[kn], &k), 0);
     /* {W, H, bw, bh}: rows of 1 .. 7 windows at S = 1, narrow and odd templates */
@@ -209,6 +275,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_helper_vs_loop),
+        cmocka_unit_test(test_rows_band),
         cmocka_unit_test(test_boxn_sample),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -260,6 +260,15 @@ static const box_case box_cases[] = {
     {"sad_g4", RV_FMT_RGBA8, 1}, /* RV_PROC_BOXN: four windows a thread, one row a pass */
     {"sad_g2", RV_FMT_RGBA8, 1}, /* two windows a thread, one row a pass */
     {"sad_r2", RV_FMT_RGBA8, 1}, /* four windows a thread, two rows a pass */
+    /* RV_PROC_BOXR: a group's template rows split over R threads, partial
+     * sums added by shuffles (four windows, 16-byte reads; R = 4, 1, 2, 8),
+     * and round 7's sad split over 4 threads */
+    {"sad_rs4", RV_FMT_RGBA8, 1},
+    {"sad_rs1", RV_FMT_RGBA8, 1},
+    {"sad_rs2", RV_FMT_RGBA8, 1},
+    {"sad_rs8", RV_FMT_RGBA8, 1},
+    {"sad_g2rs4", RV_FMT_RGBA8, 1},
+    {"sad_g2rs2", RV_FMT_RGBA8, 1},
     {"ssd8", RV_FMT_GRAY8, 1},
     {"meanf", RV_FMT_GRAYF32, 0},
 };
@@ -319,8 +328,8 @@ static void test_box_ops(void **state)
     /* SAD at the thesis size and one odd template: score maps and minima,
      * the wide-template paths (16-byte shared template reads, a row tail) */
     static const int tm[][2] = {{70, 72}, {69, 71}};
-    for (size_t c = 0; c < 5; c++) /* sad, sad1, sad_g4, sad_g2, sad_r2 */
-        for (size_t z = 0; z < 2; z++)
+    for (size_t c = 0; c < RV_ARRAY_LEN_T(box_cases); c++) /* the sad forms */
+        for (size_t z = 0; z < 2 && strncmp(box_cases[c].kernel, "sad", 3) == 0; z++)
             for (int s = 1; s <= 2; s++)
                 for (int r = 0; r <= 1; r++)
                     run_box_case_sized(&box_cases[c], 395, 372, tm[z][0], tm[z][1], s, r, seed++);
@@ -361,6 +370,64 @@ static void test_box_ties(void **state)
     assert_true(res.score == 0.0);
     rv_image_destroy(&src);
     rv_image_destroy(&ref);
+}
+
+/* Ties of the SAD forms (RV_PROC_BOXN_G, RV_PROC_BOXR with partial sums over
+ * threads): a zero patch one column wider than the template gives two
+ * adjacent windows of score 0 (in one group or across groups, by its
+ * column), another zero patch further down a third; MIN must take the
+ * first in window order. MAX: every window off the patches ties, (0, 0).
+ * Alpha bytes are random (ignored by the score). */
+static void test_box_ties_sad(void **state)
+{
+    (void)state;
+    const int W = 160, H = 120, bw = 13, bh = 10;
+    static const int px[] = {38, 39, 40, 41};
+    for (size_t c = 0; c < RV_ARRAY_LEN_T(box_cases); c++) {
+        if (strncmp(box_cases[c].kernel, "sad", 3) != 0)
+            continue;
+        for (size_t pi = 0; pi < RV_ARRAY_LEN_T(px); pi++) {
+            pair src = make_pair(W, H, RV_FMT_RGBA8, 11 + pi, 1);
+            pair ref = make_pair(bw, bh, RV_FMT_RGBA8, 12 + pi, 1);
+            uint64_t seed = 77 + pi;
+            for (int side = 0; side < 2; side++) { /* the same bytes into the CPU and GPU images */
+                uint64_t sd = seed;
+                ptrdiff_t p1, p2;
+                unsigned char *d = rv_image_write(side ? src.g : src.c, 0, &p1);
+                unsigned char *t = rv_image_write(side ? ref.g : ref.c, 0, &p2);
+                for (int y = 0; y < H; y++)
+                    for (int x = 0; x < W; x++) {
+                        const int zero = (y >= 20 && y < 20 + bh && x >= px[pi] && x <= px[pi] + bw) ||
+                                         (y >= 70 && y < 70 + bh && x >= 5 && x < 5 + bw);
+                        for (int k = 0; k < 3; k++)
+                            d[y * p1 + 4 * x + k] = zero ? 0 : 200;
+                        sd = sd * 6364136223846793005ull + 1442695040888963407ull;
+                        d[y * p1 + 4 * x + 3] = (unsigned char)(sd >> 56);
+                    }
+                for (int y = 0; y < bh; y++)
+                    for (int x = 0; x < bw; x++) {
+                        memset(t + y * p2 + 4 * x, 0, 3);
+                        sd = sd * 6364136223846793005ull + 1442695040888963407ull;
+                        t[y * p2 + 4 * x + 3] = (unsigned char)(sd >> 56);
+                    }
+            }
+            for (int r = RV_MIN; r <= RV_MAX; r++) {
+                RV_BoxResult rc, rg;
+                assert_int_equal(rv_proc_box(kern(mcpu, box_cases[c].kernel), NULL, src.c, ref.c, bw, bh, NULL, 0,
+                                             (RV_Reduce)r, &rc), 0);
+                assert_int_equal(rv_proc_box(kern(mgpu, box_cases[c].kernel), NULL, src.g, ref.g, bw, bh, NULL, 0,
+                                             (RV_Reduce)r, &rg), 0);
+                const int wx = r == RV_MIN ? px[pi] : 0, wy = r == RV_MIN ? 20 : 0;
+                const double ws = r == RV_MIN ? 0.0 : 200.0 * 3 * bw * bh;
+                if (rc.x != wx || rc.y != wy || rc.score != ws || rg.x != wx || rg.y != wy || rg.score != ws)
+                    fail_msg("%s ties (patch at x=%d) reduce=%d: cpu %g (%d,%d), gpu %g (%d,%d), want %g (%d,%d)",
+                             box_cases[c].kernel, px[pi], r, rc.score, rc.x, rc.y, rg.score, rg.x, rg.y, ws, wx, wy);
+                g_checks++;
+            }
+            free_pair(&src);
+            free_pair(&ref);
+        }
+    }
 }
 
 /* Raw kernel addk on a float plane. */
@@ -602,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_nbr_large),
         cmocka_unit_test(test_box_ops),
         cmocka_unit_test(test_box_ties),
+        cmocka_unit_test(test_box_ties_sad),
         cmocka_unit_test(test_raw),
         cmocka_unit_test(test_coherence),
         cmocka_unit_test(test_pool_oom_errors),

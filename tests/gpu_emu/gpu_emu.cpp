@@ -171,6 +171,9 @@ static void rv__mbar_wait(unsigned long long *bar, unsigned parity)
 }
 #define __builtin_assume_aligned(p, n) (p)
 #define asm(...) (rv__dsz = emu_dsz)
+#define RV__SAD_V4_ANYWHERE 1 /* rv_win_sad_rows_rgba's 16-byte path, as on the GPU */
+static long emu_misaligned; /* 16-byte reads off the 16-byte grid (a fault on the GPU) */
+#define RV__EMU_ALIGN_CHECK(p, n) (emu_misaligned += ((uintptr_t)(p) % (n)) != 0)
 #include <ravioli/kernel.h>
 #include "modules/samples/samples.c"
 #undef asm
@@ -309,7 +312,7 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
 }
 static uint32_t rnd(uint64_t &s) { s = s * 6364136223846793005ull + 1442695040888963407ull; return (uint32_t)(s >> 33); }
 
-static int emu_odd_pitch = 0, emu_tpl_odd = 0;
+static int emu_odd_pitch = 0, emu_tpl_odd = 0, emu_img_odd = 0;
 
 template <class T, class F>
 static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R, unsigned gx, unsigned gy, unsigned bx, unsigned by, const void *prm, size_t psz)
@@ -397,7 +400,8 @@ template <class TS, class TI, class TR, class F>
 static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int bh, int s, int red, bool smem, unsigned gx, bool ref_img, unsigned bt = 1)
 {
     uint64_t seed = (uint64_t)W * 131 + H * 7 + bw + s * 1000 + red;
-    const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16;
+    /* emu_img_odd: image rows one sample off the 16-byte grid */
+    const int64_t pitch = ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16 + emu_img_odd * (int64_t)sizeof(TI);
     /* emu_tpl_odd: template rows off the 16-byte grid */
     const int64_t tpitch = ((int64_t)bw * (int64_t)sizeof(TR) + 15) / 16 * 16 + 32 + emu_tpl_odd * (int64_t)sizeof(TR);
     std::vector<unsigned char> src(pitch * H), tpl(tpitch * bh);
@@ -417,6 +421,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
     a.scratch = (uint64_t)(uintptr_t)scratch.data();
     emu_dsz = smem ? 1u << 16 : 0;
     emu_shfl_bad = 0;
+    emu_misaligned = 0;
     launch(f, a, gx, 1, bt, 1);
     /* reference from the definition */
     rv_win w0 = {src.data(), pitch, ref_img ? tpl.data() : nullptr, tpitch, 0, 0, (bw + s - 1) / s, (bh + s - 1) / s, s, 0};
@@ -431,7 +436,8 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
             } else if (red == RV_REDUCE_SUM) { isum += (int64_t)v; sum += (double)v; found = 1; }
             else if (!found || (red == RV_REDUCE_MIN ? (double)v < best : (double)v > best)) { best = v; bx = w0.x; by = w0.y; found = 1; }
         }
-    int bad = emu_shfl_bad != 0;
+    int bad = emu_shfl_bad != 0 || emu_misaligned != 0;
+    if (emu_misaligned) printf("  %ld misaligned 16-byte reads\n", emu_misaligned);
     if (bad) printf("  %ld shuffles with a lane missing or outside the mask\n", emu_shfl_bad);
     if (red == RV_REDUCE_NONE) {
         for (int y = 0; y < H; y++) if (memcmp(dst.data() + y * dpitch, rdst.data() + y * dpitch, W * 4)) bad = 1;
@@ -443,7 +449,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
         if (bad) printf("  got %g (%d,%d) isum %lld, want %g (%d,%d) isum %lld\n", r.score, r.x, r.y, (long long)r.isum, red == RV_REDUCE_SUM ? sum : best, bx, by, (long long)isum);
         if (*(unsigned *)scratch.data() != 0) bad = 1; /* counter reset */
     }
-    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d tpl_odd=%d grid %u x %u\n", name, W, H, bw, bh, s, red, (int)smem, emu_tpl_odd, gx, bt);
+    if (bad) printf("FAIL %s %dx%d box %dx%d S=%d red=%d smem=%d tpl_odd=%d img_odd=%d grid %u x %u\n", name, W, H, bw, bh, s, red, (int)smem, emu_tpl_odd, emu_img_odd, gx, bt);
     return bad;
 }
 
@@ -487,6 +493,9 @@ static int32_t sad_def(rv_win w)
     return sum;
 }
 
+#ifndef RV_EMU_NBR_ONLY
+#define RV_EMU_NBR_ONLY 0
+#endif
 int main()
 {
     int fails = check_pixel_helpers(), runs = 0;
@@ -533,6 +542,8 @@ int main()
             }
         }
     printf("nbr: %d runs, %d failed\n", runs, fails);
+    int bf = 0, br = 0;
+    if (!RV_EMU_NBR_ONLY) { /* the variant builds differ in procNbr's tile copies only */
     int pf = 0, pr = 0;
     rv_threshold_params tp90 = {90};
     for (int odd = 0; odd <= 1; odd++)
@@ -561,7 +572,6 @@ int main()
     printf("pix/comp: %d runs, %d failed\n", pr, pf);
     fails += pf;
     runs += pr;
-    int bf = 0, br = 0;
     /* {W, H, box}: odd boxes, boxes narrower than 4, rows of 1, 2, 3, 4, 5
      * and 13+ windows (RV_PROC_BOXN: fewer windows than RV_BOXN, exactly
      * RV_BOXN, a last group moved left) */
@@ -594,8 +604,38 @@ int main()
                         bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false); br++;
                     }
+    /* RV_PROC_BOXR (row-additive scores, template rows in bands of warps
+     * whose partial sums are added through shared memory): every reduction
+     * with blocks of 8, 64 and 256 threads (1, 2 and up to 8 bands), templates on and off
+     * the 16-byte grid, so both the 16-byte path of rv_win_sad_rows_rgba
+     * (groups starting on the 16-byte grid) and the row path run */
+    const int rsz[][4] = {{9, 7, 3, 2}, {20, 15, 5, 4}, {33, 21, 7, 9}, {12, 12, 12, 12}, {40, 30, 1, 1},
+                          {13, 6, 11, 3}, {23, 9, 2, 3}, {31, 8, 3, 7}, {48, 24, 17, 11}, {30, 19, 8, 17}};
+    int rf = 0, rr = 0;
+    for (auto &b : rsz)
+        for (int s = 1; s <= 2; s++)
+            for (int red = 0; red <= 3; red++)
+                /* 0: template read from global memory; 1: copied to shared */
+                /* memory; 2: 1 with the source template off the grid; 3: */
+                /* 0 off the grid; 4: 1 with the image rows off the grid */
+                for (int sm = 0; sm <= 4; sm++)
+                    for (unsigned gx : {1u, 3u, 16u})
+                        for (unsigned bt : {8u, 64u, 256u}) {
+                            if (bt == 256u && (sm != 1 || gx != 3u))
+                                continue; /* (emulating 256 threads is slow) */
+                            emu_tpl_odd = sm == 2 || sm == 3;
+                            emu_img_odd = sm == 4;
+                            const bool smem = sm == 1 || sm == 2 || sm == 4;
+#define BR(NAME) rf += check_box<int32_t, RV_Pixel, RV_Pixel>(#NAME, rvk_##NAME, sad_def, b[0], b[1], b[2], b[3], s, red, smem, gx, true, bt); rr++;
+                            BR(sad_rs4) BR(sad_rs1) BR(sad_rs2) BR(sad_rs8) BR(sad_g2rs4) BR(sad_g2rs2)
+                        }
+    emu_tpl_odd = emu_img_odd = 0;
+    printf("boxr: %d runs, %d failed\n", rr, rf);
+    bf += rf;
+    br += rr;
     printf("box: %d runs, %d failed\n", br, bf);
     fails += bf;
+    }
     printf("%d passed, %d failed\n", runs + br - fails, fails);
     return fails != 0;
 }

@@ -22,12 +22,15 @@
  * Image operations rotate over several input/output sets (>= 256 MiB in
  * all) so that the L2 cache (50-60 MB) does not hold the inputs.
  *
- * Template matching: sad-tm is the sample `sad` (RV_PROC_BOXN_G, two
- * adjacent windows a thread, two template rows a pass), sad-tm1 the
- * one-window form `sad1` (the kernel before round 6b), same run; then the
- * other forms of round 7: sad-g4 (four windows a thread, one template row a
- * pass: round 6b's sad), sad-g2 (two windows, one row), sad-r2 (four
- * windows, two rows) and sad-tm' (`sad` again, for the run's spread).
+ * Template matching: sad-tm is the sample `sad_rs4` (RV_PROC_BOXR: four
+ * adjacent windows a group, 16-byte reads, template rows in 4 bands of
+ * warps, docs/perf/cuda-tuning.md round 9), sad-boxn the sample `sad`
+ * (RV_PROC_BOXN_G: two windows a thread, two template rows a pass, round
+ * 7), sad-tm1 the one-window form `sad1`, same run; then the other forms:
+ * sad-g4, sad-g2, sad-r2 (round 7), sad-rs1/2/8 (sad_rs4 at R = 1, 2, 8),
+ * sad-g2rs4 and sad-g2rs2 (`sad`'s two-row helper over 4 and 2 bands), and
+ * sad-tm', sad-boxn' (both again, for the run's spread). --sad also prints
+ * the launch shapes (direct launches) of the multi-window forms.
  *
  * Usage: rv-bench-gpu-core [--quick] [--sad] (--sad: template matching
  * only, no torch). Exits 77 without a GPU.
@@ -717,18 +720,20 @@ static void bench_tm_shapes(int sm)
     CK(cuMemAlloc(&scratch, ssz));
     CK(cuMemsetD8(scratch, 0, ssz));
     d.a.scratch = (uint64_t)scratch;
-    static const char *const kn[] = {"sad", "sad_g4", "sad_g2", "sad_r2"};
-    static const int kg[] = {2, 4, 2, 4};
-    printf("\nsad launch shapes (direct launches, ms; G windows a thread; grid = cdiv(groups, block), "
+    /* kr: threads a group (RV_PROC_BOXR's R) */
+    static const char *const kn[] = {"sad", "sad_g4", "sad_g2", "sad_r2", "sad_rs4", "sad_rs2", "sad_rs8", "sad_g2rs4", "sad_g2rs2"};
+    static const int kg[] = {2, 4, 2, 4, 4, 4, 4, 2, 2};
+    static const int kr[] = {1, 1, 1, 1, 4, 2, 8, 4, 2};
+    printf("\nsad launch shapes (direct launches, ms; G windows a group of R threads (R = 1 except sad_rs*, sad_g2rs4); grid = cdiv(groups x R, block), "
            "then that rounded up to a multiple of the %d SMs):\n", sm);
     printf("| kernel   | G | block | grid  | blocks/SM | ms      | found |\n|---|---|---|---|---|---|---|\n");
-    for (int ki = 0; ki < 4; ki++) {
+    for (int ki = 0; ki < (int)(sizeof(kn) / sizeof(kn[0])); ki++) {
         char sym[64];
         snprintf(sym, sizeof(sym), "rvk_%s", kn[ki]);
         CK(cuModuleGetFunction(&d.f, samples_mod, sym));
-        const long long groups = 301LL * ((326 + kg[ki] - 1) / kg[ki]);
-        const unsigned blks[] = {32, 64, 128};
-        for (int bi = 0; bi < 3; bi++) {
+        const long long groups = 301LL * ((326 + kg[ki] - 1) / kg[ki]) * kr[ki]; /* threads */
+        const unsigned blks[] = {32, 64, 128, 256};
+        for (int bi = kr[ki] > 1 ? 1 : 0; bi < (kr[ki] > 1 ? 4 : 3); bi++) {
             for (int gi = 0; gi < 2; gi++) {
                 d.bx = blks[bi];
                 unsigned gx = (unsigned)((groups + d.bx - 1) / d.bx);
@@ -740,7 +745,7 @@ static void bench_tm_shapes(int sm)
                 rv_partial res;
                 CK(cuMemcpyDtoH(&res, scratch + 16, sizeof(res)));
                 const double ms = gpu_ms(tm_direct, &d, 20);
-                printf("| %-8s | %d | %5u | %5u | %9.2f | %.4f | %s |\n", kn[ki], kg[ki], d.bx, d.gx,
+                printf("| %-9s | %d | %5u | %5u | %9.2f | %.4f | %s |\n", kn[ki], kg[ki], d.bx, d.gx,
                        (double)d.gx / sm, ms, res.x == 200 && res.y == 150 && res.score == 0 ? "ok" : "WRONG");
             }
         }
@@ -834,15 +839,29 @@ int main(int argc, char **argv)
         for (int i = 0; i < 3; i++)
             bench_size(sizes[i][0], sizes[i][1]);
     }
-    bench_tm(sm, clock_khz, "sad", "sad-tm", 1);
+    /* sad-tm: the library's fastest form of the SAD score, RV_PROC_BOXR
+     * (row-additive: four windows a group, 16-byte reads, template rows in
+     * R = 4 bands of warps; round 9); sad-boxn: `sad`, the window-score form
+     * (RV_PROC_BOXN, two windows and two template rows a pass; round 7);
+     * sad-tm1: one window a call, the thesis' form */
+    bench_tm(sm, clock_khz, "sad_rs4", "sad-tm", 1);
+    bench_tm(sm, clock_khz, "sad", "sad-boxn", 0);
     bench_tm(sm, clock_khz, "sad1", "sad-tm1", 0);
-    /* the other forms of `sad` (round 7), same scores: four windows a
-     * thread, one row a pass (round 6b's sad); two windows, one row; four
-     * windows, two rows; then `sad` again (the run's spread) */
+    /* the other forms, same scores: four windows a thread, one row a pass
+     * (round 6b); two windows, one row; four windows, two rows (round 7);
+     * RV_PROC_BOXR at R = 1, 2, 8, and `sad`'s two-row helper over R = 4
+     * and 2 bands (round 9); then sad-tm and sad-boxn again (the run's
+     * spread) */
     bench_tm(sm, clock_khz, "sad_g4", "sad-g4", 0);
     bench_tm(sm, clock_khz, "sad_g2", "sad-g2", 0);
     bench_tm(sm, clock_khz, "sad_r2", "sad-r2", 0);
-    bench_tm(sm, clock_khz, "sad", "sad-tm'", 0);
+    bench_tm(sm, clock_khz, "sad_rs1", "sad-rs1", 0);
+    bench_tm(sm, clock_khz, "sad_rs2", "sad-rs2", 0);
+    bench_tm(sm, clock_khz, "sad_rs8", "sad-rs8", 0);
+    bench_tm(sm, clock_khz, "sad_g2rs4", "sad-g2rs4", 0);
+    bench_tm(sm, clock_khz, "sad_g2rs2", "sad-g2rs2", 0);
+    bench_tm(sm, clock_khz, "sad_rs4", "sad-tm'", 0);
+    bench_tm(sm, clock_khz, "sad", "sad-boxn'", 0);
     if (sad_only)
         bench_tm_shapes(sm);
 

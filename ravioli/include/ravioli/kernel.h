@@ -43,6 +43,19 @@
  *     RV_PROC_BOXN_G(..., G): the same with at most G (2 .. RV_BOXN)
  *                    windows a call (one call a GPU thread: fewer windows
  *                    a call, more threads)
+ *     RV_PROC_BOXR(NAME, FN, TIN, TREF, PT, G, R): integer scores that are
+ *                    sums over the template rows (SAD, SSD, ...):
+ *                    void fn(rv_win w, int j0, int j1, const PT *prm, int32_t *acc)
+ *                    adds the contribution of rows j0 .. j1-1 of each of the
+ *                    w.n (<= G) windows to acc[k] (rv_win_sad_rows_rgba).
+ *                    The library owns the split: on the CPU one call over
+ *                    all rows (acc from 0); on the GPU the rows in R (1, 2,
+ *                    4 or 8) contiguous bands on R warps, their partial
+ *                    sums added through shared memory. Scores and tie
+ *                    order equal RV_PROC_BOX's with the summed function. The
+ *                    form takes int32 scores only: integer adds give the
+ *                    same total in any grouping; a float sum would depend
+ *                    on R.
  * Kernels never see the spatial stride S: neighbour offsets and window sample
  * positions are scaled by S for them, and each result fills its S x S block.
  *
@@ -354,6 +367,103 @@ RV_INLINE void rv_win_sad_rows2_rgba(rv_win w, int j, int32_t *acc)
 #endif
 }
 
+/* 16 bytes (four RGBA samples) at p, each shifted up by one byte (x << 8):
+ * red, green and blue move to bytes 1..3 and alpha drops out, so one SIMD
+ * byte absolute difference of two shifted samples is their |R|+|G|+|B|
+ * without a mask (the shift is an integer multiply: the GPU issues it on
+ * the FMA pipe, next to the ALU pipe's VABSDIFF4). p is 16-byte aligned. */
+RV_INLINE void rv__ld16_rgb_hi(const unsigned char *p, uint32_t o[4])
+{
+#if defined(__CUDA_ARCH__)
+    const uint4 v = *(const uint4 *)(const void *)p;
+    o[0] = v.x * 256u; o[1] = v.y * 256u; o[2] = v.z * 256u; o[3] = v.w * 256u;
+#else
+#  if defined(RV__EMU_ALIGN_CHECK) /* tests/gpu_emu: counts misaligned reads */
+    RV__EMU_ALIGN_CHECK(p, 16);
+#  endif
+    __builtin_memcpy(o, p, 16);
+    for (int k = 0; k < 4; k++) o[k] *= 256u;
+#endif
+}
+
+/* rv__win_sad_rows_v4_rgba can run: four windows, S = 1, the image rows
+ * (from the window's first sample) and the template rows on the 16-byte
+ * grid. */
+RV_INLINE int rv__sad_v4_ok(rv_win w)
+{
+    return w.n == 4 && w.s == 1 &&
+           ((((uintptr_t)w.base + (uintptr_t)w.x * 4u) | (uintptr_t)w.pitch | (uintptr_t)w.ref |
+             (uintptr_t)w.ref_pitch) & 15u) == 0;
+}
+
+/* Rows j0 .. j1-1 of rv_win_sad_row_rgba for four windows (rv__sad_v4_ok):
+ * image and template read 16 bytes (four samples) at a time. Step m takes
+ * template samples 4m .. 4m+3 against image chunks m and m+1 (window k,
+ * template sample 4m+u: image sample 4m+u+k): one image and one template
+ * read and 16 pairs a step. Reads 16-byte blocks that hold at least one
+ * sample of the windows (the rest of such a block can lie past the
+ * windows, never past the row's 16-byte-rounded end). */
+RV_INLINE void rv__win_sad_rows_v4_rgba(rv_win w, int j0, int j1, int32_t *acc)
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    const int m4 = w.w >> 2, rem = w.w & 3;
+    for (int j = j0; j < j1; j++) {
+        const unsigned char *row = w.base + (int64_t)(w.y + j) * w.pitch + (int64_t)w.x * 4;
+        const unsigned char *ref = w.ref + (int64_t)j * w.ref_pitch;
+        uint32_t p[4], q[4], t[4];
+        rv__ld16_rgb_hi(row, p);
+        for (int m = 0; m < m4; m++) {
+            rv__ld16_rgb_hi(row + 16 * (m + 1), q);
+            rv__ld16_rgb_hi(ref + 16 * m, t);
+            a0 = rv__sad_u8x4_acc(a0, p[0], t[0]); a1 = rv__sad_u8x4_acc(a1, p[1], t[0]);
+            a2 = rv__sad_u8x4_acc(a2, p[2], t[0]); a3 = rv__sad_u8x4_acc(a3, p[3], t[0]);
+            a0 = rv__sad_u8x4_acc(a0, p[1], t[1]); a1 = rv__sad_u8x4_acc(a1, p[2], t[1]);
+            a2 = rv__sad_u8x4_acc(a2, p[3], t[1]); a3 = rv__sad_u8x4_acc(a3, q[0], t[1]);
+            a0 = rv__sad_u8x4_acc(a0, p[2], t[2]); a1 = rv__sad_u8x4_acc(a1, p[3], t[2]);
+            a2 = rv__sad_u8x4_acc(a2, q[0], t[2]); a3 = rv__sad_u8x4_acc(a3, q[1], t[2]);
+            a0 = rv__sad_u8x4_acc(a0, p[3], t[3]); a1 = rv__sad_u8x4_acc(a1, q[0], t[3]);
+            a2 = rv__sad_u8x4_acc(a2, q[1], t[3]); a3 = rv__sad_u8x4_acc(a3, q[2], t[3]);
+            p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
+        }
+        if (rem) { /* template samples 4*m4 .. w.w-1 */
+            rv__ld16_rgb_hi(ref + 16 * m4, t);
+            a0 = rv__sad_u8x4_acc(a0, p[0], t[0]); a1 = rv__sad_u8x4_acc(a1, p[1], t[0]);
+            a2 = rv__sad_u8x4_acc(a2, p[2], t[0]); a3 = rv__sad_u8x4_acc(a3, p[3], t[0]);
+            if (rem >= 2) { /* image chunk m4 + 1 holds sample 4*m4 + 4 <= w.w + 2 */
+                rv__ld16_rgb_hi(row + 16 * (m4 + 1), q);
+                a0 = rv__sad_u8x4_acc(a0, p[1], t[1]); a1 = rv__sad_u8x4_acc(a1, p[2], t[1]);
+                a2 = rv__sad_u8x4_acc(a2, p[3], t[1]); a3 = rv__sad_u8x4_acc(a3, q[0], t[1]);
+                if (rem == 3) {
+                    a0 = rv__sad_u8x4_acc(a0, p[2], t[2]); a1 = rv__sad_u8x4_acc(a1, p[3], t[2]);
+                    a2 = rv__sad_u8x4_acc(a2, q[0], t[2]); a3 = rv__sad_u8x4_acc(a3, q[1], t[2]);
+                }
+            }
+        }
+    }
+    acc[0] += a0;
+    acc[1] += a1;
+    acc[2] += a2;
+    acc[3] += a3;
+}
+
+/** Rows j0 .. j1-1 (0 <= j0 <= j1 <= w.h) of rv_win_sad_row_rgba: the same
+ * sums added to acc[k] (nothing when j0 == j1). The band form for
+ * RV_PROC_BOXR element functions. On the GPU, for four windows at S = 1
+ * with the rows on the 16-byte grid (rv__sad_v4_ok), image and template are
+ * read 16 bytes at a time (rv__win_sad_rows_v4_rgba: one image read per 16
+ * pairs, no alpha masks); otherwise, and on the CPU, row by row. */
+RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
+{
+#if defined(__CUDA_ARCH__) || defined(RV__SAD_V4_ANYWHERE)
+    if (rv__sad_v4_ok(w)) {
+        rv__win_sad_rows_v4_rgba(w, j0, j1, acc);
+        return;
+    }
+#endif
+    for (int j = j0; j < j1; j++)
+        rv_win_sad_row_rgba(w, j, acc);
+}
+
 /* ------------------------------------------------------------------ */
 /* Descriptors                                                          */
 /* ------------------------------------------------------------------ */
@@ -377,6 +487,16 @@ RV_INLINE void rv_win_sad_rows2_rgba(rv_win w, int j, int32_t *acc)
         RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_BOX, (uint32_t)RV_ETC_##TIN, \
         (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ETC_##TOUT, 0, (uint32_t)(PSIZE), 0u,   \
         RV_KFLAG_BOX_WINDOWS(G)};
+
+/* procBox entries with row-additive integer scores (RV_PROC_BOXR): G windows
+ * a call, the template rows split over R threads on the GPU. */
+#define RV__DESC_BOXR(NAME, TIN, TIN2, PSIZE, G, R)                                 \
+    RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
+        RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_BOX, (uint32_t)RV_ETC_##TIN, \
+        (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ET_I32, 0, (uint32_t)(PSIZE), 0u,      \
+        RV_KFLAG_BOX_WINDOWS(G) | RV_KFLAG_BOX_ROWSPLIT(R)};                        \
+    typedef char rvk_##NAME##__check_g_r[(G) >= 1 && (G) <= RV_BOXN &&              \
+                                         ((R) == 1 || (R) == 2 || (R) == 4 || (R) == 8) ? 1 : -1];
 
 /* procBox, G adjacent windows a call: the window columns of a row in
  * groups of G; the last group of a row is moved left to end at the last
@@ -648,6 +768,31 @@ RV_INLINE void rv_win_sad_rows2_rgba(rv_win w, int j, int32_t *acc)
                 FN(win, prm, sc);                                                   \
                 for (int k = c0 - cs; k < n; k++)                                   \
                     RV__BOX_CPU_TAKE(TSCORE, sc[k], (cs + k) * s);                  \
+            }                                                                       \
+        }                                                                           \
+        RV__BOX_CPU_TAIL                                                            \
+    }
+
+/* RV_PROC_BOXR on the CPU: RV_PROC_BOXN_G's groups, each scored over all
+ * its rows by one call (the row split is a GPU launch shape). */
+#define RV_PROC_BOXR(NAME, FN, TIN, TREF, PT, G, R)                                 \
+    RV__DESC_BOXR(NAME, TIN, TREF, RV__PSIZE(PT), G, R)                             \
+    RV__CPU_SIG(NAME);                                                              \
+    RV__CPU_SIG(NAME)                                                               \
+    {                                                                               \
+        RV__BOX_CPU_HEAD(PT)                                                        \
+        const int cols = xmax < 0 ? 0 : xmax / s + 1;                               \
+        for (int j = j0; j < j1; j++) {                                             \
+            win.y = j * s;                                                          \
+            for (int c0 = 0; c0 < cols; c0 += (G)) {                                \
+                int cs, n;                                                          \
+                RV__BOXN_GROUP(c0, cols, cs, n, G);                                 \
+                int32_t sc[RV_BOXN] = {0, 0, 0, 0};                                 \
+                win.x = cs * s;                                                     \
+                win.n = n;                                                          \
+                FN(win, 0, win.h, prm, sc);                                         \
+                for (int k = c0 - cs; k < n; k++)                                   \
+                    RV__BOX_CPU_TAKE(i32, sc[k], (cs + k) * s);                     \
             }                                                                       \
         }                                                                           \
         RV__BOX_CPU_TAIL                                                            \
@@ -1675,6 +1820,76 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
             i += di;                                                                \
             j += dj;                                                                \
             if (i >= gcols) { i -= gcols; j++; }                                    \
+        }                                                                           \
+        if (red != RV_REDUCE_NONE)                                                  \
+            rv__box_finish(p, red, a.scratch);                                      \
+    }
+
+/* procBox with row-additive integer scores (RV_PROC_BOXR): the block's
+ * warps form nb = R bands (fewer when the block is not a multiple of 32 R
+ * threads: halved until it is, 1 for blocks under 64); warp w works on band
+ * w % nb, and lane l of warps w and w' with w / nb == w' / nb on the same
+ * group of G windows. So a warp reads the image rows of 32 adjacent groups,
+ * as RV_PROC_BOXN's warps do (coalesced), and the template row of its band
+ * (one address a warp). Band c scores template rows [c ch, (c + 1) ch) (ch
+ * even, the last bands shorter or empty); bands 1.. put their partial sums
+ * in shared memory, band 0 adds them (integer adds: the CPU's sums) and
+ * takes the group's windows. The loop runs the same number of passes in
+ * every thread of a block (its barriers); a pass past the last group does
+ * no work. The backend launches groups x R threads. */
+#define RV_PROC_BOXR(NAME, FN, TIN, TREF, PT, G, R)                                 \
+    RV__DESC_BOXR(NAME, TIN, TREF, RV__PSIZE(PT), G, R)                             \
+    extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
+    rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
+    {                                                                               \
+        RV__BOX_GPU_HEAD(TREF, PT)                                                  \
+        __shared__ int32_t rv__bx[RV__BOX_BLOCK * (G)];                             \
+        const int gcols = (cols + (G) - 1) / (G);                                   \
+        const long long npos = (long long)rows * gcols;                             \
+        int nb = (R);                                                               \
+        while (nb > 1 && nt % (32 * nb) != 0) nb >>= 1;                             \
+        const int gpb = nt / nb;                  /* groups a block and pass */     \
+        const int band = nb > 1 ? (tid >> 5) % nb : 0;                              \
+        const int slot = nb > 1 ? ((tid >> 5) / nb) * 32 + (tid & 31) : tid;        \
+        const int ch = ((win.h + nb - 1) / nb + 1) & ~1;                            \
+        const int rj0 = RV__MIN(band * ch, win.h), rj1 = RV__MIN(rj0 + ch, win.h);  \
+        const long long pn = (long long)gridDim.x * gridDim.y * gpb;                \
+        for (long long qb = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * gpb; \
+             qb < npos; qb += pn) {                                                 \
+            const long long q = qb + slot;                                          \
+            const bool live = q < npos;                                             \
+            const int i = live ? (int)(q % gcols) : 0;                              \
+            const int c0 = i * (G);                                                 \
+            int cs, n;                                                              \
+            RV__BOXN_GROUP(c0, cols, cs, n, G);                                     \
+            win.x = cs * s;                                                         \
+            win.y = live ? (int)(q / gcols) * s : 0;                                \
+            win.n = n;                                                              \
+            int32_t rv__sc[RV_BOXN] = {0, 0, 0, 0};                                 \
+            if (live) {                                                             \
+                if (s == 1 && rv__tsm) {                                            \
+                    const rv_win w1 = {win.base, win.pitch, rv__dyn, (int64_t)rv__tp, \
+                                       win.x, win.y, win.w, win.h, 1, win.n};       \
+                    FN(w1, rj0, rj1, prm, rv__sc);                                  \
+                } else {                                                            \
+                    FN(win, rj0, rj1, prm, rv__sc);                                 \
+                }                                                                   \
+            }                                                                       \
+            if (nb > 1) {                                                           \
+                if (band > 0)                                                       \
+                    _Pragma("unroll") for (int k = 0; k < (G); k++)                 \
+                        rv__bx[((band - 1) * (G) + k) * gpb + slot] = rv__sc[k];    \
+                __syncthreads();                                                    \
+                if (band == 0)                                                      \
+                    for (int c = 1; c < nb; c++)                                    \
+                        _Pragma("unroll") for (int k = 0; k < (G); k++)             \
+                            rv__sc[k] += rv__bx[((c - 1) * (G) + k) * gpb + slot];  \
+                __syncthreads();                                                    \
+            }                                                                       \
+            if (live && band == 0)                                                  \
+                _Pragma("unroll") for (int k = 0; k < (G); k++)                     \
+                    if (k >= c0 - cs && k < n)                                      \
+                        RV__BOX_GPU_TAKE(i32, rv__sc[k], (cs + k) * s, win.y);      \
         }                                                                           \
         if (red != RV_REDUCE_NONE)                                                  \
             rv__box_finish(p, red, a.scratch);                                      \

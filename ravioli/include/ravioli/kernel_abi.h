@@ -50,6 +50,12 @@
  * backend gives a thread that many windows. Any grid is correct. */
 #define RV_KFLAG_BOX_WINDOWS(n) ((uint32_t)(n) & 0xffu)
 #define RV_KFLAG_GET_BOX_WINDOWS(flags) ((int)((flags) & 0xffu) > 1 ? (int)((flags) & 0xffu) : 1)
+/** rv_kernel_desc.flags of a procBox entry, bits 8-15: threads that share one
+ * group of windows, each over a chunk of the template rows (RV_PROC_BOXR;
+ * 1, 2, 4 or 8); 0 means 1. The CUDA backend launches that many threads a
+ * group (a backend that ignores it launches fewer: still correct). */
+#define RV_KFLAG_BOX_ROWSPLIT(r) (((uint32_t)(r) & 0xffu) << 8)
+#define RV_KFLAG_GET_BOX_ROWSPLIT(flags) ((int)(((flags) >> 8) & 0xffu) > 1 ? (int)(((flags) >> 8) & 0xffu) : 1)
 
 #if defined(__CUDACC__) || defined(__GNUC__)
 #  define RV_ALIGNED(n) __attribute__((aligned(n)))
