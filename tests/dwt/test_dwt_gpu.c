@@ -99,7 +99,8 @@ static void test_gpu_variants(void **state)
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
     /* the 64 combinations of bits 1..32, then ROW_SHARED (64) alone, with each of them and
-     * with all, then INPLACE_NO_SCRATCH (128) and HALO_OWN (256) alone and with some */
+     * with all, then INPLACE_NO_SCRATCH (128) and HALO_OWN (256) alone and with some, then
+     * HALO_N32 (512) and L0_STEPS (1024) alone and with some */
     static const unsigned more[] = {64, 64 | 1, 64 | 2, 64 | 4, 64 | 8, 64 | 16, 64 | 32, 64 | 63,
                                     128, 128 | 8, 128 | 32, 128 | 64, 128 | 63,
                                     256, 256 | 128, 256 | 32, 256 | 128 | 64 | 63,

@@ -39,8 +39,9 @@
  *     (level l low-pass at multiples of 2^l), the classic in-place lifting layout.
  *
  * Methods (block layout; the interleaved layout is always in place):
- *   RV_DWT_IN_PLACE: device memory n + a small table (+ about n/32 for the
- *     halos of the fused column pass). Rows that fit in shared memory are
+ *   RV_DWT_IN_PLACE: device memory n + a small table (+ the halos of the fused
+ *     column pass: on the GPU about 8 % of n for CDF 9/7 and DD(13,7), n/32
+ *     with gpu_variant HALO_N32; on the CPU about n/32). Rows that fit in shared memory are
  *     transformed in one pass; longer rows and all columns use the chunk
  *     rearrangement of Ikuzawa et al. (chunk generation, then a chunk
  *     permutation as a product of cycles whose leaders are computed on the host);
@@ -121,9 +122,11 @@ typedef struct RV_DwtSettings {
                                 pass (dwt_halo + dwt_colfused) only when the level has
                                 at least this many samples, or when its halos fit the
                                 halo buffer level 0 holds in one group; other levels
-                                take one column pass per lifting step (fewer launches,
-                                no halo copies: faster below about 3K x 3K on an H200
-                                with 3 groups a level).
+                                take one column pass per lifting step (with 3 halo
+                                groups a level, as with HALO_N32, that was faster
+                                below about 3K x 3K on an H200; with one group,
+                                the default since dwt9, the fused pass is faster
+                                from 1K x 1K).
                                 0 (default): 1 << 20 samples (1 << 23 with gpu_variant
                                 HALO_N32 or, for level 0, L0_STEPS); 1: always fused. The
                                 CPU backend always fuses (when fuse_max_shared > 0). */
