@@ -913,11 +913,13 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
  * GPU, 2-D, unless gpu_variant HALO_N32 (since dwt9): the halos of a whole level
  * in one group (about 2H / 2R = 8 % of the level for CDF 9/7 and DD(13,7)), so
  * level 0 takes 2 column launches instead of 6 and its buffer takes the LL
- * regions of more levels (inplace_scratch).
+ * regions of more levels (inplace_scratch). Not under a device memory limit:
+ * host_transform counts on halos of at most 1/16 of a region (+ 256 KiB).
  */
 static int halo_one_group(const RV_Dwt *d)
 {
-    return !d->cpu && d->s.dims == 2 && !(d->s.gpu_variant & RV_DWT_VARIANT_HALO_N32);
+    return !d->cpu && d->s.dims == 2 && !(d->s.gpu_variant & RV_DWT_VARIANT_HALO_N32) &&
+           !d->s.device_memory_limit;
 }
 
 /* Samples from which a level's columns take the fused in-place pass (levels whose
@@ -1033,8 +1035,9 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
     const size_t h0 = halo_level0(d);
     const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
     /* (not level 0 itself: with L0_STEPS it keeps the passes per step below 1 << 23) */
-    const int one_group = h0 > 0 && !(p->w == d->lv[0].w && p->h == d->lv[0].h) && (size_t)((n + 1) / 2 + R - 1) / (size_t)R * 4 * (size_t)steps_reach(d) * 4 *
-                                            (size_t)cols <= h0;
+    const int level0 = p->w == d->lv[0].w && p->h == d->lv[0].h;
+    const int one_group = h0 > 0 && !level0 &&
+                          (size_t)((n + 1) / 2 + R - 1) / (size_t)R * 4 * (size_t)steps_reach(d) * 4 * (size_t)cols <= h0;
     if (d->s.fuse_max_shared > 0 && (d->cpu || (long long)n * cols >= fmin || one_group)) {
         /* rows permuted evens first, then all steps in one pass */
         if (!inverse) {

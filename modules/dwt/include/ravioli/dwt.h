@@ -41,10 +41,11 @@
  * Methods (block layout; the interleaved layout is always in place):
  *   RV_DWT_IN_PLACE: device memory n + a small table (+ the halos of the fused
  *     column pass: on the GPU about 8 % of n for CDF 9/7 and DD(13,7), n/32
- *     with gpu_variant HALO_N32; on the CPU about n/32). Rows that fit in shared memory are
- *     transformed in one pass; longer rows and all columns use the chunk
- *     rearrangement of Ikuzawa et al. (chunk generation, then a chunk
- *     permutation as a product of cycles whose leaders are computed on the host);
+ *     with gpu_variant HALO_N32 or a device_memory_limit; on the CPU about
+ *     n/32). Rows that fit in shared memory are transformed in one pass;
+ *     longer rows and all columns use the chunk rearrangement of Ikuzawa et
+ *     al. (chunk generation, then a chunk permutation as a product of cycles
+ *     whose leaders are computed on the host);
  *     long rows then take one pass per lifting step, columns one pass for all
  *     steps (tiles in shared memory, the pairs around each tile saved first).
  *   RV_DWT_OUT_OF_PLACE: a second buffer of n samples (owned by the RV_Dwt and
