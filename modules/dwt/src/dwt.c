@@ -908,7 +908,6 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
  * dwt_colfused lifts every tile in shared memory and writes its pairs back
  * in place.
  */
-/* Columns a group of cols_fused_inplace holds (columns of n samples): halos of about n cols / 32 bytes. */
 /*
  * GPU, 2-D, unless gpu_variant HALO_N32 (since dwt9): the halos of a whole level
  * in one group (about 2H / 2R = 8 % of the level for CDF 9/7 and DD(13,7)), so
@@ -939,6 +938,8 @@ static long long halo_buffer_from(const RV_Dwt *d)
     return halo_one_group(d) ? DWT_SMALL_FUSE_MIN : (1LL << 23);
 }
 
+/* Columns a group of cols_fused_inplace holds (columns of n samples): halos of about n cols / 32
+ * bytes, or all of them (halo_one_group). */
 static int halo_group(const RV_Dwt *d, int n, int cols)
 {
     const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
