@@ -99,10 +99,12 @@ static void test_gpu_variants(void **state)
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
     /* the 64 combinations of bits 1..32, then ROW_SHARED (64) alone, with each of them and
-     * with all, then INPLACE_NO_SCRATCH (128) and HALO_OWN (256) alone and with some */
+     * with all, then INPLACE_NO_SCRATCH (128) and HALO_OWN (256) alone and with some, then
+     * HALO_N32 (512) and L0_STEPS (1024) alone and with some */
     static const unsigned more[] = {64, 64 | 1, 64 | 2, 64 | 4, 64 | 8, 64 | 16, 64 | 32, 64 | 63,
                                     128, 128 | 8, 128 | 32, 128 | 64, 128 | 63,
-                                    256, 256 | 128, 256 | 32, 256 | 128 | 64 | 63};
+                                    256, 256 | 128, 256 | 32, 256 | 128 | 64 | 63,
+                                    512, 512 | 128, 512 | 256, 1024, 1024 | 32, 1024 | 512};
     for (unsigned vi = 0; vi < 64 + sizeof(more) / sizeof(more[0]); vi++) {
         const unsigned v = vi < 64 ? vi : more[vi - 64];
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
@@ -172,6 +174,7 @@ static void test_gpu_inplace_levels(void **state)
 {
     (void)state;
     static const unsigned vs[] = {0, RV_DWT_VARIANT_HALO_OWN, RV_DWT_VARIANT_INPLACE_NO_SCRATCH,
+                                  RV_DWT_VARIANT_HALO_N32,
                                   RV_DWT_VARIANT_INPLACE_NO_SCRATCH | RV_DWT_VARIANT_HALO_OWN};
     for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
         for (int c = 0; c < 3; c++) {
@@ -183,6 +186,33 @@ static void test_gpu_inplace_levels(void **state)
             s.gpu_variant = vs[v];
             compare_s(&s, 4100, 2050, 5);
         }
+}
+
+/*
+ * In place at the sizes where level 0 fuses its columns since dwt9 (from 2^20
+ * samples, below the old 2^23) with the halos of level 0 in one group, whose
+ * buffer then takes the LL regions of later levels: the default, HALO_N32 (the
+ * plan of dwt7), L0_STEPS (level 0 by one pass per step, later levels through
+ * the one-group buffer) and both give the CPU's result, forward and inverse, 5
+ * levels; sizes with one, several and partial column tiles and odd sides.
+ */
+static void test_gpu_inplace_small(void **state)
+{
+    (void)state;
+    static const unsigned vs[] = {0, RV_DWT_VARIANT_HALO_N32, RV_DWT_VARIANT_L0_STEPS,
+                                  RV_DWT_VARIANT_HALO_N32 | RV_DWT_VARIANT_L0_STEPS};
+    static const int sizes[][2] = {{2048, 1024}, {1031, 1100}, {1500, 777}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
+            for (int c = 0; c < 2; c++) {
+                RV_DwtSettings s;
+                rv_dwt_settings_default(&s);
+                s.wavelet = c == 0 ? RV_DWT_CDF97 : RV_DWT_DD137;
+                s.type = c == 0 ? RV_DWT_F32 : RV_DWT_I32;
+                s.method = RV_DWT_IN_PLACE;
+                s.gpu_variant = vs[v];
+                compare_s(&s, sizes[z][0], sizes[z][1], 5);
+            }
 }
 
 static void test_gpu_equals_cpu(void **state)
@@ -326,9 +356,14 @@ int main(void)
         cmocka_unit_test(test_gpu_row_reg),
         cmocka_unit_test(test_gpu_inplace_levels),
         cmocka_unit_test(test_gpu_variants),
+        cmocka_unit_test(test_gpu_inplace_small),
         cmocka_unit_test(test_gpu_denoise),
         cmocka_unit_test(test_gpu_host_split),
     };
+    /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
+    const char *filter = getenv("RV_DWT_TEST_FILTER");
+    if (filter && *filter)
+        cmocka_set_test_filter(filter);
     int r = cmocka_run_group_tests(tests, NULL, NULL);
     rv_context_destroy(&g_gpu);
     rv_context_destroy(&g_cpu);

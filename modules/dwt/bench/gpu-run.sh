@@ -51,7 +51,8 @@ for t in dwt ravioli_dwt test_dwt_gpu rv-bench-gpu-dwt test_dwt rv-dwt; do
 done
 grep -E "warning|error" "$out/dwt-build.log" | sort -u | head -20
 echo "build done"
-run_ctest() { ctest --test-dir build -R "dwt" --output-on-failure --timeout 300 2>&1 | tee "$out/dwt-ctest.log" | tail -25; }
+# DWT_CTEST: ctest -R regex (default dwt); RV_DWT_TEST_FILTER: cmocka filter inside test_dwt_gpu
+run_ctest() { ctest --test-dir build -R "${DWT_CTEST:-dwt}" --output-on-failure --timeout "${DWT_CTEST_TIMEOUT:-300}" 2>&1 | tee "$out/dwt-ctest.log" | tail -25; }
 run_bench() { timeout "${BENCH_TIMEOUT:-240}" ./build/bench/rv-bench-gpu-dwt "$@" 2>&1 | tee "$out/dwt-bench.log"; }
 # RV_DWT_BENCH_FIRST=1: the benchmark before the tests (a short device call keeps the figures)
 if [ "${RV_DWT_BENCH_FIRST:-0}" = 1 ]; then run_bench "$@"; run_ctest; else run_ctest; run_bench "$@"; fi

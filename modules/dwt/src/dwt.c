@@ -896,6 +896,9 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
 /* In-place column pass of level p (block layout). */
 /* Pairs a tile of the in-place fused column pass holds. */
 #define COL_R_INPLACE 128
+/* GPU, in place, 2-D (since dwt9): level 0 fuses its columns and holds the halo buffer of
+ * later levels from this many samples (1024 x 1024) unless col_fuse_min is set */
+#define DWT_SMALL_FUSE_MIN (1LL << 20)
 
 /*
  * In-place column steps, all fused, on the [S rows | D rows] region (n rows,
@@ -905,12 +908,45 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
  * dwt_colfused lifts every tile in shared memory and writes its pairs back
  * in place.
  */
-/* Columns a group of cols_fused_inplace holds (columns of n samples): halos of about n cols / 32 bytes. */
+/*
+ * GPU, 2-D, unless gpu_variant HALO_N32 (since dwt9): the halos of a whole level
+ * in one group (about 2H / 2R = 8 % of the level for CDF 9/7 and DD(13,7)), so
+ * level 0 takes 2 column launches instead of 6 and its buffer takes the LL
+ * regions of more levels (inplace_scratch). Not under a device memory limit:
+ * host_transform counts on halos of at most 1/16 of a region (+ 256 KiB).
+ */
+static int halo_one_group(const RV_Dwt *d)
+{
+    return !d->cpu && d->s.dims == 2 && !(d->s.gpu_variant & RV_DWT_VARIANT_HALO_N32) &&
+           !d->s.device_memory_limit;
+}
+
+/* Samples from which a level's columns take the fused in-place pass (levels whose
+ * halos fit level 0's buffer in one group fuse anyway, see cols_inplace). */
+static long long col_fuse_from(const RV_Dwt *d)
+{
+    if (d->s.col_fuse_min > 0)
+        return d->s.col_fuse_min;
+    return halo_one_group(d) && !(d->s.gpu_variant & RV_DWT_VARIANT_L0_STEPS) ? DWT_SMALL_FUSE_MIN : (1LL << 23);
+}
+
+/* Samples of level 0 from which it holds a halo buffer for the later levels (GPU). */
+static long long halo_buffer_from(const RV_Dwt *d)
+{
+    if (d->s.col_fuse_min > 0)
+        return d->s.col_fuse_min;
+    return halo_one_group(d) ? DWT_SMALL_FUSE_MIN : (1LL << 23);
+}
+
+/* Columns a group of cols_fused_inplace holds (columns of n samples): halos of about n cols / 32
+ * bytes, or all of them (halo_one_group). */
 static int halo_group(const RV_Dwt *d, int n, int cols)
 {
     const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
     const int H = steps_reach(d), nS = (n + 1) / 2;
     const size_t per_col = (size_t)((nS + R - 1) / R) * 4 * (size_t)H * 4;
+    if (halo_one_group(d))
+        return cols;
     size_t budget = (size_t)n * (size_t)cols * 4 / 32;
     if (budget < 262144)
         budget = 262144;
@@ -938,8 +974,7 @@ static size_t halo_level0(const RV_Dwt *d)
     if (d->cpu || (d->s.gpu_variant & RV_DWT_VARIANT_HALO_OWN) || d->s.dims != 2 || d->s.fuse_max_shared <= 0)
         return 0;
     const plan_level *p0 = &d->lv[0];
-    const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
-    if (p0->h < 2 || (long long)p0->h * p0->w < fmin)
+    if (p0->h < 2 || (long long)p0->h * p0->w < halo_buffer_from(d))
         return 0;
     return halo_bytes(d, p0->h, p0->w);
 }
@@ -996,12 +1031,14 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
     int err;
     if (n < 2)
         return 0;
-    const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
+    const long long fmin = col_fuse_from(d);
     /* small levels fuse too when one group of their halos fits level 0's buffer (not with HALO_OWN) */
     const size_t h0 = halo_level0(d);
     const int R = !d->cpu && (d->s.gpu_variant & RV_DWT_VARIANT_COL_INPLACE_64) ? 64 : COL_R_INPLACE;
-    const int one_group = h0 > 0 && (size_t)((n + 1) / 2 + R - 1) / (size_t)R * 4 * (size_t)steps_reach(d) * 4 *
-                                            (size_t)cols <= h0;
+    /* (not level 0 itself: with L0_STEPS it keeps the passes per step below 1 << 23) */
+    const int level0 = p->w == d->lv[0].w && p->h == d->lv[0].h;
+    const int one_group = h0 > 0 && !level0 &&
+                          (size_t)((n + 1) / 2 + R - 1) / (size_t)R * 4 * (size_t)steps_reach(d) * 4 * (size_t)cols <= h0;
     if (d->s.fuse_max_shared > 0 && (d->cpu || (long long)n * cols >= fmin || one_group)) {
         /* rows permuted evens first, then all steps in one pass */
         if (!inverse) {
@@ -1042,7 +1079,7 @@ static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
         d->s.fuse_max_shared <= 0)
         return 0;
     const plan_level *p0 = &d->lv[0], *p = &d->lv[l];
-    const long long fmin = d->s.col_fuse_min > 0 ? d->s.col_fuse_min : (1LL << 23);
+    const long long fmin = halo_buffer_from(d);
     if (p0->h < 2 || (long long)p0->h * p0->w < fmin || p->w < 2 || p->h < 2 || !fused_ok(d, p->w, 1))
         return 0;
     const size_t hb = halo_bytes(d, p0->h, p0->w);

@@ -39,11 +39,13 @@
  *     (level l low-pass at multiples of 2^l), the classic in-place lifting layout.
  *
  * Methods (block layout; the interleaved layout is always in place):
- *   RV_DWT_IN_PLACE: device memory n + a small table (+ about n/32 for the
- *     halos of the fused column pass). Rows that fit in shared memory are
- *     transformed in one pass; longer rows and all columns use the chunk
- *     rearrangement of Ikuzawa et al. (chunk generation, then a chunk
- *     permutation as a product of cycles whose leaders are computed on the host);
+ *   RV_DWT_IN_PLACE: device memory n + a small table (+ the halos of the fused
+ *     column pass: on the GPU about 8 % of n for CDF 9/7 and DD(13,7), n/32
+ *     with gpu_variant HALO_N32 or a device_memory_limit; on the CPU about
+ *     n/32). Rows that fit in shared memory are transformed in one pass;
+ *     longer rows and all columns use the chunk rearrangement of Ikuzawa et
+ *     al. (chunk generation, then a chunk permutation as a product of cycles
+ *     whose leaders are computed on the host);
  *     long rows then take one pass per lifting step, columns one pass for all
  *     steps (tiles in shared memory, the pairs around each tile saved first).
  *   RV_DWT_OUT_OF_PLACE: a second buffer of n samples (owned by the RV_Dwt and
@@ -121,10 +123,13 @@ typedef struct RV_DwtSettings {
                                 pass (dwt_halo + dwt_colfused) only when the level has
                                 at least this many samples, or when its halos fit the
                                 halo buffer level 0 holds in one group; other levels
-                                take one column pass per lifting step (fewer launches,
-                                no halo copies: faster below about 3K x 3K on an H200
-                                with 3 groups a level).
-                                0 (default): 1 << 23 samples; 1: always fused. The
+                                take one column pass per lifting step (with 3 halo
+                                groups a level, as with HALO_N32, that was faster
+                                below about 3K x 3K on an H200; with one group,
+                                the default since dwt9, the fused pass is faster
+                                from 1K x 1K).
+                                0 (default): 1 << 20 samples (1 << 23 with gpu_variant
+                                HALO_N32 or, for level 0, L0_STEPS); 1: always fused. The
                                 CPU backend always fuses (when fuse_max_shared > 0). */
     unsigned gpu_variant;    /* GPU kernel variants, for tests and benchmarks (results
                                 are the same bit for bit). 0 (default): the fastest
@@ -166,12 +171,22 @@ typedef enum RV_DwtGpuVariant {
                                     of level 0 (about n/32 bytes, held anyway) going rows
                                     into that buffer and columns back with the
                                     out-of-place kernels (2 launches a level) */
-    RV_DWT_VARIANT_HALO_OWN = 256 /* in place, 2-D: column groups of about n/32 bytes of
+    RV_DWT_VARIANT_HALO_OWN = 256, /* in place, 2-D: column groups of about n/32 bytes of
                                     halo of the level's own size (3 groups a level) and
                                     levels below col_fuse_min a pass per step, instead of
                                     groups as large as level 0's halo buffer allows (one
                                     where it fits) and the fused pass for every level
                                     whose halos fit it in one group; memory unchanged */
+    RV_DWT_VARIANT_HALO_N32 = 512, /* in place, 2-D: the halo buffer of about n/32 bytes
+                                    (3 column groups at level 0) and level 0 fused only
+                                    from 1 << 23 samples (the plan of dwt7), instead of
+                                    the halos of level 0 in one group (about 8 % of n for
+                                    CDF 9/7 and DD(13,7): 2 column launches instead of 6,
+                                    and a buffer that takes the LL regions of more levels)
+                                    and level 0 fused from 1 << 20 samples */
+    RV_DWT_VARIANT_L0_STEPS = 1024 /* in place, 2-D, without HALO_N32: level 0 below 1 << 23
+                                    samples keeps one column pass per step (it still holds
+                                    the one-group halo buffer for the later levels) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
