@@ -280,13 +280,16 @@ RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int
                            const int out16)
 {
     if (vec) {
+        /* v[i] fit in 16 bits (8 after rv_db_out8): packed with byte
+         * permutes (one PRMT a pair) */
         if (out16)
             *(uint2 *)(void *)(drow + 2 * x0) =
-                make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
-                           (unsigned)v[2] | ((unsigned)v[3] << 16));
+                make_uint2(__byte_perm((unsigned)v[0], (unsigned)v[1], 0x5410),
+                           __byte_perm((unsigned)v[2], (unsigned)v[3], 0x5410));
         else
-            *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
-                                               (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);
+            *(unsigned *)(void *)(drow + x0) =
+                __byte_perm(__byte_perm(rv_db_out8(v[0]), rv_db_out8(v[1]), 0x0040),
+                            __byte_perm(rv_db_out8(v[2]), rv_db_out8(v[3]), 0x0040), 0x5410);
     } else {
         for (int i = 0; i < 4 && x0 + i < w; i++) {
             if (out16)
@@ -607,6 +610,9 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
         const int rb = (range * bpp + 15) & ~15;
         const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
         const int ci0 = (warp + range) * ispb + 4 * lane * bpp + rb;
+        /* the thread's output row, advanced by 8 rows (no 64-bit multiply a row) */
+        unsigned char *drow = dst + (int64_t)(ty0 + warp) * dp;
+        const int64_t dp8 = 8 * dp;
         const int thm = thr - 1;
         const uint32_t thb = thr > 0 ? (uint32_t)(2 * thr - 1) : 0u;
 #pragma unroll 1
@@ -618,7 +624,8 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 int v[4];
                 rv_db_tile_row_inner(sm, ci0 + (j8 + 8 * j) * ispb, rk, range, ispb, thm, thb,
                                      nA, nB, gr, kg, gn, grain, mode, blur, in16, v);
-                rv_db_store4(dst + (int64_t)y * dp, x0, w, v, vec, out16);
+                rv_db_store4(drow, x0, w, v, vec, out16);
+                drow += dp8;
             }
         }
         return;
