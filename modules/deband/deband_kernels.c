@@ -345,6 +345,33 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
     rv_db_store4(drow, x0, w, v, a->vec_ok && x0 + RV_DB_PX <= w, out16);
 }
 
+/* rv_deband_mix and rv_deband_sub (the same values) with the right shifts
+ * written as high-half multiplies (x >> k = umulhi(x, 2^(32-k))): those run
+ * on the multiply-add pipe instead of the integer ALU pipe, which the rest
+ * of the inner path (masks, xors, compares, selects) keeps busy; a warp
+ * instruction takes two cycles of either pipe, and the two run side by side. */
+#if defined(CUDA_EMU_H)
+#  define rv_db_mix_f(x, p16, p17) ((void)(p16), (void)(p17), rv_deband_mix(x))
+#  define rv_db_sub_f(H, k, p16) ((void)(p16), rv_deband_sub(H, k))
+#else
+/* p16 = 2^16, p17 = 2^17 hidden from ptxas (RV_DB_OPAQUE below), which
+ * otherwise turns a high-half multiply by a power of two back into a shift */
+RV_DB_FN uint32_t rv_db_mix_f(uint32_t x, uint32_t p16, uint32_t p17)
+{
+    x ^= __umulhi(x, p16);
+    x *= 0x7feb352du;
+    x ^= __umulhi(x, p17);
+    x *= 0x846ca68bu;
+    x ^= __umulhi(x, p16);
+    return x;
+}
+RV_DB_FN uint32_t rv_db_sub_f(uint32_t H, uint32_t k, uint32_t p16)
+{
+    const uint32_t m = H * k;
+    return m ^ __umulhi(m, p16);
+}
+#endif
+
 /* Hides a value from the optimiser (an empty asm), so that the mirrored
  * references are computed as 2c - A (one add) instead of being re-derived
  * from their parts (ptxas otherwise rebuilds each address: two more
@@ -408,7 +435,10 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk,
     const int k0 = range * (spb + bpp), k1 = range * (spb - bpp);
     const uint32_t cs = rv_db_sbase(sm) + (uint32_t)ci; /* c as a shared address */
     const uint32_t iA0 = cs - (uint32_t)k0, iD0 = cs - (uint32_t)k1, c2 = 2u * cs;
-    const uint32_t hg = rv_deband_mix(rk); /* rk: the group's counter */
+    uint32_t p16 = 1u << 16, p17 = 1u << 17;
+    RV_DB_OPAQUE(p16);
+    RV_DB_OPAQUE(p17);
+    const uint32_t hg = rv_db_mix_f(rk, p16, p17); /* rk: the group's counter */
     /* the 4 centre samples with one shared-memory load (the tile layout
      * puts c at a multiple of 8 bytes (16-bit) or 4 (8-bit)) */
     uint32_t cw0 = 0, cw1 = 0;
@@ -423,7 +453,7 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk,
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         const int o = i * bpp;
-        const uint32_t h1 = rv_deband_sub(hg, rv_deband_k(i));
+        const uint32_t h1 = rv_db_sub_f(hg, rv_deband_k(i), p16);
         const int fa = rv_db_fa(h1, nA);
         const int fb = (int)__umulhi(h1, nB);
         const int cv = RV_DB_CVEC ? (in16 ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
