@@ -7,15 +7,19 @@
  *
  * How: the GPU half of kernel.h is compiled by the host C++ compiler with
  * the few CUDA built-ins it uses defined here (threadIdx & co. as globals,
- * fences as no-ops, shuffles returning an invalid partial, %dynamic_smem_size
- * from a variable). The threads of a block run as coroutines: a barrier
- * switches to the next thread, so the procNbr shared tile (loaded by the
- * whole block, then read by every thread) is exact for any grid. procBox runs with one
- * thread a block (its block reduction needs no other thread then), and
- * without reduction also with blocks of 5, 37 and 64 threads (the template
- * copy to shared memory by the whole block); the grid-wide reduction through scratch and the counter is
- * exercised with 1 to 1000 blocks. pixel.h's GPU-only code (__vsadu4 and
- * the lop3 bit-select in rv_abs_diff) is not covered: the host form is used.
+ * fences as no-ops, %dynamic_smem_size from a variable). The threads of a
+ * block run as coroutines on one OS thread: __syncthreads() waits until
+ * every thread of the block has reached it (or ended), a warp shuffle
+ * waits until every lane of its mask has posted its value (a lane of the
+ * mask that ended first, or a caller outside its own mask, fails the
+ * case), cp.async copies land at the latest moment the hardware allows
+ * (the issuing thread's wait) and bulk copies at the first wait on their
+ * mbarrier phase. So the procNbr shared tile, the procBox template copy
+ * and the warp and block reductions (procBox with blocks of 5, 37 and 64
+ * threads, reductions with 32 and 64) are exact for any grid; the grid-wide reduction through scratch
+ * and the counter is exercised with 1 to 1000 blocks. pixel.h's GPU-only
+ * code (__vsadu4 and the lop3 bit-select in rv_abs_diff) is not covered:
+ * the host form is used.
  *
  * The reference evaluates every sample position from the definition:
  * procNbr with clamping at every position and the result filling its S x S
@@ -28,6 +32,7 @@
 #include <string.h>
 #include <type_traits>
 #include <ucontext.h>
+#include <map>
 #include <vector>
 #define RV_CUDA 1
 #define __global__
@@ -48,9 +53,25 @@ struct uint2 { unsigned x, y; };
 struct uint4 { unsigned x, y, z, w; };
 template <class T> static T __ldg(const T *p) { return *p; }
 template <class T> static T __ldcg(const T *p) { return *p; }
-template <class T> static T __shfl_down_sync(unsigned, T, int) { return T(0); }
-static void emu_sync(); /* __syncthreads: the next thread of the block runs */
+static void emu_sync(); /* __syncthreads: waits for every thread of the block */
 static void __syncthreads() { emu_sync(); }
+/* warp shuffles: a real exchange between the lanes named in the mask (see
+ * emu_exchange); a lane past the block's last thread reads as 0 (an
+ * invalid partial), a source lane past 31 as the caller's own value */
+static unsigned long long emu_exchange(unsigned mask, unsigned long long v, int src_lane);
+template <class T> static T emu_shfl(unsigned mask, T v, int src_lane)
+{
+    static_assert(sizeof(T) <= 8, "shuffled values fit 8 bytes");
+    unsigned long long u = 0;
+    memcpy(&u, &v, sizeof(T));
+    u = emu_exchange(mask, u, src_lane);
+    T r;
+    memcpy(&r, &u, sizeof(T));
+    return r;
+}
+static unsigned emu_cur; /* the running thread of the block */
+template <class T> static T __shfl_down_sync(unsigned mask, T v, int off) { return emu_shfl(mask, v, (int)(emu_cur & 31) + off); }
+template <class T> static T __shfl_xor_sync(unsigned mask, T v, int b) { return emu_shfl(mask, v, (int)(emu_cur & 31) ^ b); }
 static void __threadfence() {}
 static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }
 /* cp.async (the procNbr tile copies): in the lazy mode a copy reads its
@@ -60,8 +81,8 @@ static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; r
  * lands at once, so a copy into the buffer still being read shows. Copies
  * left unwaited when a thread ends are counted as errors. */
 #define RV__EMU_CP_ASYNC 1
-static unsigned emu_cur; /* the running thread of the block */
 static bool emu_cp_lazy = true;
+static long emu_progress; /* barriers, shuffles, copies and arrivals passed, threads ended */
 static long emu_cp_left = 0;
 struct emu_cp { void *dst; unsigned char val[16]; int n; };
 static std::vector<emu_cp> emu_cp_q[1024];
@@ -84,8 +105,9 @@ static void rv__cp_wait_all()
 /* Bulk copies and their mbarrier (RV_GPU_NBR_BULK): a copy is counted
  * against the barrier it names; in the lazy mode it lands only when the
  * barrier's phase completes (arrival with expect_tx seen and all expected
- * bytes copied; copies may come before the arrival, as on the hardware),
- * in the eager mode at once. A wait on a phase not yet complete yields to
+ * bytes copied; copies may come before the arrival, as on the hardware)
+ * and a thread waits on it (the latest the hardware may complete it, so a
+ * tile read without a wait sees stale data), in the eager mode at once. A wait on a phase not yet complete yields to
  * the other threads of the block (the hardware spins); a wait that never
  * completes (bytes missing or in excess), a second arrival in one phase,
  * or copies never waited for fail the case. */
@@ -98,9 +120,9 @@ static void rv__mbar_init(unsigned long long *bar)
     emu_bars.push_back(emu_bar{0, 0, 0, false, {}, {}});
     *bar = emu_bars.size() - 1;
 }
-static void emu_bar_try(emu_bar &b)
+static void emu_bar_try(emu_bar &b, bool waiting = false)
 {
-    if (b.arrived && b.copied == b.expect) {
+    if (b.arrived && b.copied == b.expect && (waiting || !emu_cp_lazy)) {
         for (auto &c : b.q) memcpy(c.dst, c.val, (size_t)c.n);
         for (size_t i = 0; i < b.big.size(); i++) memcpy(*(void **)b.big[i].data(), b.big[i].data() + sizeof(void *), b.big[i].size() - sizeof(void *));
         b.q.clear(); b.big.clear();
@@ -112,6 +134,7 @@ static void rv__mbar_expect(unsigned long long *bar, unsigned bytes)
     emu_bar &b = emu_bar_of(bar);
     if (b.arrived) emu_bar_errors++; /* two arrivals on a barrier of count 1 */
     b.expect += bytes; b.arrived = true;
+    emu_progress++;
     emu_bar_try(b);
 }
 static void rv__bulk_copy(void *d, const void *s, unsigned bytes, unsigned long long *bar)
@@ -126,13 +149,24 @@ static void rv__bulk_copy(void *d, const void *s, unsigned bytes, unsigned long 
         b.big.push_back(std::move(v));
     }
     b.copied += bytes;
+    emu_progress++;
     emu_bar_try(b);
 }
+static void emu_yield();
 static void rv__mbar_wait(unsigned long long *bar, unsigned parity)
 {
-    for (int spins = 0; (emu_bar_of(bar).phase & 1u) == parity; spins++) {
-        if (spins > 4) { emu_bar_errors++; return; }
-        emu_sync(); /* the other threads run (and issue their copies) */
+    /* spins (yielding to the other threads, not a barrier arrival) while
+     * the phase is open; a wait through which no thread of the block makes
+     * progress for a few rounds never completes: a failure */
+    long seen = emu_progress;
+    for (int idle = 0; (emu_bar_of(bar).phase & 1u) == parity;) {
+        emu_bar_try(emu_bar_of(bar), true);
+        if ((emu_bar_of(bar).phase & 1u) != parity)
+            break;
+        if (idle > 4) { emu_bar_errors++; return; }
+        emu_yield(); /* the other threads run (and issue their copies) */
+        idle = emu_progress == seen ? idle + 1 : 0;
+        seen = emu_progress;
     }
 }
 #define __builtin_assume_aligned(p, n) (p)
@@ -151,14 +185,72 @@ static bool emu_done[1024];
 static entry emu_f;
 static const rv_args *emu_a;
 static std::vector<char> emu_stacks;
+static unsigned emu_nt;     /* threads of the running block */
+static unsigned emu_bar[1024]; /* barriers each thread has reached */
+static void emu_yield()
+{
+    if (emu_nt > 1)
+        swapcontext(&emu_ctx[emu_cur], &emu_main);
+}
+/* __syncthreads: this thread arrives, then waits (yielding to the others)
+ * until every thread of the block has arrived here or ended */
 static void emu_sync()
 {
-    if (blockDim.x * blockDim.y > 1)
-        swapcontext(&emu_ctx[emu_cur], &emu_main);
+    if (emu_nt <= 1)
+        return;
+    const unsigned me = emu_cur, my = ++emu_bar[me];
+    emu_progress++;
+    for (;;) {
+        bool all = true;
+        for (unsigned u = 0; u < emu_nt && all; u++)
+            all = emu_done[u] || emu_bar[u] >= my;
+        if (all)
+            return;
+        emu_yield();
+    }
+}
+/* shuffles, counted per thread and mask (the lanes of a mask make the same
+ * number of calls with it): the caller posts its value for call k, waits
+ * until every lane of the mask in the block has posted call k, reads the
+ * source lane's value of call k. A lane of the mask that ended first fails
+ * the run (emu_shfl_bad). */
+struct emu_shf { unsigned n; unsigned long long v[2]; };
+static std::map<unsigned, emu_shf> emu_shfs[1024];
+static long emu_shfl_bad;
+static unsigned long long emu_exchange(unsigned mask, unsigned long long v, int src_lane)
+{
+    const unsigned me = emu_cur, base = me & ~31u;
+    if (!(mask >> (me & 31) & 1u)) { emu_shfl_bad++; return v; }
+    emu_shf &mine = emu_shfs[me][mask];
+    const unsigned k = mine.n;
+    mine.v[k & 1] = v;
+    mine.n = k + 1;
+    emu_progress++;
+    for (;;) {
+        bool all = true;
+        for (unsigned l = 0; l < 32 && all; l++) {
+            const unsigned u = base + l;
+            if (!(mask >> l & 1u) || u >= emu_nt || u == me)
+                continue;
+            all = emu_shfs[u][mask].n >= k + 1;
+            if (!all && emu_done[u]) { emu_shfl_bad++; all = true; break; }
+        }
+        if (all)
+            break;
+        emu_yield();
+    }
+    if (src_lane > 31 || src_lane < 0)
+        return v;
+    const unsigned src = base + (unsigned)src_lane;
+    if (src >= emu_nt)
+        return 0;
+    if (!(mask >> src_lane & 1u)) { emu_shfl_bad++; return 0; }
+    return emu_shfs[src][mask].v[k & 1];
 }
 static void emu_thread()
 {
     emu_f(*emu_a);
+    emu_progress++;
     emu_done[emu_cur] = true;
     emu_cp_left += (long)emu_cp_q[emu_cur].size();
     emu_cp_q[emu_cur].clear();
@@ -182,8 +274,13 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
     gridDim = {gx, gy, 1}; blockDim = {bx, by, 1};
     emu_f = f; emu_a = &a;
     if (nt > 1 && emu_stacks.size() < nt * stk) emu_stacks.resize(nt * stk);
+    emu_nt = nt;
     for (unsigned b = 0; b < gx * gy; b++) {
         blockIdx = {b % gx, b / gx, 0};
+        for (unsigned t = 0; t < nt; t++) {
+            emu_bar[t] = 0;
+            emu_shfs[t].clear();
+        }
         if (nt == 1) {
             threadIdx = {0, 0, 0};
             emu_cur = 0;
@@ -193,14 +290,19 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
             continue;
         }
         for (unsigned t = 0; t < nt; t++) emu_start(t, emu_stacks.data() + t * stk, stk);
-        for (bool left = true; left;) { /* rounds: each thread to its next barrier */
+        for (bool left = true; left;) { /* rounds: each thread to its next yield */
             left = false;
+            const long before = emu_progress;
             for (unsigned t = 0; t < nt; t++) {
                 if (emu_done[t]) continue;
                 emu_cur = t;
                 threadIdx = {t % bx, t / bx, 0};
                 emu_resume(t);
                 left = left || !emu_done[t];
+            }
+            if (left && emu_progress == before) { /* every thread waits: a barrier or */
+                printf("FAIL: threads of block %u wait for each other forever\n", b); /* shuffle */
+                exit(1);                                          /* some never reach */
             }
         }
     }
@@ -314,6 +416,7 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
     a.s = s; a.box_w = bw; a.box_h = bh; a.reduce = red;
     a.scratch = (uint64_t)(uintptr_t)scratch.data();
     emu_dsz = smem ? 1u << 16 : 0;
+    emu_shfl_bad = 0;
     launch(f, a, gx, 1, bt, 1);
     /* reference from the definition */
     rv_win w0 = {src.data(), pitch, ref_img ? tpl.data() : nullptr, tpitch, 0, 0, (bw + s - 1) / s, (bh + s - 1) / s, s, 0};
@@ -328,7 +431,8 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
             } else if (red == RV_REDUCE_SUM) { isum += (int64_t)v; sum += (double)v; found = 1; }
             else if (!found || (red == RV_REDUCE_MIN ? (double)v < best : (double)v > best)) { best = v; bx = w0.x; by = w0.y; found = 1; }
         }
-    int bad = 0;
+    int bad = emu_shfl_bad != 0;
+    if (bad) printf("  %ld shuffles with a lane missing or outside the mask\n", emu_shfl_bad);
     if (red == RV_REDUCE_NONE) {
         for (int y = 0; y < H; y++) if (memcmp(dst.data() + y * dpitch, rdst.data() + y * dpitch, W * 4)) bad = 1;
     } else {
@@ -474,10 +578,18 @@ int main()
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_g2", rvk_sad_g2, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_r2", rvk_sad_r2, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad_g4", rvk_sad_g4, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
-                        if (red == RV_REDUCE_NONE && gx <= 16) /* blocks of several threads: the */
-                            for (unsigned bt : {64u, 37u, 5u}) { /* template copy (no shuffles here) */
+                        /* blocks of several threads: the template copy, */
+                        /* and the warp and block reductions by shuffles */
+                        /* between the emulated threads */
+                        /* (the backend's reduction blocks are whole warps) */
+                        if (gx <= 16)
+                            for (unsigned bt : red == RV_REDUCE_NONE ? std::vector<unsigned>{64u, 37u, 5u} : std::vector<unsigned>{32u, 64u}) {
                                 bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad", rvk_sad, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;
                                 bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;
+                                if (red != RV_REDUCE_NONE) {
+                                    bf += check_box<int32_t, RV_Pixel, RV_Pixel>("sad1", rvk_sad1, sad_def, b[0], b[1], b[2], b[3], s, red, sm, gx, true, bt); br++;
+                                    bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false, bt); br++;
+                                }
                             }
                         bf += check_box<int32_t, uint8_t, uint8_t>("ssd8", rvk_ssd8, [&](rv_win w) { return ssd8(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, true); br++;
                         bf += check_box<float, float, uint8_t>("meanf", rvk_meanf, [&](rv_win w) { return meanf(w, &np); }, b[0], b[1], b[2], b[3], s, red, sm, gx, false); br++;
