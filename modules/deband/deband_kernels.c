@@ -125,7 +125,7 @@ RV_DB_FN int rv_db_blend(const unsigned char *c, int o0, int o1, int thr, const 
     return rv_db_decide(cv, sum, spread, thr, mode, blur);
 }
 
-/* The noise of a pixel in [-grain, grain] (gr: 1 static, from h's top
+/* The noise of a pixel in [-grain, grain] (gr: 1 static, from h's low
  * byte; 2 dynamic, from mix(h ^ key_grain)), and adding it (clamped to the
  * 16-bit range). */
 RV_DB_FN int rv_db_noise(uint32_t h, const int gr, uint32_t key_grain, uint32_t gn, int grain)
