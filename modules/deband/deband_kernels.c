@@ -24,7 +24,6 @@
 RV_DB_FN int rv_db_min(int a, int b) { return a < b ? a : b; }
 RV_DB_FN int rv_db_abs(int a) { return a < 0 ? -a : a; }
 RV_DB_FN int rv_db_max(int a, int b) { return a > b ? a : b; }
-RV_DB_FN unsigned rv_db_umax(unsigned a, unsigned b) { return a > b ? a : b; }
 
 /* Sample at byte offset `off` from c, at the 16-bit scale. */
 RV_DB_FN int rv_db_ld(const unsigned char *c, int off, const int in16, const int ldg)
@@ -344,6 +343,8 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
     unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
     rv_db_store4(drow, x0, w, v, a->vec_ok && x0 + RV_DB_PX <= w, out16);
 }
+
+RV_DB_FN unsigned rv_db_umax(unsigned a, unsigned b) { return a > b ? a : b; }
 
 /* rv_deband_mix and rv_deband_sub (the same values) with the right shifts
  * written as high-half multiplies (x >> k = umulhi(x, 2^(32-k))): those run
