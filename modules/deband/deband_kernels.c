@@ -36,26 +36,30 @@ RV_DB_FN int rv_db_ld(const unsigned char *c, int off, const int in16, const int
 
 /*
  * The per-pixel math, shared by both bodies (see deband_kernel.h). One
- * lowbias32 hash h a pixel: bits 0-11 and 12-23 give the two offsets, bits
- * 24-31 the noise. rv_db_fa / rv_db_fb give the offsets before subtracting
- * the limited range rl, i.e. in [0, 2 rl] (n = 2 rl + 1); rv_db_fn the
- * noise before subtracting the grain, in [0, 2 grain] (gn = 2 grain + 1).
- * The GPU forms of the offsets are the same values as one high-half
- * multiply each, mask then IMAD.HI (((h & 0xfff) << 20) * n >> 32 =
- * (h & 0xfff) * n >> 12, exactly: no bits are lost), instead of mask,
- * shift, multiply, shift; the CPU keeps the 32-bit form, which vectorises.
- * Products stay below 2^32: 4095 * 511, 255 * 32761.
+ * lowbias32 hash H per aligned group of 4 samples, one multiply-xorshift
+ * per sample (rv_deband_hash): h. Its bits 8-19 give offset a, its top bits
+ * (h * n >> 32) offset b, bits 0-7 the noise. rv_db_fa / rv_db_fb give
+ * the offsets before subtracting the limited range rl, i.e. in [0, 2 rl]
+ * (n = 2 rl + 1); rv_db_fn the noise before subtracting the grain, in
+ * [0, 2 grain] (gn = 2 grain + 1). The GPU forms are the same values as
+ * one high-half multiply each (IMAD.HI: (h & 0xfff00) * (n << 12) >> 32 =
+ * ((h >> 8) & 0xfff) * n >> 12, exactly: no bits are lost); the CPU keeps
+ * the 32-bit form where it vectorises. Products stay below 2^32: 4095 * 511,
+ * 255 * 32761.
  */
 #if defined(RV_CUDA)
-RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)__umulhi(h & 0xfffu, n << 20); }
-RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)__umulhi(h & 0xfff000u, n << 8); }
+/* fa's n argument: n << 12 on the GPU (hoisted), n on the CPU */
+RV_DB_FN uint32_t rv_db_na(uint32_t n) { return n << 12; }
+RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n12) { return (int)__umulhi(h & 0xfff00u, n12); }
+RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)__umulhi(h, n); }
 #else
-RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)(((h & 0xfffu) * n) >> 12); }
-RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)((((h >> 12) & 0xfffu) * n) >> 12); }
+RV_DB_FN uint32_t rv_db_na(uint32_t n) { return n; }
+RV_DB_FN int rv_db_fa(uint32_t h, uint32_t n) { return (int)((((h >> 8) & 0xfffu) * n) >> 12); }
+RV_DB_FN int rv_db_fb(uint32_t h, uint32_t n) { return (int)(((uint64_t)h * n) >> 32); }
 #endif
-/* (the IMAD.HI form of the noise measured 1.5 instructions a pixel more
- * in SASS: ptxas fuses the "- grain" into a 64-bit addend pair) */
-RV_DB_FN int rv_db_fn(uint32_t g, uint32_t gn) { return (int)(((g >> 24) * gn) >> 8); }
+/* (an IMAD.HI form of the noise made ptxas fuse the "- grain" into a
+ * 64-bit addend pair: more instructions) */
+RV_DB_FN int rv_db_fn(uint32_t g, uint32_t gn) { return (int)(((g & 0xffu) * gn) >> 8); }
 
 /*
  * rv_db_offsets turns the hash h into the byte offsets of the references
@@ -68,7 +72,7 @@ RV_DB_FN void rv_db_offsets(uint32_t h, int rl, const int il, int pitch, const i
                             int *o0, int *o1)
 {
     const uint32_t n = (uint32_t)(2 * rl + 1);
-    const int ra = rv_db_fa(h, n) - rl;
+    const int ra = rv_db_fa(h, rv_db_na(n)) - rl;
     const int rb = rv_db_fb(h, n) - rl;
     /* interlaced: toward zero to even, |da| <= |ra| keeps it inside */
     const int da = il ? ra - ra % 2 : ra;
@@ -120,7 +124,7 @@ RV_DB_FN int rv_db_blend(const unsigned char *c, int o0, int o1, int thr, const 
     return rv_db_decide(cv, sum, spread, thr, mode, blur);
 }
 
-/* The noise of a pixel in [-grain, grain] (gr: 1 static, from h's top
+/* The noise of a pixel in [-grain, grain] (gr: 1 static, from h's low
  * byte; 2 dynamic, from mix(h ^ key_grain)), and adding it (clamped to the
  * 16-bit range). */
 RV_DB_FN int rv_db_noise(uint32_t h, const int gr, uint32_t key_grain, uint32_t gn, int grain)
@@ -162,7 +166,7 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
     unsigned char *drow = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)y * a->dpitch[p];
     if (!inner) {
         for (int x = xa; x < xb; x++) {
-            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+            const uint32_t h1 = rv_deband_hash(rk, x);
             int o0, o1;
             rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, sp, in16, &o0, &o1);
             int v = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 0);
@@ -179,10 +183,23 @@ RV_DB_FN void rv_db_cpu_span(const rv_deband_args *a, int p, int y, int xa, int 
      * memory gathers, which the compiler vectorises), then the gathers */
     enum { CH = 64 };
     int o0s[CH], o1s[CH], ns[CH];
-    for (int xc = xa; xc < xb; xc += CH) {
-        const int n = rv_db_min(CH, xb - xc);
+    uint32_t gh[CH / 4], hs[CH];
+    /* chunks inside aligned 64-sample blocks: the group hashes of a chunk
+     * (vectorised), each group's 4 sample hashes, then the offsets */
+    for (int xc = xa, xe; xc < xb; xc = xe) {
+        xe = rv_db_min(xb, (xc & ~(CH - 1)) + CH);
+        const int n = xe - xc, g0 = xc >> 2, ng = ((xe + 3) >> 2) - g0;
+        for (int g = 0; g < ng; g++)
+            gh[g] = rv_deband_mix(rk + (uint32_t)(g0 + g));
+        for (int g = 0; g < ng; g++) {
+            hs[4 * g + 0] = rv_deband_sub(gh[g], RV_DEBAND_K0);
+            hs[4 * g + 1] = rv_deband_sub(gh[g], RV_DEBAND_K1);
+            hs[4 * g + 2] = rv_deband_sub(gh[g], RV_DEBAND_K2);
+            hs[4 * g + 3] = rv_deband_sub(gh[g], RV_DEBAND_K3);
+        }
+        const uint32_t *hc = hs + (xc & 3);
         for (int i = 0; i < n; i++) {
-            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)(xc + i));
+            const uint32_t h1 = hc[i];
             rv_db_offsets(h1, range, il, sp, in16, &o0s[i], &o1s[i]);
             if (gr)
                 ns[i] = rv_db_noise(h1, gr, kg, gn, grain);
@@ -262,13 +279,16 @@ RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int
                            const int out16)
 {
     if (vec) {
+        /* v[i] fit in 16 bits (8 after rv_db_out8): packed with byte
+         * permutes (one PRMT a pair) */
         if (out16)
             *(uint2 *)(void *)(drow + 2 * x0) =
-                make_uint2((unsigned)v[0] | ((unsigned)v[1] << 16),
-                           (unsigned)v[2] | ((unsigned)v[3] << 16));
+                make_uint2(__byte_perm((unsigned)v[0], (unsigned)v[1], 0x5410),
+                           __byte_perm((unsigned)v[2], (unsigned)v[3], 0x5410));
         else
-            *(unsigned *)(void *)(drow + x0) = rv_db_out8(v[0]) | (rv_db_out8(v[1]) << 8) |
-                                               (rv_db_out8(v[2]) << 16) | (rv_db_out8(v[3]) << 24);
+            *(unsigned *)(void *)(drow + x0) =
+                __byte_perm(__byte_perm(rv_db_out8(v[0]), rv_db_out8(v[1]), 0x0040),
+                            __byte_perm(rv_db_out8(v[2]), rv_db_out8(v[3]), 0x0040), 0x5410);
     } else {
         for (int i = 0; i < 4 && x0 + i < w; i++) {
             if (out16)
@@ -304,13 +324,15 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
     const int range = a->range, thr = a->thr[p], grain = a->grain[p];
     const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
     const uint32_t rk = rv_deband_row_key(a->key_ref[p], y);
+    /* x0 is a multiple of 4: one group hash for the thread's 4 samples */
+    const uint32_t hg = rv_deband_mix(rk + ((uint32_t)x0 >> 2));
     int v[RV_DB_PX];
 #pragma unroll
     for (int i = 0; i < RV_DB_PX; i++) {
         const int x = x0 + i;
         v[i] = 0;
         if (x < w) {
-            const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+            const uint32_t h1 = rv_deband_sub(hg, rv_deband_k(i));
             int o0, o1;
             rv_db_offsets(h1, rv_db_rl(range, x, y, w, h), il, (int)sp, in16, &o0, &o1);
             v[i] = rv_db_blend(srow + (in16 ? 2 * x : x), o0, o1, thr, mode, blur, in16, 1);
@@ -322,69 +344,155 @@ RV_DB_FN void rv_db_gpu(const rv_deband_args *a, rv_block blk, const int il, con
     rv_db_store4(drow, x0, w, v, a->vec_ok && x0 + RV_DB_PX <= w, out16);
 }
 
+RV_DB_FN unsigned rv_db_umax(unsigned a, unsigned b) { return a > b ? a : b; }
+
+/* rv_deband_mix and rv_deband_sub (the same values) with the right shifts
+ * written as high-half multiplies (x >> k = umulhi(x, 2^(32-k))): those run
+ * on the multiply-add pipe instead of the integer ALU pipe, which the rest
+ * of the inner path (masks, xors, compares, selects) keeps busy; a warp
+ * instruction takes two cycles of either pipe, and the two run side by side. */
+#if defined(CUDA_EMU_H)
+#  define rv_db_mix_f(x, p16, p17) ((void)(p16), (void)(p17), rv_deband_mix(x))
+#  define rv_db_sub_f(H, k, p16) ((void)(p16), rv_deband_sub(H, k))
+#else
+/* p16 = 2^16, p17 = 2^17 hidden from ptxas (RV_DB_OPAQUE below), which
+ * otherwise turns a high-half multiply by a power of two back into a shift */
+RV_DB_FN uint32_t rv_db_mix_f(uint32_t x, uint32_t p16, uint32_t p17)
+{
+    x ^= __umulhi(x, p16);
+    x *= 0x7feb352du;
+    x ^= __umulhi(x, p17);
+    x *= 0x846ca68bu;
+    x ^= __umulhi(x, p16);
+    return x;
+}
+RV_DB_FN uint32_t rv_db_sub_f(uint32_t H, uint32_t k, uint32_t p16)
+{
+    const uint32_t m = H * k;
+    return m ^ __umulhi(m, p16);
+}
+#endif
+
+/* Hides a value from the optimiser (an empty asm), so that the mirrored
+ * references are computed as 2c - A (one add) instead of being re-derived
+ * from their parts (ptxas otherwise rebuilds each address: two more
+ * instructions a reference). */
+#if defined(CUDA_EMU_H)
+#  define RV_DB_OPAQUE(x) ((void)0)
+#else
+#  define RV_DB_OPAQUE(x) asm("" : "+r"(x))
+#endif
+
+/* Loads of the inner path by 32-bit shared-memory address (ld.shared; the
+ * constant O folds into the instruction's offset); under the CPU emulation
+ * an offset into sm. */
+#if defined(CUDA_EMU_H)
+RV_DB_FN uint32_t rv_db_sbase(const unsigned char *sm) { (void)sm; return 0; }
+#  define RV_DB_LDS(sm, addr, O, in16) rv_db_ld((sm) + (O), (int)(addr), in16, 0)
+#else
+RV_DB_FN uint32_t rv_db_sbase(const unsigned char *sm)
+{
+    return (uint32_t)__cvta_generic_to_shared(sm);
+}
+RV_DB_FN int rv_db_lds16(uint32_t addr, const int o)
+{
+    unsigned short v;
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr + (uint32_t)o));
+    return (int)v;
+}
+RV_DB_FN int rv_db_lds8(uint32_t addr, const int o)
+{
+    unsigned short v;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=h"(v) : "r"(addr + (uint32_t)o));
+    return (int)v << 8;
+}
+#  define RV_DB_LDS(sm, addr, O, in16) ((in16) ? rv_db_lds16(addr, O) : rv_db_lds8(addr, O))
+#endif
+
 /*
  * One row of 4 samples of a tile whose references are all inside the plane
  * at the full range (inner tiles: no per-pixel border limit, no bounds
- * tests). Offsets are folded: with a' = a + r, b' = b + r in [0, 2r] and
- *   d0 = a' pitch + b' bpp,  d1 = b' pitch - a' bpp,
- *   K0 = r (pitch + bpp),    K1 = r (pitch - bpp),
- * the references are c + o0 = (c - K0) + d0, c - o0 = (c + K0) - d0,
- * c + o1 = (c + K1) - d1, c - o1 = (c - K1) + d1: per pixel two
- * multiply-adds and one add per reference, the four bases hoisted out of
- * the pixel loop (pixel i adds i * bpp as an immediate). Not used when
- * interlaced (its rounding needs the signed offsets).
+ * tests). With a' = a + r, b' = b + r in [0, 2r] (fa, fb below) and
+ * K0 = r (pitch + bpp), K1 = r (pitch - bpp), the references of the sample
+ * at c are
+ *   A = c + o0 = (c - K0) + b' bpp + a' pitch,   B = c - o0 = 2c - A,
+ *   D = c - o1 = (c - K1) - a' bpp + b' pitch,   C = c + o1 = 2c - D
+ * (for sample i, c + i bpp: A and D move by i bpp, B and C by i bpp too):
+ * per pixel one shift-add and one multiply-add for A and D, one add for
+ * their mirrors (c - K0, c - K1, 2c hoisted; pixel i's i * bpp is an
+ * immediate). Addresses are 32-bit offsets into the tile buffer sm.
+ * The decision uses |d| < thr <=> (unsigned)(d + thr - 1) < 2 thr - 1
+ * (thb = 0 when thr = 0: never banded), and for !blur the largest
+ * (unsigned)(ref - cv + thr - 1) over the references against the same
+ * bound: the same results as rv_db_decide. Not used when interlaced (its
+ * rounding needs the signed offsets).
  */
-RV_DB_FN void rv_db_tile_row_inner(const unsigned char *c, uint32_t rk, int range, int spb,
-                                   int thr, uint32_t nA, uint32_t nB, const int gr, uint32_t kg,
-                                   uint32_t gn, int grain, const int mode, const int blur,
-                                   const int in16, int *v)
+RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk, int range,
+                                   int spb, int thm, uint32_t thb, uint32_t nA, uint32_t nB,
+                                   const int gr, uint32_t kg, uint32_t gn, int grain,
+                                   const int mode, const int blur, const int in16, int *v)
 {
     const int bpp = in16 ? 2 : 1;
     const int k0 = range * (spb + bpp), k1 = range * (spb - bpp);
-    const unsigned char *cA = c - k0, *cB = c + k0, *cC = c + k1, *cD = c - k1;
+    const uint32_t cs = rv_db_sbase(sm) + (uint32_t)ci; /* c as a shared address */
+    const uint32_t iA0 = cs - (uint32_t)k0, iD0 = cs - (uint32_t)k1, c2 = 2u * cs;
+    uint32_t p16 = 1u << 16, p17 = 1u << 17;
+    RV_DB_OPAQUE(p16);
+    RV_DB_OPAQUE(p17);
+    const uint32_t hg = rv_db_mix_f(rk, p16, p17); /* rk: the group's counter */
     /* the 4 centre samples with one shared-memory load (the tile layout
      * puts c at a multiple of 8 bytes (16-bit) or 4 (8-bit)) */
     uint32_t cw0 = 0, cw1 = 0;
     if (!RV_DB_CVEC) {
     } else if (in16) {
-        const uint2 cw = *(const uint2 *)(const void *)c;
+        const uint2 cw = *(const uint2 *)(const void *)(sm + ci);
         cw0 = cw.x;
         cw1 = cw.y;
     } else {
-        cw0 = *(const uint32_t *)(const void *)c;
+        cw0 = *(const uint32_t *)(const void *)(sm + ci);
     }
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         const int o = i * bpp;
-        const uint32_t h1 = rv_deband_mix(rk + (uint32_t)i);
-        const int fa = (int)__umulhi(h1 & 0xfffu, nA);
-        const int fb = (int)__umulhi(h1 & 0xfff000u, nB);
-        const int d0 = fa * spb + fb * bpp;
+        const uint32_t h1 = rv_db_sub_f(hg, rv_deband_k(i), p16);
+        const int fa = rv_db_fa(h1, nA);
+        const int fb = (int)__umulhi(h1, nB);
         const int cv = RV_DB_CVEC ? (in16 ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
-                            : (int)(((cw0 >> (8 * i)) & 0xffu) << 8)) : rv_db_ld(c + o, 0, in16, 0);
-        int sum, spread = 0;
-        /* S(x+b, y+a) and its mirror */
-        const int pp = rv_db_ld(cA + o + d0, 0, in16, 0);
+                            : (int)(((cw0 >> (8 * i)) & 0xffu) << 8)) : rv_db_ld(sm + ci + o, 0, in16, 0);
+        uint32_t iA = iA0 + (uint32_t)(fb * bpp) + (uint32_t)(fa * spb);
+        RV_DB_OPAQUE(iA);
+        const int pp = RV_DB_LDS(sm, iA, o, in16);
+        int r;
         if (mode == 0) {
-            sum = pp;
+            r = (unsigned)(cv - pp + thm) < thb ? pp : cv;
         } else {
-            const int pm = rv_db_ld(cB + o - d0, 0, in16, 0);
+            const int pm = RV_DB_LDS(sm, c2 - iA, o, in16);
             if (mode == 1) {
-                sum = pp + pm;
-                if (!blur)
-                    spread = rv_db_max(rv_db_abs(cv - pp), rv_db_abs(cv - pm));
+                const int avg = (pp + pm + 1) >> 1;
+                if (blur) {
+                    r = (unsigned)(cv - avg + thm) < thb ? avg : cv;
+                } else {
+                    const int lo = cv - thm;
+                    const unsigned u = rv_db_umax((unsigned)(pp - lo), (unsigned)(pm - lo));
+                    r = u < thb ? avg : cv;
+                }
             } else {
-                /* S(x+a, y-b) and its mirror */
-                const int d1 = fb * spb - fa * bpp;
-                const int pq = rv_db_ld(cC + o - d1, 0, in16, 0);
-                const int pr = rv_db_ld(cD + o + d1, 0, in16, 0);
-                sum = pp + pm + pq + pr;
-                if (!blur)
-                    spread = rv_db_max(rv_db_max(rv_db_abs(cv - pp), rv_db_abs(cv - pm)),
-                                       rv_db_max(rv_db_abs(cv - pq), rv_db_abs(cv - pr)));
+                uint32_t iD = iD0 - (uint32_t)(fa * bpp) + (uint32_t)(fb * spb);
+                RV_DB_OPAQUE(iD);
+                const int pr = RV_DB_LDS(sm, iD, o, in16);
+                const int pq = RV_DB_LDS(sm, c2 - iD, o, in16);
+                const int avg = (pp + pm + pq + pr + 2) >> 2;
+                if (blur) {
+                    r = (unsigned)(cv - avg + thm) < thb ? avg : cv;
+                } else {
+                    const int lo = cv - thm;
+                    const unsigned u =
+                        rv_db_umax(rv_db_umax((unsigned)(pp - lo), (unsigned)(pm - lo)),
+                                   rv_db_umax((unsigned)(pq - lo), (unsigned)(pr - lo)));
+                    r = u < thb ? avg : cv;
+                }
             }
         }
-        int r = rv_db_decide(cv, sum, spread, thr, mode, blur);
         if (gr)
             r = rv_db_add_noise(r, rv_db_noise(h1, gr, kg, gn, grain));
         v[i] = r;
@@ -525,24 +633,30 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     const int64_t dp = a->dpitch[p];
     if (inner && !il) {
         /* the whole tile inside the plane's interior: no per-pixel limits */
-        const uint32_t n = (uint32_t)(2 * range + 1), nA = n << 20, nB = n << 8;
+        const uint32_t n = (uint32_t)(2 * range + 1), nA = rv_db_na(n), nB = n;
         /* an inner tile's layout depends on the range alone (tx0 * bpp is a
          * multiple of 128): spb = R16((128 + range) bpp) + R16(range bpp),
          * bx0 = tx0 bpp - R16(range bpp) (R16: rounded up to 16); written
          * so, the addresses stay out of the per-tile arithmetic */
         const int rb = (range * bpp + 15) & ~15;
         const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
-        const unsigned char *c0 = sm + (warp + range) * ispb + 4 * lane * bpp + rb;
+        const int ci0 = (warp + range) * ispb + 4 * lane * bpp + rb;
+        /* the thread's output row, advanced by 8 rows (no 64-bit multiply a row) */
+        unsigned char *drow = dst + (int64_t)(ty0 + warp) * dp;
+        const int64_t dp8 = 8 * dp;
+        const int thm = thr - 1;
+        const uint32_t thb = thr > 0 ? (uint32_t)(2 * thr - 1) : 0u;
 #pragma unroll 1
         for (int j8 = 0; j8 < th; j8 += 32) {
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int y = ty0 + warp + j8 + 8 * j;
-                const uint32_t rk = rv_deband_row_key(kr, y) + (uint32_t)x0;
+                const uint32_t rk = rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2);
                 int v[4];
-                rv_db_tile_row_inner(c0 + (j8 + 8 * j) * ispb, rk, range, ispb, thr, nA, nB, gr,
-                                     kg, gn, grain, mode, blur, in16, v);
-                rv_db_store4(dst + (int64_t)y * dp, x0, w, v, vec, out16);
+                rv_db_tile_row_inner(sm, ci0 + (j8 + 8 * j) * ispb, rk, range, ispb, thm, thb,
+                                     nA, nB, gr, kg, gn, grain, mode, blur, in16, v);
+                rv_db_store4(drow, x0, w, v, vec, out16);
+                drow += dp8;
             }
         }
         return;
@@ -554,7 +668,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
             const int y = ty0 + warp + j8 + 8 * j;
             if (y >= h || x0 >= w)
                 continue;
-            const uint32_t rk = rv_deband_row_key(kr, y);
+            const uint32_t hg = rv_deband_mix(rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2));
             const unsigned char *crow = sm + (y - sy0) * spb;
             int v[4];
 #pragma unroll
@@ -562,7 +676,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 const int x = x0 + i;
                 v[i] = 0;
                 if (inner || x < w) {
-                    const uint32_t h1 = rv_deband_mix(rk + (uint32_t)x);
+                    const uint32_t h1 = rv_deband_sub(hg, rv_deband_k(i));
                     int o0, o1;
                     rv_db_offsets(h1, inner ? range : rv_db_rl(range, x, y, w, h), il, spb, in16,
                                   &o0, &o1);

@@ -26,6 +26,17 @@ static inline int ref_rr(uint32_t u, int bits, int r)
 
 static inline int ref_min(int a, int b) { return a < b ? a : b; }
 
+/* The hash of sample (x, y): one hash per group of 4 samples of a row
+ * (counter: key + golden-ratio step per row + x / 4), then one
+ * multiply-xorshift per sample with its group position's multiplier. */
+static inline uint32_t ref_hash(uint32_t kref, int x, int y)
+{
+    static const uint32_t kmul[4] = {0x85ebca6bu, 0xc2b2ae35u, 0x27d4eb2fu, 0x165667b1u};
+    const uint32_t hgrp = ref_mix(kref + 0x9e3779b9u * (uint32_t)y + (uint32_t)(x / 4));
+    const uint32_t m = hgrp * kmul[x % 4];
+    return m ^ (m >> 16);
+}
+
 /*
  * Debands one plane. in/out hold samples (in: at depth din; out: at dout),
  * w*h each, row-major without padding. p is the plane index.
@@ -52,10 +63,9 @@ static inline void ref_deband_plane(const uint16_t *in, uint16_t *out, int w, in
             rl = ref_min(rl, w - 1 - x);
             rl = ref_min(rl, y);
             rl = ref_min(rl, h - 1 - y);
-            /* one hash a pixel: counter key + golden-ratio step per row + x */
-            const uint32_t h1 = ref_mix(kref + 0x9e3779b9u * (uint32_t)y + (uint32_t)x);
-            const int a = ref_rr(h1 % 4096u, 12, rl);          /* bits 0-11 */
-            const int b = ref_rr((h1 / 4096u) % 4096u, 12, rl); /* bits 12-23 */
+            const uint32_t h1 = ref_hash(kref, x, y);
+            const int a = ref_rr((h1 / 256u) % 4096u, 12, rl); /* bits 8-19 */
+            const int b = ref_rr(h1, 32, rl);          /* all 32 bits (the top ones) */
             int da = a, db = b;
             if (s->interlaced) { /* toward zero to the even neighbour */
                 da = a - a % 2;
@@ -93,9 +103,9 @@ static inline void ref_deband_plane(const uint16_t *in, uint16_t *out, int w, in
             }
             int v = diff < thr ? avg : c;
             if (grain > 0) {
-                /* bits 24-31 of h1, or of a frame-dependent hash of it */
+                /* bits 0-7 of h1, or of a frame-dependent hash of it */
                 const uint32_t g = s->dynamic_grain ? ref_mix(h1 ^ kgrain) : h1;
-                v += ref_rr(g / 16777216u, 8, grain);
+                v += ref_rr(g % 256u, 8, grain);
                 if (v < 0) v = 0;
                 if (v > 65535) v = 65535;
             }

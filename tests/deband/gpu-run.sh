@@ -5,7 +5,8 @@
 # the deband GPU tests (the gpu-labelled one must pass, not skip) and, with
 # BEFORE=DIR (another checkout, e.g. the main branch), that checkout's
 # benchmark in the same call (before / after on one device).
-# Logs go to $OUT/deband/ when OUT is set.
+# NCU=1: then an ncu profile of one launch (NCU_KERNEL, default the 16-bit
+# mode-2 tiled entry). Logs go to $OUT/deband/ when OUT is set.
 set -u -o pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
@@ -46,6 +47,17 @@ timeout ${BENCH_TIMEOUT:-120} build-gpu/bench/rv-bench-gpu-deband "${sweep[@]}" 
 if [ -n "${BEFORE:-}" ]; then
   echo "== before ($BEFORE)"
   (cd "$BEFORE" && timeout ${BENCH_TIMEOUT:-120} build-gpu/bench/rv-bench-gpu-deband) 2>&1 | tee "$log/bench-before.log"
+fi
+if [ "${NCU:-0}" = 1 ]; then
+  # one launch of the 16-bit mode-2 tiled entry (1080p 4:4:4, the 4th):
+  # issue, stall reasons and the source lines that stall
+  echo "== ncu"
+  timeout ${NCU_TIMEOUT:-100} ncu --clock-control none -k regex:"${NCU_KERNEL:-deband_m2b_16to16_s}\$" \
+    --launch-skip 3 --launch-count 1 --kill yes --section SpeedOfLight --section Occupancy \
+    --section SchedulerStats --section WarpStateStats --section InstructionStats \
+    --section MemoryWorkloadAnalysis --section SourceCounters \
+    build-gpu/bench/rv-bench-gpu-deband > "$log/ncu.log" 2>&1
+  echo "ncu exit $?"; grep -vE "^ *-+ *-+" "$log/ncu.log" | tail -120
 fi
 treg="test_deband_gpu$"; [ "${ALLTESTS:-0}" = 1 ] && treg="test_deband_(cpu|gpu|cli)$"
 ctest --test-dir build-gpu -R "$treg" --output-on-failure --timeout 300 2>&1 | tee "$log/ctest.log" | tail -12

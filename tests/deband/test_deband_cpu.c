@@ -464,6 +464,96 @@ static void test_parameter_errors(void **state)
 }
 
 /* The same result with 1 and 2 worker threads. */
+/*
+ * The generator of the definition (docs/deband.md, via the reference's own
+ * hash): over a 512 x 512 plane at range 15 (31 offsets), chi-square tests
+ * of the offsets a and b, of pairs of horizontal neighbours (inside a group
+ * of 4 samples, which share one group hash, and across groups), vertical
+ * neighbours, a against b of the same sample, and the noise bytes of
+ * neighbours. Bounds: the mean of the chi-square plus 8 standard
+ * deviations (a defect such as two groups positions with related
+ * multipliers gives chi-squares of many thousands).
+ */
+static double chi2(const int *cnt, int bins, double expect)
+{
+    double c = 0;
+    for (int i = 0; i < bins; i++)
+        c += (cnt[i] - expect) * (cnt[i] - expect) / expect;
+    return c;
+}
+static void check_chi2(const char *what, const int *cnt, int bins, long n, int df)
+{
+    const double c = chi2(cnt, bins, (double)n / bins), bound = df + 8.0 * sqrt(2.0 * df);
+    printf("generator: %-34s chi2 %9.1f (df %d, bound %.0f)\n", what, c, df, bound);
+    assert_true(c < bound);
+}
+static void test_generator_statistics(void **state)
+{
+    (void)state;
+    enum { W = 512, H = 512, R = 15, N = 2 * R + 1 };
+    const uint32_t kref = ref_mix(ref_mix(12345u) + 0x9e3779b9u);
+    int *fa = malloc(sizeof(int) * W * H), *fb = malloc(sizeof(int) * W * H);
+    int *ft = malloc(sizeof(int) * W * H);
+    int *c1 = calloc(N, sizeof(int)), *c2 = calloc(N, sizeof(int));
+    int *jin = calloc(N * N, sizeof(int)), *jout = calloc(N * N, sizeof(int));
+    int *jb = calloc(N * N, sizeof(int)), *jv = calloc(N * N, sizeof(int));
+    int *jab = calloc(N * N, sizeof(int)), *jt = calloc(256 * 256, sizeof(int));
+    assert_non_null(fa);
+    assert_non_null(fb);
+    assert_non_null(ft);
+    assert_non_null(jt);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint32_t h1 = ref_hash(kref, x, y);
+            fa[y * W + x] = ref_rr((h1 / 256u) % 4096u, 12, R) + R;
+            fb[y * W + x] = ref_rr(h1, 32, R) + R;
+            ft[y * W + x] = (int)(h1 % 256u);
+        }
+    long nin = 0, nout = 0, nh = 0, nv = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const int i = y * W + x;
+            c1[fa[i]]++;
+            c2[fb[i]]++;
+            jab[fa[i] * N + fb[i]]++;
+            if (x + 1 < W) {
+                if ((x + 1) % 4) {
+                    jin[fa[i] * N + fa[i + 1]]++;
+                    nin++;
+                } else {
+                    jout[fa[i] * N + fa[i + 1]]++;
+                    nout++;
+                }
+                jb[fb[i] * N + fb[i + 1]]++;
+                jt[ft[i] * 256 + ft[i + 1]]++;
+                nh++;
+            }
+            if (y + 1 < H) {
+                jv[fa[i] * N + fa[i + W]]++;
+                nv++;
+            }
+        }
+    check_chi2("offset a", c1, N, (long)W * H, N - 1);
+    check_chi2("offset b", c2, N, (long)W * H, N - 1);
+    check_chi2("a, b of one sample", jab, N * N, (long)W * H, N * N - 1);
+    check_chi2("a of neighbours in a group", jin, N * N, nin, N * N - 1);
+    check_chi2("a of neighbours across groups", jout, N * N, nout, N * N - 1);
+    check_chi2("b of horizontal neighbours", jb, N * N, nh, N * N - 1);
+    check_chi2("a of vertical neighbours", jv, N * N, nv, N * N - 1);
+    check_chi2("noise bytes of neighbours", jt, 256 * 256, nh, 256 * 256 - 1);
+    free(fa);
+    free(fb);
+    free(ft);
+    free(c1);
+    free(c2);
+    free(jin);
+    free(jout);
+    free(jb);
+    free(jv);
+    free(jab);
+    free(jt);
+}
+
 static void test_thread_count_invariant(void **state)
 {
     (void)state;
@@ -502,6 +592,7 @@ int main(void)
         cmocka_unit_test(test_threshold_zero_copies),
         cmocka_unit_test(test_dynamic_grain),
         cmocka_unit_test(test_quality_gradient),
+        cmocka_unit_test(test_generator_statistics),
         cmocka_unit_test(test_tiny_images),
         cmocka_unit_test(test_borders_exact_buffers),
         cmocka_unit_test(test_parameter_errors),

@@ -7,7 +7,9 @@
 #   each anyway: *_s static noise, *_sd dynamic), then prints per kernel its
 #   SASS size and registers and, for the tiled entries, the instructions of
 #   the inner-tile path: the last four row blocks after the barrier with the
-#   most shared-memory loads (4 rows x 4 pixels), divided by 16 pixels.
+#   most shared-memory loads (4 rows x 4 pixels), divided by 16 pixels,
+#   and the whole inner row loop (back-edge to back-edge, vector-store
+#   path, row set-up and stores included), divided by its 16 pixels.
 #   Needs RV_CUOBJDUMP (see tools/sass/rv-sass-dump). Output in /tmp/deband-sass.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)

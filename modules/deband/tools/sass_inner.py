@@ -14,12 +14,13 @@ for l in open(f):
     m = re.search(r'/\* (0x[0-9a-f]{16}) \*/', l)
     if not m:
         continue
-    t = re.match(r'\s+/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;', l)
-    words.append((t.group(1) if t else None, int(m.group(1), 16)))
+    t = re.match(r'\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;', l)
+    words.append(('/*%s*/ %s' % (t.group(1), t.group(2)) if t else None, int(m.group(1), 16)))
 for i in range(0, len(words) - 1, 2):
     t, w = words[i]
     ins.append(t if t else '?%03x' % (w & 0xfff))
 def op(t):
+    t = re.sub(r'^/\*[0-9a-f]+\*/ ', '', t)
     t = t.split()[1] if t.startswith('@') else t.split()[0]
     return t.split('.')[0]
 # blocks: split after branches / exits
@@ -42,4 +43,32 @@ for b in inner:
         cnt[op(t)] = cnt.get(op(t), 0) + 1
 print('%s: %d instructions (%d undecoded); inner path, 4 rows of 4 px: %d -> %.1f a pixel, + store' %
       (name[4:], len(ins), sum(t.startswith('?') for t in ins), n, n / 16.0))
-print('  ' + ' '.join('%s %d' % kv for kv in sorted(cnt.items(), key=lambda kv: -kv[1])[:14]))
+print('  ' + ' '.join('%s %d' % kv for kv in sorted(cnt.items(), key=lambda kv: -kv[1])[:24]))
+# The whole inner-tile row loop (32 rows of 4 px a thread = 4 rows a warp
+# iteration): from the target of its backward branch to the branch, without
+# the scalar-store paths (BSSY .. BSYNC), divided by its 16 pixels. This
+# counts the row set-up, stores and loop control that the blocks above may
+# leave out (the figure the perf notes quote from 2026-11-22 13:30 on).
+addr, a = [], None
+for t in ins:
+    m = re.match(r'/\*([0-9a-f]{4,})\*/', t)
+    a = int(m.group(1), 16) if m else (a + 16 if a is not None else 0)
+    addr.append(a)
+best = None
+for i, t in enumerate(ins):
+    m = re.search(r'BRA (0x[0-9a-f]+)', t)
+    if not m or int(m.group(1), 16) >= addr[i]:
+        continue
+    j = addr.index(int(m.group(1), 16))
+    body = ins[j:i + 1]
+    if sum(op(x) == 'LDS' for x in body) != 4 * lds_pp:
+        continue
+    n, skip = 0, False
+    for x in body:
+        skip = skip or 'BSSY' in x
+        n += not skip
+        skip = skip and 'BSYNC' not in x
+    best = (len(body), n)
+if best:
+    print('  inner row loop: %d instructions, vector-store path %d -> %.1f a pixel' %
+          (best[0], best[1], best[1] / 16.0))

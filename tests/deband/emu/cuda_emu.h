@@ -26,6 +26,15 @@ struct uint4 { unsigned x, y, z, w; };
 static inline uint2 make_uint2(unsigned x, unsigned y) { uint2 r = {x, y}; return r; }
 template <class T> static inline T __ldg(const T *p) { return *p; }
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+/* byte i of the result: byte (s >> 4i) & 7 of the 8 bytes y:x */
+static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
+{
+    const unsigned long long b = ((unsigned long long)y << 32) | x;
+    unsigned r = 0;
+    for (int i = 0; i < 4; i++)
+        r |= (unsigned)((b >> (8 * ((s >> (4 * i)) & 7))) & 0xff) << (8 * i);
+    return r;
+}
 
 /* Used by other parts of ravioli/kernel.h (procBox reductions), never by the
  * deband kernels; declared so that the header compiles, aborting if called. */

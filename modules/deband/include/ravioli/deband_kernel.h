@@ -6,10 +6,13 @@
  * Definition (all values at a 16-bit working scale; docs/deband.md):
  *   S(x, y)   = sample << (16 - input depth)
  *   rl        = min(range, x, w-1-x, y, h-1-y)
- *   h         = mix(key_ref[p] + 0x9e3779b9 * y + x)     (32-bit, wrapping)
+ *   H         = mix(key_ref[p] + 0x9e3779b9 * y + (x >> 2))  (32-bit, wrapping;
+ *               one hash per aligned group of 4 samples of a row)
+ *   m         = H * K[x & 3],  h = m ^ (m >> 16)      (K: 4 odd constants)
  *   n         = 2 * rl + 1
- *   a, b      = ((h & 0xfff) * n >> 12) - rl, (((h >> 12) & 0xfff) * n >> 12) - rl
- *               (uniform in [-rl, rl]; h's bits 0-11 and 12-23)
+ *   a         = (((h >> 8) & 0xfff) * n >> 12) - rl   (h's bits 8-19)
+ *   b         = (h * n >> 32) - rl                    (64-bit product: h's top bits)
+ *               (uniform in [-rl, rl])
  *   da, db    = a, b; interlaced: rounded toward zero to even (same field)
  *   mode 0: refs S(x+b, y+da)
  *   mode 1: refs S(x+b, y+da), S(x-b, y-da)
@@ -18,11 +21,12 @@
  *   diff      = blur_first ? |S - avg| : max |S - ref|
  *   v         = diff < thr[p] ? avg : S
  *   grain[p] > 0: g = dynamic ? mix(h ^ key_grain[p]) : h
- *               v = clamp(v + ((g >> 24) * (2 grain[p] + 1) >> 8) - grain[p], 0, 65535)
- *               (h's bits 24-31, or a frame-dependent hash of h)
+ *               v = clamp(v + ((g & 0xff) * (2 grain[p] + 1) >> 8) - grain[p], 0, 65535)
+ *               (bits 0-7 of h, or of a frame-dependent hash of h)
  *   output    = 16-bit: v; 8-bit: min((v + 128) >> 8, 255)
  * mix() is the "lowbias32" integer hash (two multiply-xorshift rounds): one
- * hash a pixel gives both offsets and the noise.
+ * hash a group of 4 samples, one multiply-xorshift a sample (rv_deband_hash)
+ * gives both offsets and the noise.
  */
 #ifndef RAVIOLI_DEBAND_KERNEL_H
 #define RAVIOLI_DEBAND_KERNEL_H
@@ -137,10 +141,32 @@ RV_INLINE uint32_t rv_deband_mix(uint32_t x)
     return x;
 }
 
-/** The row part of the counter: key_ref[p] + 0x9e3779b9 * y (then + x). */
+/** The row part of the counter: key_ref[p] + 0x9e3779b9 * y (then + (x >> 2)). */
 RV_INLINE uint32_t rv_deband_row_key(uint32_t key_ref, int y)
 {
     return key_ref + 0x9e3779b9u * (uint32_t)y;
+}
+
+/** The multipliers K[i] that turn the hash of a group of 4 samples into
+ * the hash of its sample i (odd, unrelated to each other). */
+#define RV_DEBAND_K0 0x85ebca6bu
+#define RV_DEBAND_K1 0xc2b2ae35u
+#define RV_DEBAND_K2 0x27d4eb2fu
+#define RV_DEBAND_K3 0x165667b1u
+RV_INLINE uint32_t rv_deband_k(int i)
+{
+    return i == 0 ? RV_DEBAND_K0 : i == 1 ? RV_DEBAND_K1 : i == 2 ? RV_DEBAND_K2 : RV_DEBAND_K3;
+}
+/** Hash of sample i (0..3) of a group from the group's hash H. */
+RV_INLINE uint32_t rv_deband_sub(uint32_t H, uint32_t k)
+{
+    const uint32_t m = H * k;
+    return m ^ (m >> 16);
+}
+/** The hash h of sample x of the row whose key is rk (rv_deband_row_key). */
+RV_INLINE uint32_t rv_deband_hash(uint32_t rk, int x)
+{
+    return rv_deband_sub(rv_deband_mix(rk + ((uint32_t)x >> 2)), rv_deband_k(x & 3));
 }
 
 /** Keys for plane p (computed on the host, passed in the arguments). */
