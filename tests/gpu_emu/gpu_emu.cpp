@@ -490,7 +490,7 @@ static int32_t sad_def(rv_win w)
 int main()
 {
     int fails = check_pixel_helpers(), runs = 0;
-    const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}, {197, 139}};
+    const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}, {197, 139}, {389, 101}};
     rv_threshold_params tp0 = {0}, tp1 = {100};
     rv_noparam np = {0};
     for (int lazy = 0; lazy <= 1; lazy++)
