@@ -530,6 +530,21 @@ int main()
                 NB(blur8, blur8, uint8_t, 1, np)
                 NB(blur16, blur16, uint16_t, 2, np)
                 NB(laplacef, laplacef, float, 1, np)
+                /* the large-plane entries rvkw_ (kernel.h RV_GPU_NBR_WIDE: */
+                /* 4 x 4 strips; the backend launches them at S = 1 only,  */
+                /* any grid; 389 x 101 has interior tiles of 16-byte copies) */
+#if RV_GPU_NBR_WIDE
+                if (s <= 2) {
+#define NBW(NAME, FN, T, R, P)                                                                    \
+    fails += check_nbr<T>("w:" #NAME, rvkw_##NAME, [&](rv_nbr n) { return FN(n, &(P)); }, w, h, s, R, \
+                          g[0], g[1], g[2], g[3], &(P), sizeof(P)); runs++;
+                    NBW(emboss, emboss, RV_Pixel, 1, np)
+                    NBW(edge, sobel, RV_Pixel, 1, tp1)
+                    NBW(blur8, blur8, uint8_t, 1, np)
+                    NBW(blur16, blur16, uint16_t, 2, np)
+                    NBW(laplacef, laplacef, float, 1, np)
+                }
+#endif
             }
         }
     printf("nbr: %d runs, %d failed\n", runs, fails);
