@@ -81,6 +81,8 @@ typedef struct rvc_kernel {
     int vec;       /* samples per thread of the s == 1 vector path (procPix/compImg) */
     int regs;
     int per_sm;    /* resident blocks a multiprocessor at kb->block threads (0: unknown) */
+    CUfunction wide;  /* procNbr: the large-plane entry rvkw_<name> (kernel.h RV_GPU_NBR_WIDE), or NULL */
+    int wide_per_sm;  /* its resident blocks a multiprocessor (0: unknown, then it is not used) */
 } rvc_kernel;
 
 static rvc_state *st_of(RV_Context *ctx)
@@ -393,12 +395,11 @@ static int vec_samples(const rv_kernel_desc *d)
  * fewer), no more (the rest stays L1), and note how many blocks a
  * multiprocessor then holds: the launch deals the tiles to one resident
  * wave of blocks. A failing query only leaves per_sm at 0 (full grid). */
-static void nbr_shared_carveout(rvc_state *st, rvc_kernel *kb, CUfunction f)
+static int nbr_shared_carveout(rvc_state *st, const rvc_kernel *kb, CUfunction f)
 {
     int smem = 0, blocks = 0;
-    kb->per_sm = 0;
     if (st->drv.cuFuncGetAttribute(&smem, RVC_FATTR_SHARED_SIZE_BYTES, f) != CUDA_SUCCESS)
-        return;
+        return 0;
     if (smem > 0 && st->max_smem_sm > 0) {
         /* blocks without the shared memory limit: at the largest split */
         if (st->drv.cuFuncSetAttribute(f, RVC_FATTR_PREFERRED_SHARED_CARVEOUT, 100) == CUDA_SUCCESS &&
@@ -413,7 +414,8 @@ static void nbr_shared_carveout(rvc_state *st, rvc_kernel *kb, CUfunction f)
         }
     }
     if (st->drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, kb->block, 0) == CUDA_SUCCESS && blocks > 0)
-        kb->per_sm = blocks;
+        return blocks;
+    return 0;
 }
 
 static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, RV_Kernel *k)
@@ -465,8 +467,16 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
     kb->vec = vec_samples(&k->desc);
     if (st->drv.cuFuncGetAttribute(&kb->regs, RVC_FATTR_NUM_REGS, f) != CUDA_SUCCESS)
         kb->regs = -1;
-    if (k->desc.op == RV_OP_NBR)
-        nbr_shared_carveout(st, kb, f);
+    if (k->desc.op == RV_OP_NBR) {
+        kb->per_sm = nbr_shared_carveout(st, kb, f);
+        /* the large-plane entry, when the module has one (kernel.h) */
+        CUfunction fw = NULL;
+        snprintf(sym, sizeof(sym), "rvkw_%s", name);
+        if (st->drv.cuModuleGetFunction(&fw, (CUmodule)m->handle, sym) == CUDA_SUCCESS && fw) {
+            kb->wide = fw;
+            kb->wide_per_sm = nbr_shared_carveout(st, kb, fw);
+        }
+    }
     rv__log(ctx, RV_LOG_DEBUG, "kernel %s: %d registers, block %dx%d, %d blocks a multiprocessor", name, kb->regs,
             kb->bx, kb->by, kb->per_sm);
     k->entry = f;
@@ -548,12 +558,12 @@ static unsigned cdiv(long long a, long long b)
     return (unsigned)(q < 1 ? 1 : q);
 }
 
-static int launch(RV_Context *ctx, const RV_Kernel *k, unsigned gx, unsigned gy, unsigned bx, unsigned by,
-                  unsigned shmem, void *arg)
+static int launch(RV_Context *ctx, const RV_Kernel *k, CUfunction f, unsigned gx, unsigned gy, unsigned bx,
+                  unsigned by, unsigned shmem, void *arg)
 {
     rvc_state *st = st_of(ctx);
     void *params[1] = {arg};
-    CUresult r = st->drv.cuLaunchKernel((CUfunction)k->entry, gx, gy, 1, bx, by, 1, shmem, cur_stream(st),
+    CUresult r = st->drv.cuLaunchKernel(f, gx, gy, 1, bx, by, 1, shmem, cur_stream(st),
                                         params, NULL);
     if (r != CUDA_SUCCESS) {
         char what[384];
@@ -610,6 +620,7 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
     rv_args *a = &call->args;
     unsigned bx = (unsigned)kb->bx, by = (unsigned)kb->by;
     unsigned gx, gy;
+    CUfunction fn = (CUfunction)k->entry;
     switch (k->desc.op) {
     case RV_OP_PIX:
     case RV_OP_COMP:
@@ -664,6 +675,23 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
                 if (bx == 32 && by <= 8 && kb->per_sm > 0 && (long long)gx * gy > nw * wave) {
                     gx = (unsigned)(nw * wave);
                     gy = 1;
+                }
+                /* large planes: the entry rvkw_ (kernel.h RV_GPU_NBR_WIDE:
+                 * 4 x 4 strips, 3 blocks a multiprocessor) once its tiles
+                 * fill RV_GPU_NBR_WIDE_WAVES resident waves of its blocks,
+                 * one wave looping over them. H200 (docs/perf/cuda-tuning.md,
+                 * round 10): 4K (5.2 waves) emboss 0.0224 ms against 0.0241,
+                 * edge 0.0236 against 0.0251; 1080p (1.3 waves) slower than
+                 * rvk_, so rvk_ stays below the threshold. */
+                const long long wwave = (long long)kb->wide_per_sm * st->sm_count;
+                if (kb->wide && bx == 32 && by <= 8 && kb->wide_per_sm > 0) {
+                    const long long wt = (long long)cdiv(call->cols, 32LL * RV_GPU_NBR_WIDE_COLS) *
+                                         cdiv(call->rows, (long long)by * RV_GPU_NBR_WIDE_ROWS);
+                    if (wt >= RV_GPU_NBR_WIDE_WAVES * wwave) {
+                        fn = kb->wide;
+                        gx = (unsigned)wwave;
+                        gy = 1;
+                    }
                 }
             }
         } else {
@@ -730,7 +758,7 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
         a->scratch = 0;
     }
     const unsigned shmem = box_ref_shared_bytes(k, a);
-    if ((err = launch(ctx, k, gx, gy, bx, by, shmem, a)) < 0)
+    if ((err = launch(ctx, k, fn, gx, gy, bx, by, shmem, a)) < 0)
         return err;
     if (reducing) {
         /* the last block wrote the combined partial at offset 16 */

@@ -322,7 +322,7 @@ static int check_nbr(const char *name, entry f, F fn, int w, int h, int s, int R
     const int64_t pitch = ((int64_t)w * (int64_t)sizeof(T) + 15) / 16 * 16 + 16 + emu_odd_pitch * (int64_t)sizeof(T);
     std::vector<unsigned char> src(pitch * h), dst(pitch * h, 0xcd), ref(pitch * h, 0xcd);
     for (auto &c : src) c = (unsigned char)rnd(seed);
-    if (sizeof(T) == 4 && strcmp(name, "laplacef") == 0) /* finite floats */
+    if (sizeof(T) == 4 && strstr(name, "laplacef")) /* finite floats (also "w:laplacef") */
         for (int y = 0; y < h; y++) for (int x = 0; x < w; x++) ((float *)(src.data() + y * pitch))[x] = (float)(rnd(seed) % 1000) / 7.0f;
     rv_args a; memset(&a, 0, sizeof a);
     a.src = {src.data(), pitch, w, h};
@@ -499,7 +499,7 @@ static int32_t sad_def(rv_win w)
 int main()
 {
     int fails = check_pixel_helpers(), runs = 0;
-    const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}, {197, 139}};
+    const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}, {197, 139}, {389, 101}};
     rv_threshold_params tp0 = {0}, tp1 = {100};
     rv_noparam np = {0};
     for (int lazy = 0; lazy <= 1; lazy++)
@@ -539,6 +539,21 @@ int main()
                 NB(blur8, blur8, uint8_t, 1, np)
                 NB(blur16, blur16, uint16_t, 2, np)
                 NB(laplacef, laplacef, float, 1, np)
+                /* the large-plane entries rvkw_ (kernel.h RV_GPU_NBR_WIDE: */
+                /* 4 x 4 strips; the backend launches them at S = 1 only,  */
+                /* any grid; 389 x 101 has interior tiles of 16-byte copies) */
+#if RV_GPU_NBR_WIDE
+                if (s <= 2) {
+#define NBW(NAME, FN, T, R, P)                                                                    \
+    fails += check_nbr<T>("w:" #NAME, rvkw_##NAME, [&](rv_nbr n) { return FN(n, &(P)); }, w, h, s, R, \
+                          g[0], g[1], g[2], g[3], &(P), sizeof(P)); runs++;
+                    NBW(emboss, emboss, RV_Pixel, 1, np)
+                    NBW(edge, sobel, RV_Pixel, 1, tp1)
+                    NBW(blur8, blur8, uint8_t, 1, np)
+                    NBW(blur16, blur16, uint16_t, 2, np)
+                    NBW(laplacef, laplacef, float, 1, np)
+                }
+#endif
             }
         }
     printf("nbr: %d runs, %d failed\n", runs, fails);

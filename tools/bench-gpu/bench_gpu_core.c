@@ -391,6 +391,11 @@ static void nbr_sweep(op_arg *o, const op_case *c, int w, int h)
     char sym[64];
     snprintf(sym, sizeof(sym), "rvk_%s", c->name);
     nbr_sweep_fn(o, c, w, h, "this", o->fdirect);
+    /* this module's large-plane entry (kernel.h RV_GPU_NBR_WIDE, round 10) */
+    CUfunction fw;
+    snprintf(sym, sizeof(sym), "rvkw_%s", c->name);
+    if (cuModuleGetFunction(&fw, samples_mod, sym) == CUDA_SUCCESS)
+        nbr_sweep_fn(o, c, w, h, "this-wide", fw);
     const char *alt = getenv("RV_BENCH_NBR_ALT");
     char buf[1024];
     snprintf(buf, sizeof(buf), "%s", alt ? alt : "");

@@ -41,7 +41,8 @@ RV_BENCH_NBR_ALT="$list" TARGETS="ravioli samples gpu_equivalence test_gpu_emu r
   TESTS='^(gpu_equivalence|gpu_emu)$' BENCHES=core BENCH_TIMEOUT=${BENCH_TIMEOUT:-150} OUT="$out" bash tools/gpu-check
 rc=$?
 # the variants through the backend: gpu_equivalence with each one's PTX
-for n in "${names[@]}"; do
+# EQUIV_NAMES (space-separated) limits these runs to the variants named
+for n in ${EQUIV_NAMES:-${names[@]}}; do
   d=$alt/mod-$n; mkdir -p "$d"
   [ -f "$alt/$n.ptx" ] || continue
   cp build/modules/samples.so "$d/" && cp "$alt/$n.ptx" "$d/samples.ptx"

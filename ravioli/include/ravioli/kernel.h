@@ -1166,7 +1166,7 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
 #ifndef RV_GPU_NBR_CG
 #define RV_GPU_NBR_CG 0 /* 1: 16-byte tile copies bypass L1 (cp.async.cg; measured slower, round 8) */
 #endif
-#define RV__NBR_TILE_ROWS(R) (8 * RV_GPU_NBR_ROWS + 2 * (R))
+#define RV__NBR_TILE_ROWS(R, K) (8 * (K) + 2 * (R))
 /* 16-byte tile copies (RV_GPU_NBR_V16, 4/8/16-byte samples): a tile row is
  * copied as whole 16-byte chunks of the source row, so the tile's column 0
  * is the sample RV__NBR_SH samples left of the halo's first column (the
@@ -1175,17 +1175,17 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
 #define RV__NBR_V16OK(SZ) (RV_GPU_NBR_V16 && ((SZ) == 4 || (SZ) == 8 || (SZ) == 16))
 #define RV__NBR_V(SZ) (RV__NBR_V16OK(SZ) ? 16 / (SZ) : 1)
 #define RV__NBR_SH(R, SZ) ((RV__NBR_V(SZ) - (R) % RV__NBR_V(SZ)) % RV__NBR_V(SZ))
-#define RV__NBR_NCH(R, SZ) \
-    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV__NBR_SH(R, SZ) + RV__NBR_V(SZ) - 1) / RV__NBR_V(SZ))
+#define RV__NBR_NCH(R, SZ, C) \
+    ((32 * (C) + 2 * (R) + RV__NBR_SH(R, SZ) + RV__NBR_V(SZ) - 1) / RV__NBR_V(SZ))
 /* tile row pitch in samples: a multiple of RV_GPU_NBR_COLS, so that every
  * strip's left neighbour column starts on the same alignment in every row
  * (and of the chunk size with 16-byte copies: rows on the 16-byte grid) */
-#define RV__NBR_PQ(SZ) (RV__NBR_V(SZ) > RV_GPU_NBR_COLS ? RV__NBR_V(SZ) : RV_GPU_NBR_COLS)
-#define RV__NBR_TILE_PITCH(R, SZ) \
-    ((32 * RV_GPU_NBR_COLS + 2 * (R) + RV__NBR_SH(R, SZ) + RV__NBR_PQ(SZ) - 1) / RV__NBR_PQ(SZ) * RV__NBR_PQ(SZ))
+#define RV__NBR_PQ(SZ, C) (RV__NBR_V(SZ) > (C) ? RV__NBR_V(SZ) : (C))
+#define RV__NBR_TILE_PITCH(R, SZ, C) \
+    ((32 * (C) + 2 * (R) + RV__NBR_SH(R, SZ) + RV__NBR_PQ(SZ, C) - 1) / RV__NBR_PQ(SZ, C) * RV__NBR_PQ(SZ, C))
 /* samples in one buffer: the tile, rounded up to 16 bytes (both aligned) */
-#define RV__NBR_TILE_BUF(R, SZ) \
-    ((RV__NBR_TILE_ROWS(R) * RV__NBR_TILE_PITCH(R, SZ) * (SZ) + 15) / 16 * 16 / (SZ))
+#define RV__NBR_TILE_BUF(R, SZ, K, C) \
+    ((RV__NBR_TILE_ROWS(R, K) * RV__NBR_TILE_PITCH(R, SZ, C) * (SZ) + 15) / 16 * 16 / (SZ))
 #define RV__NBR_TILE_MAXB 24576 /* per buffer (two: <= 48 KiB of static shared memory);
                                    larger tiles (radius, sample size): no tile path */
 /* Asynchronous global -> shared copies (sm_80+ cp.async; a plain copy
@@ -1384,15 +1384,15 @@ static __device__ __forceinline__ void rv__mbar_wait(unsigned long long *bar, un
             }                                                                       \
         }                                                                           \
     } while (0)
-#define RV__NBR_TILE(FN)                                                            \
+#define RV__NBR_TILE(FN, KK, CC)                                                    \
     do {                                                                            \
-        constexpr int K = RV_GPU_NBR_ROWS, C = RV_GPU_NBR_COLS;                     \
-        constexpr int TW = 32 * C, TP = RV__NBR_TILE_PITCH(R, (int)sizeof(rv__ti)); \
-        constexpr int TSZ = RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)); /* one buffer */ \
+        constexpr int K = (KK), C = (CC);                                           \
+        constexpr int TW = 32 * C, TP = RV__NBR_TILE_PITCH(R, (int)sizeof(rv__ti), C); \
+        constexpr int TSZ = RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti), K, C); /* one buffer */ \
         /* 16-byte copies: chunk samples, left shift, chunks a row, chunks */   \
         /* a thread at most (blocks of one warp) */                             \
         constexpr int VV = RV__NBR_V(sizeof(rv__ti)), SH = RV__NBR_SH(R, sizeof(rv__ti)); \
-        constexpr int NCH = RV__NBR_NCH(R, sizeof(rv__ti));                         \
+        constexpr int NCH = RV__NBR_NCH(R, sizeof(rv__ti), C);                      \
         (void)VV; (void)NCH;                                                        \
         /* a warp copies at most RB rows (by >= 1), each thread at most EB */       \
         /* of the right-hand halo samples */                                        \
@@ -1485,10 +1485,9 @@ static __device__ __forceinline__ void rv__mbar_wait(unsigned long long *bar, un
             }                                                                       \
         }                                                                           \
     } while (0)
-#define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
-    RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
-    extern "C" __global__ void __launch_bounds__(256, RV_GPU_NBR_MINB)              \
-    rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
+#define RV__NBR_ENTRY(SYM, FN, TIN, TOUT, RADIUS, PT, MINB, TK, TC)                 \
+    extern "C" __global__ void __launch_bounds__(256, MINB)                         \
+    SYM(const RV__GRID_CONST rv_args a)                                             \
     {                                                                               \
         typedef RV_T_##TIN rv__ti;                                                  \
         typedef RV_T_##TOUT rv__to;                                                 \
@@ -1496,17 +1495,17 @@ static __device__ __forceinline__ void rv__mbar_wait(unsigned long long *bar, un
         const int w = a.src.w, h = a.src.h, s = a.s;                                \
         RV__GPU_GRID;                                                               \
         constexpr int R = (RADIUS);                                                 \
-        constexpr bool rv__tok = RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)) *        \
+        constexpr bool rv__tok = RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti), TK, TC) *        \
                                  (int)sizeof(rv__ti) <= RV__NBR_TILE_MAXB;          \
         __shared__ __align__(16) rv__ti /* two tile buffers */                      \
-            rv__tile[rv__tok ? 2 * RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti)) : 1];   \
+            rv__tile[rv__tok ? 2 * RV__NBR_TILE_BUF(R, (int)sizeof(rv__ti), TK, TC) : 1];   \
         __shared__ __align__(8) unsigned long long rv__bar[RV_GPU_NBR_BULK ? 2 : 1]; \
         (void)rv__bar;                                                              \
         if (s == 1) {                                                               \
             if (rv__txn >= w && (long long)rv__tyn * RV_GPU_NBR_ROWS_SMALL >= h)   \
                 RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS_SMALL, 1);                       \
             else if (rv__tok && RV_GPU_NBR_TILE && blockDim.x == 32 && blockDim.y <= 8) \
-                RV__NBR_TILE(FN);                                                   \
+                RV__NBR_TILE(FN, TK, TC);                                           \
             else                                                                    \
                 RV__NBR_STRIPS(FN, RV_GPU_NBR_ROWS, RV_GPU_NBR_COLS);               \
             return;                                                                 \
@@ -1528,6 +1527,38 @@ static __device__ __forceinline__ void rv__mbar_wait(unsigned long long *bar, un
             }                                                                       \
         }                                                                           \
     }
+
+/* The procNbr entry rvk_NAME (strips of RV_GPU_NBR_ROWS x RV_GPU_NBR_COLS,
+ * RV_GPU_NBR_MINB blocks a multiprocessor) and, with RV_GPU_NBR_WIDE, a
+ * second entry rvkw_NAME of the same element function for large planes:
+ * tiles of strips of RV_GPU_NBR_WIDE_ROWS x RV_GPU_NBR_WIDE_COLS (4 x 4:
+ * 128 x 32 outputs a block of 8 warps; the strip's 4 centre samples of a
+ * row are one 16-byte shared load) and RV_GPU_NBR_WIDE_MINB blocks a
+ * multiprocessor (3: up to 80 registers; 4 bytes of spills in emboss). The
+ * CUDA backend launches rvkw_ at S = 1 when the plane has at least
+ * RV_GPU_NBR_WIDE_WAVES resident waves of its tiles, one wave of blocks
+ * looping over them (docs/perf/cuda-tuning.md, round 10: H200, 4K emboss
+ * 0.0224 against 0.0241 ms, edge 0.0236 against 0.0251; at 1080p slower,
+ * 1.3 waves). Both entries compute the same outputs. */
+#ifndef RV_GPU_NBR_WIDE
+#define RV_GPU_NBR_WIDE 1
+#endif
+/* (RV_GPU_NBR_WIDE_ROWS, _COLS, _WAVES: kernel_abi.h) */
+#ifndef RV_GPU_NBR_WIDE_MINB
+#define RV_GPU_NBR_WIDE_MINB 3
+#endif
+#if RV_GPU_NBR_WIDE
+#define RV__NBR_WIDE_ENTRY(NAME, FN, TIN, TOUT, RADIUS, PT)                         \
+    RV__NBR_ENTRY(rvkw_##NAME, FN, TIN, TOUT, RADIUS, PT, RV_GPU_NBR_WIDE_MINB,     \
+                  RV_GPU_NBR_WIDE_ROWS, RV_GPU_NBR_WIDE_COLS)
+#else
+#define RV__NBR_WIDE_ENTRY(NAME, FN, TIN, TOUT, RADIUS, PT)
+#endif
+#define RV_PROC_NBR(NAME, FN, TIN, TOUT, RADIUS, PT)                                \
+    RV__DESC(NAME, RV_OP_NBR, TIN, none, TOUT, RADIUS, RV__PSIZE(PT), 0)            \
+    RV__NBR_WIDE_ENTRY(NAME, FN, TIN, TOUT, RADIUS, PT)                             \
+    RV__NBR_ENTRY(rvk_##NAME, FN, TIN, TOUT, RADIUS, PT, RV_GPU_NBR_MINB,           \
+                  RV_GPU_NBR_ROWS, RV_GPU_NBR_COLS)
 
 /* ---- procBox reductions ---------------------------------------------------- */
 /* (score, y, x) order: a total order, so the combination is associative and  */

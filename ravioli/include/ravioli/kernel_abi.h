@@ -32,6 +32,20 @@
 #define RV_GPU_NBR_COLS 2
 #endif
 #define RV_GPU_NBR_ROWS_SMALL 2
+/** GPU procNbr on large planes: modules built with kernel.h also hold an
+ * entry rvkw_NAME computing strips of RV_GPU_NBR_WIDE_ROWS rows x
+ * RV_GPU_NBR_WIDE_COLS columns (tiles of 32 * COLS x 8 * ROWS outputs a
+ * block of 8 warps); the CUDA backend launches it at S = 1, one resident
+ * wave of blocks, when the plane has at least RV_GPU_NBR_WIDE_WAVES waves
+ * of its tiles (kernel.h RV_GPU_NBR_WIDE; docs/perf/cuda-tuning.md round 10).
+ * Any grid is correct. */
+#ifndef RV_GPU_NBR_WIDE_ROWS
+#define RV_GPU_NBR_WIDE_ROWS 4
+#endif
+#ifndef RV_GPU_NBR_WIDE_COLS
+#define RV_GPU_NBR_WIDE_COLS 4
+#endif
+#define RV_GPU_NBR_WIDE_WAVES 3
 /** GPU procNbr tile (kernel.h RV__NBR_TILE): 1 = tiles inside the plane are
  * copied to shared memory in 16-byte chunks (4/8/16-byte samples, rows on
  * the 16-byte grid); 0 = sample by sample (A/B builds). The CUDA backend
