@@ -98,6 +98,54 @@ static double time_launches(const RV_Kernel *k, const RV_LaunchShape *sh, const 
     return bench_median(tl, NRUNS) * 1e6;
 }
 
+/* The copy kernel on a frame's bytes, same rotation and timing as the
+ * deband launches: n bytes read and n written, n = (in + out bytes) / 2
+ * (16-byte units). What a kernel that moves exactly those bytes takes at
+ * this frame size, launch and tail included (us); 0 if it cannot run. */
+static double time_copy_frame(RV_Module *mod, double bytes, int nsets, int reps)
+{
+    const RV_Kernel *k = NULL;
+    if (rv_kernel_get(mod, "deband_copy", &k) < 0)
+        return 0;
+    const uint64_t n16 = (uint64_t)ceil(bytes / 2 / 16);
+    RV_Buffer **b = calloc((size_t)nsets * 2, sizeof(*b));
+    rv_deband_copy_args *ca = calloc((size_t)nsets, sizeof(*ca));
+    double us = 0;
+    if (!b || !ca)
+        goto out;
+    for (int i = 0; i < 2 * nsets; i++)
+        if (rv_buffer_create(g_ctx, (size_t)n16 * 16, &b[i]) < 0)
+            goto out;
+    for (int i = 0; i < nsets; i++)
+        ca[i] = (rv_deband_copy_args){rv_buffer_address(b[2 * i]), rv_buffer_address(b[2 * i + 1]), n16};
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.block[0] = 256;
+    sh.block[1] = sh.block[2] = 1;
+    const uint64_t want = (n16 + 255) / 256;
+    sh.grid[0] = (unsigned)(want < 132 * 16 ? want : 132 * 16);
+    sh.grid[1] = sh.grid[2] = 1;
+    double t[NRUNS];
+    for (int i = 0; i < nsets; i++)
+        rv_launch_raw(k, &sh, &ca[i], sizeof(ca[0]));
+    rv_context_sync(g_ctx);
+    for (int r = 0; r < NRUNS; r++) {
+        const double t0 = bench_now();
+        for (int i = 0; i < reps; i++)
+            rv_launch_raw(k, &sh, &ca[i % nsets], sizeof(ca[0]));
+        rv_context_sync(g_ctx);
+        t[r] = (bench_now() - t0) / reps;
+    }
+    us = bench_median(t, NRUNS) * 1e6;
+out:
+    if (b)
+        for (int i = 0; i < 2 * nsets; i++)
+            rv_buffer_destroy(&b[i]);
+    free(b);
+    free(ca);
+    return us;
+}
+
 static const char *sz_of(const bcase *bc)
 {
     static char b[16];
@@ -135,8 +183,8 @@ int main(int argc, char **argv)
     static const int modes[5][2] = {{0, 1}, {1, 1}, {1, 0}, {2, 1}, {2, 0}};
     static const char *const mname[5] = {"m0", "m1b", "m1n", "m2b", "m2n"};
     const int ranges[2] = {15, 40}; /* default (tiled kernels), and > 32 (__ldg kernels) */
-    printf("\n%-10s %-22s %-10s %10s %10s %10s %9s %9s %9s\n", "size", "format", "mode", "apply us",
-           "launch us", "floor us", "floor/ap", "floor/ln", "Mpx/s");
+    printf("\n%-10s %-22s %-10s %10s %10s %10s %9s %9s %9s %9s %9s\n", "size", "format", "mode", "apply us",
+           "launch us", "floor us", "floor/ap", "floor/ln", "copy us", "copy/ln", "Mpx/s");
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         const bcase *bc = &cases[c];
         RV_Deband *db = NULL;
@@ -160,6 +208,8 @@ int main(int argc, char **argv)
                 return 1;
             }
         }
+        /* the same bytes through the copy kernel at this frame size */
+        const double c_us = time_copy_frame(mod, bytes, nsets, nsets * (bytes < 20e6 ? 20 : 4));
         char fname[48];
         snprintf(fname, sizeof(fname), "%s->%s", rv_format_info(bc->fin)->name, rv_format_info(fout)->name);
         for (int mr = 0; mr < 7; mr++) {
@@ -275,9 +325,9 @@ int main(int argc, char **argv)
             snprintf(sz, sizeof(sz), "%dx%d", bc->w, bc->h);
             char mn[24];
             snprintf(mn, sizeof(mn), "%s r%d", mname[m], ds.range);
-            printf("%-10s %-22s %-10s %10.1f %10.1f %10.1f %8.0f%% %8.0f%% %9.0f\n", sz, fname, mn,
-                   a_us, l_us, f_us, 100.0 * f_us / a_us, 100.0 * f_us / l_us,
-                   (double)bc->w * bc->h / (l_us * 1e-6) / 1e6);
+            printf("%-10s %-22s %-10s %10.1f %10.1f %10.1f %8.0f%% %8.0f%% %9.1f %8.0f%% %9.0f\n", sz, fname,
+                   mn, a_us, l_us, f_us, 100.0 * f_us / a_us, 100.0 * f_us / l_us, c_us,
+                   100.0 * c_us / l_us, (double)bc->w * bc->h / (l_us * 1e-6) / 1e6);
         }
         for (int i = 0; i < nsets; i++) {
             rv_image_destroy(&src[i]);
@@ -288,7 +338,9 @@ int main(int argc, char **argv)
         free(args);
         rv_deband_destroy(&db);
     }
-    printf("\nfloor/ap, floor/ln: floor time over measured time = share of the measured copy bandwidth\n");
+    printf("\nfloor/ap, floor/ln: floor time over measured time = share of the measured copy bandwidth\n"
+           "copy us: the copy kernel moving the frame's bytes (half read, half written; same rotation and\n"
+           "timing), launch and tail included; copy/ln: copy us over launch us (the floor at this size)\n");
     if (sweep_bad)
         printf("sweep: %d launch shapes gave other outputs than rv_deband_apply\n", sweep_bad);
     rv_module_unload(&mod);
