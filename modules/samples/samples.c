@@ -279,3 +279,25 @@ RV_RAW_KERNEL(addk, rv_addk_args, a, blk)
         row[x] += a->k;
 }
 #endif
+
+/* A chained raw kernel (RV_RAW_KERNEL_CHAINED): one pass of a chain. */
+#if defined(RV_CUDA)
+RV_RAW_KERNEL_CHAINED(chainmix, rv_chainmix_args, a, blk)
+{
+    const uint32_t *src = (const uint32_t *)(uintptr_t)a->src;
+    uint32_t *dst = (uint32_t *)(uintptr_t)a->dst;
+    const int stride = blk.nx * blk.tx;
+    for (int i = blk.x * blk.tx + (int)threadIdx.x; i < a->n; i += stride)
+        dst[i] = src[i + 1 < a->n ? i + 1 : 0] * 2654435761u + a->salt;
+}
+#else
+RV_RAW_KERNEL_CHAINED(chainmix, rv_chainmix_args, a, blk)
+{
+    const uint32_t *src = (const uint32_t *)(uintptr_t)a->src;
+    uint32_t *dst = (uint32_t *)(uintptr_t)a->dst;
+    const int per = (a->n + blk.nx - 1) / blk.nx;
+    const int i0 = blk.x * per, i1 = i0 + per < a->n ? i0 + per : a->n;
+    for (int i = i0; i < i1; i++)
+        dst[i] = src[i + 1 < a->n ? i + 1 : 0] * 2654435761u + a->salt;
+}
+#endif

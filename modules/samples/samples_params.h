@@ -27,4 +27,15 @@ typedef struct rv_addk_args {
     int32_t pad_;
 } rv_addk_args;
 
+/** chainmix (chained raw kernel, RV_RAW_KERNEL_CHAINED): over n words,
+ * dst[i] = src[(i + 1) % n] * 2654435761 + salt (uint32, wrapping). A chain
+ * of launches ping-ponging two buffers checks that each launch sees all of
+ * the previous one's writes and that none overwrites what the previous one
+ * still reads. */
+typedef struct rv_chainmix_args {
+    uint64_t src, dst; /* rv_buffer_address */
+    int32_t n;
+    uint32_t salt;
+} rv_chainmix_args;
+
 #endif

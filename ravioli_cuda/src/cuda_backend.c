@@ -73,6 +73,10 @@ typedef struct rvc_state {
     CUdeviceptr box_scratch;
     size_t box_scratch_size;
     rv_partial *box_result; /* pinned, one partial */
+    /* programmatic dependent launch of RV_KFLAG_RAW_CHAINED raw kernels:
+     * cuLaunchKernelEx when the driver has it and the device is sm_90+,
+     * unless RAVIOLI_CUDA_CHAINED=0 (NULL: plain launches) */
+    rvc_launch_ex_fn launch_ex;
 } rvc_state;
 
 typedef struct rvc_kernel {
@@ -788,9 +792,21 @@ static int cuda_launch_raw(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchS
            "raising a kernel's shared memory limit");
     }
     void *params[1] = {(void *)args};
-    CUresult r = st->drv.cuLaunchKernel((CUfunction)k->entry, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0],
-                                        sh->block[1], sh->block[2], sh->shared_bytes, cur_stream(st), params,
-                                        NULL);
+    CUresult r;
+    if (st->launch_ex && (k->desc.flags & RV_KFLAG_RAW_CHAINED)) {
+        /* the entry waits for the grid before it (griddepcontrol.wait) before
+         * it touches memory, so it may be scheduled while that grid drains */
+        rvc_launch_attr attr;
+        memset(&attr, 0, sizeof(attr));
+        attr.id = RVC_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmatic_stream_serialization_allowed = 1;
+        rvc_launch_config cfg = {sh->grid[0],  sh->grid[1],      sh->grid[2],    sh->block[0], sh->block[1],
+                                 sh->block[2], sh->shared_bytes, cur_stream(st), &attr,        1};
+        r = st->launch_ex(&cfg, (CUfunction)k->entry, params, NULL);
+    } else {
+        r = st->drv.cuLaunchKernel((CUfunction)k->entry, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0],
+                                   sh->block[1], sh->block[2], sh->shared_bytes, cur_stream(st), params, NULL);
+    }
     if (r != CUDA_SUCCESS) {
         char what[384];
         snprintf(what, sizeof(what), "launching raw kernel '%s' (grid %ux%ux%u, block %ux%ux%u, %u shared bytes)",
@@ -936,6 +952,12 @@ static const struct rv_backend_ops rv_cuda_backend = {
         memcpy(&d->name, &s_, sizeof(s_));                                                     \
     } while (0);
 
+/* the Driver API's CUlaunchAttribute / CUlaunchConfig layouts (cuda.h, 12.0+) */
+_Static_assert(sizeof(rvc_launch_attr) == 72 && offsetof(rvc_launch_attr, value) == 8, "CUlaunchAttribute");
+_Static_assert(offsetof(rvc_launch_config, stream) == 32 && offsetof(rvc_launch_config, num_attrs) == 48 &&
+                   sizeof(rvc_launch_config) == 56,
+               "CUlaunchConfig");
+
 static int load_driver(rvc_driver *d, char *why, size_t why_size)
 {
     const char *libname = getenv("RAVIOLI_CUDA_DRIVER");
@@ -1024,12 +1046,22 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
     if ((r = d->cuMemHostAlloc((void **)&st->box_result, sizeof(rv_partial), 0)) != CUDA_SUCCESS)
         return open_fail(st, r, "cuMemHostAlloc", why, why_size);
 
+    const char *chained = getenv("RAVIOLI_CUDA_CHAINED");
+    if (st->cc_major >= 9 && !(chained && chained[0] == '0')) {
+        void *sym = dlsym(d->lib, "cuLaunchKernelEx");
+        if (sym)
+            memcpy(&st->launch_ex, &sym, sizeof(sym));
+    }
+
     ctx->bk = st;
     ctx->ops = &rv_cuda_backend;
     rv__log(ctx, RV_LOG_INFO,
             "CUDA backend on device %d: %s (compute capability %d.%d, %d multiprocessors, %.1f GiB), driver %d.%d",
             ordinal, st->name, st->cc_major, st->cc_minor, st->sm_count, st->total_mem / 1073741824.0,
             st->driver_version / 1000, st->driver_version % 1000 / 10);
+    rv__log(ctx, RV_LOG_DEBUG, "CUDA backend: chained raw kernels launched %s",
+            st->launch_ex ? "with programmatic dependent launch" : "plainly (no sm_90, no cuLaunchKernelEx, "
+                                                                   "or RAVIOLI_CUDA_CHAINED=0)");
     return 0;
 }
 

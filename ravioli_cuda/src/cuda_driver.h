@@ -61,6 +61,28 @@ enum {
     RVC_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6
 };
 
+/* cuLaunchKernelEx (CUDA 12.0+), looked up apart from the required table:
+ * only the programmatic stream serialisation attribute is used. */
+enum { RVC_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+typedef struct rvc_launch_attr {
+    int id;
+    char pad[4];
+    union {
+        char pad[64];
+        int programmatic_stream_serialization_allowed;
+        void *align_;
+    } value;
+} rvc_launch_attr;
+typedef struct rvc_launch_config {
+    unsigned grid_x, grid_y, grid_z;
+    unsigned block_x, block_y, block_z;
+    unsigned shared_bytes;
+    CUstream stream;
+    rvc_launch_attr *attrs;
+    unsigned num_attrs;
+} rvc_launch_config;
+typedef CUresult (*rvc_launch_ex_fn)(const rvc_launch_config *cfg, CUfunction f, void **params, void **extra);
+
 #define RVC_STREAM_DEFAULT 0x0u  /* synchronises with the legacy NULL stream */
 #define RVC_EVENT_DISABLE_TIMING 0x2u
 

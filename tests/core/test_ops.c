@@ -608,6 +608,28 @@ static void test_raw(void **state)
     assert_int_not_equal(rv_buffer_address(buf), 0);
     rv_buffer_destroy(&buf);
     assert_null(buf);
+
+    /* a chained raw kernel (RV_RAW_KERNEL_CHAINED) runs like a plain one on
+     * the CPU: three passes of chainmix over 5 words, against the formula */
+    const RV_Kernel *ck = kernel("chainmix");
+    RV_Buffer *cb[2];
+    assert_int_equal(rv_buffer_create(ctx, 20, &cb[0]), 0);
+    assert_int_equal(rv_buffer_create(ctx, 20, &cb[1]), 0);
+    uint32_t w[5] = {1, 2, 3, 4, 5}, got[5];
+    assert_int_equal(rv_buffer_upload(cb[0], 0, w, sizeof(w)), 0);
+    for (int p = 0; p < 3; p++) {
+        rv_chainmix_args ca = {rv_buffer_address(cb[p & 1]), rv_buffer_address(cb[(p + 1) & 1]), 5, (uint32_t)p};
+        RV_LaunchShape csh = {{2, 1, 1}, {1, 1, 1}, 0};
+        assert_int_equal(rv_launch_raw(ck, &csh, &ca, sizeof(ca)), 0);
+        uint32_t t[5];
+        for (int i = 0; i < 5; i++)
+            t[i] = w[(i + 1) % 5] * 2654435761u + (uint32_t)p;
+        memcpy(w, t, sizeof(w));
+    }
+    assert_int_equal(rv_buffer_download(cb[1], 0, got, sizeof(got)), 0);
+    assert_memory_equal(got, w, sizeof(w));
+    rv_buffer_destroy(&cb[0]);
+    rv_buffer_destroy(&cb[1]);
 }
 
 /* ------------------------------------------------------------------ */

@@ -469,7 +469,7 @@ RV_FN void dwt_step_one(const dwt_step_args *a, int k, int l)
     *tp = dwt_lift_val(t, v[0], v[1], v[2], v[3], &a->st, a->type, a->inverse);
 }
 
-RV_RAW_KERNEL(dwt_step_k, dwt_step_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_step_k, dwt_step_args, a, blk)
 {
     const int nt = a->st.target == 0 ? a->n >> 1 : (a->n + 1) >> 1;
     const int na = a->axis == 0 ? nt : a->nlines; /* index along block x */
@@ -568,7 +568,7 @@ RV_FN void dwt_split_one(const dwt_split_args *a, int q, int l)
     *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, a->axis, l, qd) = v;
 }
 
-RV_RAW_KERNEL(dwt_split, dwt_split_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_split, dwt_split_args, a, blk)
 {
     const int na = a->axis == 0 ? a->n : a->nlines;
     const int nb = a->axis == 0 ? a->nlines : a->n;
@@ -870,12 +870,12 @@ RV_FN void dwt_row_body(const dwt_row_args *a, rv_block blk, const int ak)
 #endif
 }
 
-RV_RAW_KERNEL(dwt_rowfused, dwt_row_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_rowfused, dwt_row_args, a, blk)
 {
     dwt_row_body(a, blk, 0);
 }
 
-RV_RAW_KERNEL(dwt_rowasync, dwt_row_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_rowasync, dwt_row_args, a, blk)
 {
     dwt_row_body(a, blk, 1);
 }
@@ -1018,7 +1018,7 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
 #  undef DWT_RCL
 #endif
 
-RV_RAW_KERNEL(dwt_rowreg, dwt_row_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
 {
 #if defined(RV_CUDA)
     /* the host launches it for one level, block layout, f32 or i32, the step forms above,
@@ -1106,7 +1106,7 @@ RV_FN int dwt_halo_row(int t, int H, int bd, int g, int k0, int kend)
     return t * 4 * H + bd * 2 * H + (g < k0 ? g - (k0 - H) : H + g - kend);
 }
 
-RV_RAW_KERNEL(dwt_halo, dwt_halo_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_halo, dwt_halo_args, a, blk)
 {
     const int nS = (a->n + 1) >> 1, nD = a->n >> 1, H = a->H;
     const int c0 = blk.x * a->tile_cols, c1 = RV__MIN(c0 + a->tile_cols, a->ncols);
@@ -1466,19 +1466,19 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
 #endif
 }
 
-RV_RAW_KERNEL(dwt_colfused, dwt_col_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_colfused, dwt_col_args, a, blk)
 {
     dwt_col_body(a, blk, 0);
 }
 
 /* The same with 16-byte loads (cp.async) and stores: 40 registers instead of 48. */
-RV_RAW_KERNEL(dwt_colvec, dwt_col_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_colvec, dwt_col_args, a, blk)
 {
     dwt_col_body(a, blk, 1);
 }
 
 /* dwt_colvec with the lifting of whole interior tiles in registers (a->reg). */
-RV_RAW_KERNEL(dwt_colreg, dwt_col_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_colreg, dwt_col_args, a, blk)
 {
     dwt_col_body(a, blk, 2);
 }
@@ -1546,7 +1546,7 @@ RV_FN void dwt_tile_axis(const dwt_tile_args *a, uint32_t *sh, uint32_t *tmp, in
     }
 }
 
-RV_RAW_KERNEL(dwt_tilefused, dwt_tile_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_tilefused, dwt_tile_args, a, blk)
 {
     const int w = a->w, h = a->h, tid = DWT_TID, T = DWT_NT;
 #if defined(RV_CUDA)
@@ -1591,7 +1591,7 @@ RV_FN int dwt_run_map(int i, int len, int inverse)
     return i < h ? 2 * i : 2 * (i - h) + 1;
 }
 
-RV_RAW_KERNEL(dwt_chunkgen, dwt_chunk_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_chunkgen, dwt_chunk_args, a, blk)
 {
     const int run = 2 * a->b;
     const int r0 = blk.y * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
@@ -1647,7 +1647,7 @@ RV_FN int dwt_perm_from(int i, int nc, int inverse)
     return (i & 1) ? nE + (i >> 1) : i >> 1;
 }
 
-RV_RAW_KERNEL(dwt_permute, dwt_perm_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_permute, dwt_perm_args, a, blk)
 {
     const int lead = ((const int32_t *)(uintptr_t)a->leaders)[blk.x];
     const int u0 = blk.y * a->tile_lanes, u1 = RV__MIN(u0 + a->tile_lanes, a->lanes);
@@ -1713,7 +1713,7 @@ RV_RAW_KERNEL(dwt_permute, dwt_perm_args, a, blk)
 /* dwt_rotate: [a, a+len) of each row rotated right (inverse: left) by r */
 /* ---------------------------------------------------------------- */
 
-RV_RAW_KERNEL(dwt_rotate, dwt_rot_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_rotate, dwt_rot_args, a, blk)
 {
     const int r0 = blk.x * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
     const int r = a->r, len = a->len;
@@ -1820,7 +1820,7 @@ RV_FN void dwt_conv_one(const dwt_conv_args *a, int x, int y)
     } while (0)
 #endif
 
-RV_RAW_KERNEL(dwt_convert, dwt_conv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_convert, dwt_conv_args, a, blk)
 {
     DWT_PER_SAMPLE(dwt_conv_one, a, blk);
 }
@@ -1834,7 +1834,7 @@ RV_FN void dwt_shrink_one(const dwt_shrink_args *a, int x, int y)
     *f = v > a->thr ? v - a->thr : v < -a->thr ? v + a->thr : 0.0f;
 }
 
-RV_RAW_KERNEL(dwt_shrink, dwt_shrink_args, a, blk)
+RV_RAW_KERNEL_CHAINED(dwt_shrink, dwt_shrink_args, a, blk)
 {
     DWT_PER_SAMPLE(dwt_shrink_one, a, blk);
 }

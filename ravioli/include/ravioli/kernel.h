@@ -64,6 +64,11 @@
  * `a` is a `const struct my_args *`, `blk` an rv_block. On the GPU the body is
  * ordinary CUDA (threadIdx, __syncthreads, extern __shared__); on the CPU it is
  * called once per block and loops over its own work.
+ *     RV_RAW_KERNEL_CHAINED(name, struct my_args, a, blk) { ... }
+ * is the same for a kernel that runs in a chain of launches on one stream
+ * (each pass reading what the one before wrote): on sm_90+ its entry waits
+ * for the previous grid before the body runs, and the CUDA backend overlaps
+ * its start with the previous grid's end (RV_KFLAG_RAW_CHAINED).
  */
 #ifndef RAVIOLI_KERNEL_H
 #define RAVIOLI_KERNEL_H
@@ -480,6 +485,13 @@ RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
         (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ETC_##TOUT, (int32_t)(RADIUS),         \
         (uint32_t)(PSIZE), (uint32_t)(ASIZE), 0u};
 
+/* raw entries with RV_KFLAG_RAW_CHAINED (RV_RAW_KERNEL_CHAINED) */
+#define RV__DESC_CHAINED(NAME, ASIZE)                                               \
+    RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
+        RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_RAW, (uint32_t)RV_ETC_none,  \
+        (uint32_t)RV_ETC_none, (uint32_t)RV_ETC_none, 0, 0u, (uint32_t)(ASIZE),      \
+        RV_KFLAG_RAW_CHAINED};
+
 /* procBox entries scoring G (<= RV_BOXN) windows a call (RV_PROC_BOXN_G):
  * flags say so. */
 #define RV__DESC_BOXN(NAME, TIN, TIN2, TOUT, PSIZE, G)                              \
@@ -800,6 +812,14 @@ RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
 
 #define RV_RAW_KERNEL(NAME, AT, A, BLK)                                             \
     RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(AT))                   \
+    RV__RAW_CPU_ENTRY(NAME, AT, A, BLK)
+
+/* the CPU runs launches one after another: a chained entry is a plain one */
+#define RV_RAW_KERNEL_CHAINED(NAME, AT, A, BLK)                                     \
+    RV__DESC_CHAINED(NAME, sizeof(AT))                                              \
+    RV__RAW_CPU_ENTRY(NAME, AT, A, BLK)
+
+#define RV__RAW_CPU_ENTRY(NAME, AT, A, BLK)                                         \
     static void rvk_##NAME##__body(const AT *A, rv_block BLK);                      \
     RV_EXPORT void rvk_##NAME(const void *rv__args, rv_block rv__blk);              \
     RV_EXPORT void rvk_##NAME(const void *rv__args, rv_block rv__blk)               \
@@ -1928,9 +1948,31 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
 
 #define RV_RAW_KERNEL(NAME, AT, A, BLK)                                             \
     RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(AT))                   \
+    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, )
+
+/* Chained raw entry (RV_KFLAG_RAW_CHAINED): before any memory access the
+ * entry waits until the grid launched before it on the stream has finished
+ * and its writes are visible (griddepcontrol.wait; without programmatic
+ * launch it returns at once), and it lets the grid after it be scheduled
+ * from its own start. So a chain of such launches (a DWT's passes) gives the
+ * same results as plain launches with less idle time between them. sm_90+;
+ * on older targets the entry is a plain one. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#  define RV__GRID_CHAIN()                                                          \
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");                 \
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#else
+#  define RV__GRID_CHAIN()
+#endif
+#define RV_RAW_KERNEL_CHAINED(NAME, AT, A, BLK)                                     \
+    RV__DESC_CHAINED(NAME, sizeof(AT))                                              \
+    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__GRID_CHAIN())
+
+#define RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, PRE)                                    \
     static __device__ __forceinline__ void rvk_##NAME##__body(const AT *A, rv_block BLK); \
     extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST AT rv__args)         \
     {                                                                               \
+        PRE                                                                         \
         rv_block b;                                                                 \
         b.x = (int32_t)blockIdx.x; b.y = (int32_t)blockIdx.y; b.z = (int32_t)blockIdx.z; \
         b.nx = (int32_t)gridDim.x; b.ny = (int32_t)gridDim.y; b.nz = (int32_t)gridDim.z; \
