@@ -62,7 +62,7 @@ RV_FN px32 rgba_word(int y, int rv, int gv, int bv)
 
 RV_FN px32 *row32(uint64_t base, int64_t pitch, int y) { return (px32 *)(void *)row_ptr(base, pitch, y); }
 
-RV_RAW_KERNEL(yuyv_rgba, rv_yuyv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(yuyv_rgba, rv_yuyv_args, a, blk)
 {
     const int y = blk.y;
     if (y >= a->h)
@@ -81,7 +81,7 @@ RV_RAW_KERNEL(yuyv_rgba, rv_yuyv_args, a, blk)
 
 /* ---- RGBA8 -> planar YUV ---- */
 
-RV_RAW_KERNEL(rgba_yuv444, rv_yuv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(rgba_yuv444, rv_yuv_args, a, blk)
 {
     const int w = a->w; /* a local: stores through u8 pointers may alias *a */
     const int y = blk.y;
@@ -142,7 +142,7 @@ RV_FN void rgba420_pairs(const px32 *RST p, const px32 *RST q, u8 *RST ya, u8 *R
 
 /* Block row cy: luma rows 2cy and 2cy+1 (if any), chroma row cy. Whole
  * 2x2 blocks in the loop, the odd right column after it. */
-RV_RAW_KERNEL(rgba_yuv420, rv_yuv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(rgba_yuv420, rv_yuv_args, a, blk)
 {
     const int w = a->w; /* a local: stores through u8 pointers may alias *a */
     const int cy = blk.y, y0 = 2 * cy;
@@ -167,7 +167,7 @@ RV_RAW_KERNEL(rgba_yuv420, rv_yuv_args, a, blk)
 
 /* ---- planar YUV -> RGBA8 ---- */
 
-RV_RAW_KERNEL(yuv444_rgba, rv_yuv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(yuv444_rgba, rv_yuv_args, a, blk)
 {
     const int w = a->w; /* a local: stores through u8 pointers may alias *a */
     const int y = blk.y;
@@ -184,7 +184,7 @@ RV_RAW_KERNEL(yuv444_rgba, rv_yuv_args, a, blk)
     }
 }
 
-RV_RAW_KERNEL(yuv420_rgba, rv_yuv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(yuv420_rgba, rv_yuv_args, a, blk)
 {
     const int w = a->w; /* a local: stores through u8 pointers may alias *a */
     const int y = blk.y;
@@ -227,7 +227,7 @@ RV_FN void yuyv420_pairs(const u8 *RST s0, const u8 *RST s1, u8 *RST ya, u8 *RST
 /* Luma copied; chroma of the two rows averaged, rounding half up
  * ((a + b + 1) >> 1); the last row alone when h is odd. An odd picture
  * width has only Y0 in its last pair. */
-RV_RAW_KERNEL(yuyv_yuv420, rv_yuv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(yuyv_yuv420, rv_yuv_args, a, blk)
 {
     const int w = a->w; /* a local: stores through u8 pointers may alias *a */
     const int cy = blk.y, y0 = 2 * cy;
@@ -273,7 +273,7 @@ RV_FN px32 yuyv_of(px32 p0, px32 p1)
            (px32)rv_bt601_chroma(rv_bt601_cr256(r, g, b), 2) << 24;
 }
 
-RV_RAW_KERNEL(rgba_yuyv, rv_yuv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(rgba_yuyv, rv_yuv_args, a, blk)
 {
     const int w = a->w; /* a local: stores through u8 pointers may alias *a */
     const int y = blk.y;
@@ -288,7 +288,7 @@ RV_RAW_KERNEL(rgba_yuyv, rv_yuv_args, a, blk)
         EDGE_ONCE o[full] = yuyv_of(s[2 * full], s[2 * full]); /* the sum is twice the pixel */
 }
 
-RV_RAW_KERNEL(yuv420_yuyv, rv_yuv_args, a, blk)
+RV_RAW_KERNEL_CHAINED(yuv420_yuyv, rv_yuv_args, a, blk)
 {
     const int w = a->w; /* a local: stores through u8 pointers may alias *a */
     const int y = blk.y;

@@ -73,7 +73,7 @@ typedef struct rvc_state {
     CUdeviceptr box_scratch;
     size_t box_scratch_size;
     rv_partial *box_result; /* pinned, one partial */
-    /* programmatic dependent launch of RV_KFLAG_RAW_CHAINED raw kernels:
+    /* programmatic dependent launch of RV_KFLAG_CHAINED raw kernels:
      * cuLaunchKernelEx when the driver has it and the device is sm_90+,
      * unless RAVIOLI_CUDA_CHAINED=0 (NULL: plain launches) */
     rvc_launch_ex_fn launch_ex;
@@ -562,13 +562,29 @@ static unsigned cdiv(long long a, long long b)
     return (unsigned)(q < 1 ? 1 : q);
 }
 
+/* A launch with programmatic stream serialisation (RV_KFLAG_CHAINED entries:
+ * they wait for the previous grid themselves, kernel.h RV__GRID_CHAIN). */
+static CUresult launch_chained(rvc_state *st, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                               unsigned by, unsigned bz, unsigned shmem, void **params)
+{
+    rvc_launch_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.id = RVC_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmatic_stream_serialization_allowed = 1;
+    rvc_launch_config cfg = {gx, gy, gz, bx, by, bz, shmem, cur_stream(st), &attr, 1};
+    return st->launch_ex(&cfg, f, params, NULL);
+}
+
 static int launch(RV_Context *ctx, const RV_Kernel *k, CUfunction f, unsigned gx, unsigned gy, unsigned bx,
                   unsigned by, unsigned shmem, void *arg)
 {
     rvc_state *st = st_of(ctx);
     void *params[1] = {arg};
-    CUresult r = st->drv.cuLaunchKernel(f, gx, gy, 1, bx, by, 1, shmem, cur_stream(st),
-                                        params, NULL);
+    CUresult r;
+    if (st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED))
+        r = launch_chained(st, f, gx, gy, 1, bx, by, 1, shmem, params);
+    else
+        r = st->drv.cuLaunchKernel(f, gx, gy, 1, bx, by, 1, shmem, cur_stream(st), params, NULL);
     if (r != CUDA_SUCCESS) {
         char what[384];
         snprintf(what, sizeof(what), "launching kernel '%s' (%s, grid %ux%u, block %ux%u)", k->name,
@@ -793,16 +809,9 @@ static int cuda_launch_raw(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchS
     }
     void *params[1] = {(void *)args};
     CUresult r;
-    if (st->launch_ex && (k->desc.flags & RV_KFLAG_RAW_CHAINED)) {
-        /* the entry waits for the grid before it (griddepcontrol.wait) before
-         * it touches memory, so it may be scheduled while that grid drains */
-        rvc_launch_attr attr;
-        memset(&attr, 0, sizeof(attr));
-        attr.id = RVC_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION;
-        attr.value.programmatic_stream_serialization_allowed = 1;
-        rvc_launch_config cfg = {sh->grid[0],  sh->grid[1],      sh->grid[2],    sh->block[0], sh->block[1],
-                                 sh->block[2], sh->shared_bytes, cur_stream(st), &attr,        1};
-        r = st->launch_ex(&cfg, (CUfunction)k->entry, params, NULL);
+    if (st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED)) {
+        r = launch_chained(st, (CUfunction)k->entry, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0],
+                           sh->block[1], sh->block[2], sh->shared_bytes, params);
     } else {
         r = st->drv.cuLaunchKernel((CUfunction)k->entry, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0],
                                    sh->block[1], sh->block[2], sh->shared_bytes, cur_stream(st), params, NULL);
@@ -1059,7 +1068,7 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
             "CUDA backend on device %d: %s (compute capability %d.%d, %d multiprocessors, %.1f GiB), driver %d.%d",
             ordinal, st->name, st->cc_major, st->cc_minor, st->sm_count, st->total_mem / 1073741824.0,
             st->driver_version / 1000, st->driver_version % 1000 / 10);
-    rv__log(ctx, RV_LOG_DEBUG, "CUDA backend: chained raw kernels launched %s",
+    rv__log(ctx, RV_LOG_DEBUG, "CUDA backend: chained kernels launched %s",
             st->launch_ex ? "with programmatic dependent launch" : "plainly (no sm_90, no cuLaunchKernelEx, "
                                                                    "or RAVIOLI_CUDA_CHAINED=0)");
     return 0;

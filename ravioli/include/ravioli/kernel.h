@@ -68,7 +68,7 @@
  * is the same for a kernel that runs in a chain of launches on one stream
  * (each pass reading what the one before wrote): on sm_90+ its entry waits
  * for the previous grid before the body runs, and the CUDA backend overlaps
- * its start with the previous grid's end (RV_KFLAG_RAW_CHAINED).
+ * its start with the previous grid's end (RV_KFLAG_CHAINED).
  */
 #ifndef RAVIOLI_KERNEL_H
 #define RAVIOLI_KERNEL_H
@@ -483,14 +483,14 @@ RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
     RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
         RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)(OP), (uint32_t)RV_ETC_##TIN,      \
         (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ETC_##TOUT, (int32_t)(RADIUS),         \
-        (uint32_t)(PSIZE), (uint32_t)(ASIZE), 0u};
+        (uint32_t)(PSIZE), (uint32_t)(ASIZE), (OP) == RV_OP_RAW ? 0u : RV_KFLAG_CHAINED};
 
-/* raw entries with RV_KFLAG_RAW_CHAINED (RV_RAW_KERNEL_CHAINED) */
+/* raw entries with RV_KFLAG_CHAINED (RV_RAW_KERNEL_CHAINED) */
 #define RV__DESC_CHAINED(NAME, ASIZE)                                               \
     RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
         RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_RAW, (uint32_t)RV_ETC_none,  \
         (uint32_t)RV_ETC_none, (uint32_t)RV_ETC_none, 0, 0u, (uint32_t)(ASIZE),      \
-        RV_KFLAG_RAW_CHAINED};
+        RV_KFLAG_CHAINED};
 
 /* procBox entries scoring G (<= RV_BOXN) windows a call (RV_PROC_BOXN_G):
  * flags say so. */
@@ -498,7 +498,7 @@ RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
     RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
         RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_BOX, (uint32_t)RV_ETC_##TIN, \
         (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ETC_##TOUT, 0, (uint32_t)(PSIZE), 0u,   \
-        RV_KFLAG_BOX_WINDOWS(G)};
+        RV_KFLAG_BOX_WINDOWS(G) | RV_KFLAG_CHAINED};
 
 /* procBox entries with row-additive integer scores (RV_PROC_BOXR): G windows
  * a call, the template rows split over R threads on the GPU. */
@@ -506,7 +506,7 @@ RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
     RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
         RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_BOX, (uint32_t)RV_ETC_##TIN, \
         (uint32_t)RV_ETC_##TIN2, (uint32_t)RV_ET_I32, 0, (uint32_t)(PSIZE), 0u,      \
-        RV_KFLAG_BOX_WINDOWS(G) | RV_KFLAG_BOX_ROWSPLIT(R)};                        \
+        RV_KFLAG_BOX_WINDOWS(G) | RV_KFLAG_BOX_ROWSPLIT(R) | RV_KFLAG_CHAINED};                        \
     typedef char rvk_##NAME##__check_g_r[(G) >= 1 && (G) <= RV_BOXN &&              \
                                          ((R) == 1 || (R) == 2 || (R) == 4 || (R) == 8) ? 1 : -1];
 
@@ -931,10 +931,26 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
     }
 }
 
+/* Chained entries (RV_KFLAG_CHAINED: every entry below, raw ones when
+ * declared with RV_RAW_KERNEL_CHAINED): before any memory access the entry
+ * waits until the grid launched before it on the stream has finished and its
+ * writes are visible (griddepcontrol.wait; without programmatic launch it
+ * returns at once), and it lets the grid after it be scheduled from its own
+ * start. So a chain of such launches (a pipeline's stages, a DWT's passes)
+ * gives the same results as plain launches with less idle time between them.
+ * sm_90+; on older targets the entry is a plain one. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#  define RV__GRID_CHAIN()                                                          \
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");                 \
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#else
+#  define RV__GRID_CHAIN()
+#endif
 #define RV_PROC_PIX(NAME, FN, TIN, TOUT, PT)                                        \
     RV__DESC(NAME, RV_OP_PIX, TIN, none, TOUT, 0, RV__PSIZE(PT), 0)                 \
     extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
     {                                                                               \
+        RV__GRID_CHAIN()                                                            \
         typedef RV_T_##TIN rv__ti;                                                  \
         typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
@@ -996,6 +1012,7 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
     RV__DESC(NAME, RV_OP_COMP, TIN, TIN2, TOUT, 0, RV__PSIZE(PT), 0)                \
     extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
     {                                                                               \
+        RV__GRID_CHAIN()                                                            \
         typedef RV_T_##TIN rv__ta;                                                  \
         typedef RV_T_##TIN2 rv__tb;                                                 \
         typedef RV_T_##TOUT rv__to;                                                 \
@@ -1509,6 +1526,7 @@ static __device__ __forceinline__ void rv__mbar_wait(unsigned long long *bar, un
     extern "C" __global__ void __launch_bounds__(256, MINB)                         \
     SYM(const RV__GRID_CONST rv_args a)                                             \
     {                                                                               \
+        RV__GRID_CHAIN()                                                            \
         typedef RV_T_##TIN rv__ti;                                                  \
         typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
@@ -1812,6 +1830,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
+        RV__GRID_CHAIN()                                                            \
         RV__BOX_GPU_HEAD(TREF, PT)                                                  \
         const long long npos = (long long)rows * cols;                              \
         const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
@@ -1841,6 +1860,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
+        RV__GRID_CHAIN()                                                            \
         RV__BOX_GPU_HEAD(TREF, PT)                                                  \
         const int gcols = (cols + (G) - 1) / (G);                                   \
         const long long npos = (long long)rows * gcols;                             \
@@ -1893,6 +1913,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
+        RV__GRID_CHAIN()                                                            \
         RV__BOX_GPU_HEAD(TREF, PT)                                                  \
         __shared__ int32_t rv__bx[RV__BOX_BLOCK * (G)];                             \
         const int gcols = (cols + (G) - 1) / (G);                                   \
@@ -1950,20 +1971,6 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
     RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(AT))                   \
     RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, )
 
-/* Chained raw entry (RV_KFLAG_RAW_CHAINED): before any memory access the
- * entry waits until the grid launched before it on the stream has finished
- * and its writes are visible (griddepcontrol.wait; without programmatic
- * launch it returns at once), and it lets the grid after it be scheduled
- * from its own start. So a chain of such launches (a DWT's passes) gives the
- * same results as plain launches with less idle time between them. sm_90+;
- * on older targets the entry is a plain one. */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#  define RV__GRID_CHAIN()                                                          \
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");                 \
-    asm volatile("griddepcontrol.wait;" ::: "memory");
-#else
-#  define RV__GRID_CHAIN()
-#endif
 #define RV_RAW_KERNEL_CHAINED(NAME, AT, A, BLK)                                     \
     RV__DESC_CHAINED(NAME, sizeof(AT))                                              \
     RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__GRID_CHAIN())

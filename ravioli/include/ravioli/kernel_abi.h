@@ -71,14 +71,17 @@
 #define RV_KFLAG_BOX_ROWSPLIT(r) (((uint32_t)(r) & 0xffu) << 8)
 #define RV_KFLAG_GET_BOX_ROWSPLIT(flags) ((int)(((flags) >> 8) & 0xffu) > 1 ? (int)(((flags) >> 8) & 0xffu) : 1)
 
-/** rv_kernel_desc.flags of a raw entry (RV_RAW_KERNEL_CHAINED): on the GPU
- * the entry waits for the grid launched before it on the stream to finish
- * (PTX griddepcontrol.wait, sm_90+) before its body runs, and lets the grid
+/** rv_kernel_desc.flags, bit 16: a chained entry. On the GPU it waits for
+ * the grid launched before it on the stream to finish (PTX
+ * griddepcontrol.wait, sm_90+) before it touches memory, and lets the grid
  * after it be scheduled from its start (griddepcontrol.launch_dependents).
- * The CUDA backend may then launch it with programmatic stream serialisation,
- * so its blocks are placed while the grid before it drains; results are the
- * same as with a plain launch. */
-#define RV_KFLAG_RAW_CHAINED (1u << 16)
+ * The CUDA backend may then launch it with programmatic stream
+ * serialisation, so its blocks are placed while the grid before it drains;
+ * results are the same as with a plain launch. Set on every procPix /
+ * procNbr / procBox / compImg entry kernel.h generates and on raw entries
+ * declared with RV_RAW_KERNEL_CHAINED; a module built with an older
+ * kernel.h lacks it and is launched plainly. */
+#define RV_KFLAG_CHAINED (1u << 16)
 
 #if defined(__CUDACC__) || defined(__GNUC__)
 #  define RV_ALIGNED(n) __attribute__((aligned(n)))
