@@ -135,6 +135,16 @@ RV_PROC_BOXR(sad_rs4, sad_band, rgba, rgba, rv_noparam, 4, 4)
 RV_PROC_BOXR(sad_rs1, sad_band, rgba, rgba, rv_noparam, 4, 1)
 RV_PROC_BOXR(sad_rs2, sad_band, rgba, rgba, rv_noparam, 4, 2)
 RV_PROC_BOXR(sad_rs8, sad_band, rgba, rgba, rv_noparam, 4, 8)
+/* sad_x2rsR: sad_rsR with two template rows a pass on the GPU's 16-byte
+ * path (rv_win_sad_rows_x2_rgba; docs/perf/cuda-tuning.md round 11) */
+RV_FN void sad_bandx2(rv_win w, int j0, int j1, const rv_noparam *prm, int32_t *acc)
+{
+    (void)prm;
+    rv_win_sad_rows_x2_rgba(w, j0, j1, acc);
+}
+RV_PROC_BOXR(sad_x2rs4, sad_bandx2, rgba, rgba, rv_noparam, 4, 4)
+RV_PROC_BOXR(sad_x2rs2, sad_bandx2, rgba, rgba, rv_noparam, 4, 2)
+RV_PROC_BOXR(sad_x2rs8, sad_bandx2, rgba, rgba, rv_noparam, 4, 8)
 /* round 7's sad (two windows, two rows a pass) with its rows over 4 threads */
 RV_PROC_BOXR(sad_g2rs4, sad_band2, rgba, rgba, rv_noparam, 2, 4)
 RV_PROC_BOXR(sad_g2rs2, sad_band2, rgba, rgba, rv_noparam, 2, 2)

@@ -73,6 +73,7 @@ typedef struct rvc_state {
     CUdeviceptr box_scratch;
     size_t box_scratch_size;
     rv_partial *box_result; /* pinned, one partial */
+    CUdeviceptr box_result_dev; /* its device address when mapped (the kernel writes it), else 0 */
     /* programmatic dependent launch of RV_KFLAG_CHAINED raw kernels:
      * cuLaunchKernelEx when the driver has it and the device is sm_90+,
      * unless RAVIOLI_CUDA_CHAINED=0 (NULL: plain launches) */
@@ -610,6 +611,12 @@ static int ensure_box_scratch(RV_Context *ctx, rvc_state *st, size_t need)
     /* the completion counter at offset 0 must start at zero; the kernel
      * leaves it at zero after each launch */
     CK(ctx, st->drv.cuMemsetD8Async(p, 0, need, cur_stream(st)), "clearing procBox scratch");
+    if (st->box_result_dev) { /* the mapped result's address (kernel_abi.h RV_BOX_SCRATCH_HOST) */
+        CK(ctx, st->drv.cuMemsetD32Async(p + RV_BOX_SCRATCH_HOST, (unsigned)(st->box_result_dev & 0xffffffffu), 1,
+                                         cur_stream(st)), "clearing procBox scratch");
+        CK(ctx, st->drv.cuMemsetD32Async(p + RV_BOX_SCRATCH_HOST + 4, (unsigned)(st->box_result_dev >> 32), 1,
+                                         cur_stream(st)), "clearing procBox scratch");
+    }
     st->box_scratch = p;
     st->box_scratch_size = bucket_size(need);
     return 0;
@@ -778,14 +785,23 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
         a->scratch = 0;
     }
     const unsigned shmem = box_ref_shared_bytes(k, a);
+    volatile rv_partial *hr = st->box_result;
+    if (reducing && st->box_result_dev)
+        hr->valid = -1; /* the kernel writes 0 or 1 */
     if ((err = launch(ctx, k, fn, gx, gy, bx, by, shmem, a)) < 0)
         return err;
     if (reducing) {
-        /* the last block wrote the combined partial at offset 16 */
-        CK(ctx, st->drv.cuMemcpyDtoHAsync(st->box_result, st->box_scratch + 16, sizeof(rv_partial),
-                                          cur_stream(st)),
-           "reading the procBox result");
+        /* the last block wrote the combined partial at offset 16, and into
+         * the mapped box_result when there is one (kernel.h rv__box_finish):
+         * then the stream's end is all there is to wait for. A module built
+         * without that write leaves the -1: read the scratch copy. */
         CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "procBox");
+        if (!st->box_result_dev || hr->valid == -1) {
+            CK(ctx, st->drv.cuMemcpyDtoHAsync(st->box_result, st->box_scratch + 16, sizeof(rv_partial),
+                                              cur_stream(st)),
+               "reading the procBox result");
+            CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "procBox");
+        }
         rv__combine_partials(a->reduce, k->desc.out_type, st->box_result, 1, red);
     }
     return 0;
@@ -1052,8 +1068,21 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
     if ((r = d->cuStreamCreate(&st->streams[0], RVC_STREAM_DEFAULT)) != CUDA_SUCCESS)
         return open_fail(st, r, "cuStreamCreate", why, why_size);
     st->nstreams = 1;
-    if ((r = d->cuMemHostAlloc((void **)&st->box_result, sizeof(rv_partial), 0)) != CUDA_SUCCESS)
-        return open_fail(st, r, "cuMemHostAlloc", why, why_size);
+    /* the procBox result: page-locked and mapped, the kernel writes it
+     * (no copy a call; RAVIOLI_CUDA_BOX_MAPPED=0: not mapped, a copy) */
+    const char *bmap = getenv("RAVIOLI_CUDA_BOX_MAPPED");
+    const int want_map = !(bmap && bmap[0] == '0');
+    if (!want_map ||
+        d->cuMemHostAlloc((void **)&st->box_result, sizeof(rv_partial), 0x02 /* CU_MEMHOSTALLOC_DEVICEMAP */) !=
+            CUDA_SUCCESS ||
+        d->cuMemHostGetDevicePointer(&st->box_result_dev, st->box_result, 0) != CUDA_SUCCESS) {
+        if (st->box_result)
+            d->cuMemFreeHost(st->box_result);
+        st->box_result = NULL;
+        st->box_result_dev = 0;
+        if ((r = d->cuMemHostAlloc((void **)&st->box_result, sizeof(rv_partial), 0)) != CUDA_SUCCESS)
+            return open_fail(st, r, "cuMemHostAlloc", why, why_size);
+    }
 
     const char *chained = getenv("RAVIOLI_CUDA_CHAINED");
     if (st->cc_major >= 9 && !(chained && chained[0] == '0')) {

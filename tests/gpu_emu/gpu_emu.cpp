@@ -73,6 +73,7 @@ static unsigned emu_cur; /* the running thread of the block */
 template <class T> static T __shfl_down_sync(unsigned mask, T v, int off) { return emu_shfl(mask, v, (int)(emu_cur & 31) + off); }
 template <class T> static T __shfl_xor_sync(unsigned mask, T v, int b) { return emu_shfl(mask, v, (int)(emu_cur & 31) ^ b); }
 static void __threadfence() {}
+static void __threadfence_system() {}
 static unsigned atomicAdd(unsigned *p, unsigned v) { unsigned o = *p; *p += v; return o; }
 /* cp.async (the procNbr tile copies): in the lazy mode a copy reads its
  * source when issued and lands in shared memory only when the issuing
@@ -174,6 +175,26 @@ static void rv__mbar_wait(unsigned long long *bar, unsigned parity)
 #define RV__SAD_V4_ANYWHERE 1 /* rv_win_sad_rows_rgba's 16-byte path, as on the GPU */
 static long emu_misaligned; /* 16-byte reads off the 16-byte grid (a fault on the GPU) */
 #define RV__EMU_ALIGN_CHECK(p, n) (emu_misaligned += ((uintptr_t)(p) % (n)) != 0)
+/* 16-byte reads that fall outside every row of the image and template
+ * (rows taken to their 16-byte-rounded end) and outside the shared array:
+ * past a row's rounded end a GPU read can leave the allocation (the last
+ * row) or read another row's bytes; set by check_box */
+struct emu_rd_area { const unsigned char *lo; int64_t pitch, rowlen, rows; };
+static emu_rd_area emu_rd[3];
+static long emu_oob;
+static void emu_read_check(const void *p, size_t n)
+{
+    const unsigned char *c = (const unsigned char *)p;
+    for (const emu_rd_area &r : emu_rd) {
+        if (!r.lo || c < r.lo || c >= r.lo + r.pitch * r.rows)
+            continue;
+        const int64_t off = (int64_t)(c - r.lo) % r.pitch;
+        if (off + (int64_t)n <= r.rowlen)
+            return;
+    }
+    emu_oob++;
+}
+#define RV__EMU_READ_CHECK(p, n) emu_read_check((p), (n))
 #include <ravioli/kernel.h>
 #include "modules/samples/samples.c"
 #undef asm
@@ -419,10 +440,20 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
     a.dst = {dst.data(), dpitch, W, H};
     a.s = s; a.box_w = bw; a.box_h = bh; a.reduce = red;
     a.scratch = (uint64_t)(uintptr_t)scratch.data();
+    /* the backend's mapped copy of the result (RV_BOX_SCRATCH_HOST): the
+     * last block writes it beside the scratch copy */
+    rv_partial hcopy; memset(&hcopy, 0x5a, sizeof hcopy); hcopy.valid = -1;
+    const uint64_t hp = (uint64_t)(uintptr_t)&hcopy;
+    memcpy(scratch.data() + RV_BOX_SCRATCH_HOST, &hp, sizeof hp);
     emu_dsz = smem ? 1u << 16 : 0;
     emu_shfl_bad = 0;
     emu_misaligned = 0;
+    emu_oob = 0;
+    emu_rd[0] = {src.data(), pitch, ((int64_t)W * (int64_t)sizeof(TI) + 15) / 16 * 16, H};
+    emu_rd[1] = {tpl.data(), tpitch, ((int64_t)bw * (int64_t)sizeof(TR) + 15) / 16 * 16, bh};
+    emu_rd[2] = {rv__dyn, (int64_t)sizeof rv__dyn, (int64_t)sizeof rv__dyn, 1};
     launch(f, a, gx, 1, bt, 1);
+    emu_rd[0] = emu_rd[1] = emu_rd[2] = emu_rd_area{};
     /* reference from the definition */
     rv_win w0 = {src.data(), pitch, ref_img ? tpl.data() : nullptr, tpitch, 0, 0, (bw + s - 1) / s, (bh + s - 1) / s, s, 0};
     double best = 0, sum = 0; int64_t isum = 0; int bx = 0, by = 0, found = 0;
@@ -436,13 +467,15 @@ static int check_box(const char *name, entry f, F fn, int W, int H, int bw, int 
             } else if (red == RV_REDUCE_SUM) { isum += (int64_t)v; sum += (double)v; found = 1; }
             else if (!found || (red == RV_REDUCE_MIN ? (double)v < best : (double)v > best)) { best = v; bx = w0.x; by = w0.y; found = 1; }
         }
-    int bad = emu_shfl_bad != 0 || emu_misaligned != 0;
+    int bad = emu_shfl_bad != 0 || emu_misaligned != 0 || emu_oob != 0;
     if (emu_misaligned) printf("  %ld misaligned 16-byte reads\n", emu_misaligned);
+    if (emu_oob) printf("  %ld 16-byte reads past a row's 16-byte-rounded end\n", emu_oob);
     if (bad) printf("  %ld shuffles with a lane missing or outside the mask\n", emu_shfl_bad);
     if (red == RV_REDUCE_NONE) {
         for (int y = 0; y < H; y++) if (memcmp(dst.data() + y * dpitch, rdst.data() + y * dpitch, W * 4)) bad = 1;
     } else {
         rv_partial r; memcpy(&r, scratch.data() + 16, sizeof r);
+        if (memcmp(&r, &hcopy, sizeof r) != 0) { printf("  mapped result copy differs\n"); bad = 1; }
         if (!r.valid) bad = 1;
         else if (red == RV_REDUCE_SUM) bad = std::is_integral<TS>::value ? r.isum != isum : r.score != sum;
         else bad = r.score != best || r.x != bx || r.y != by;
@@ -643,6 +676,7 @@ int main()
                             const bool smem = sm == 1 || sm == 2 || sm == 4;
 #define BR(NAME) rf += check_box<int32_t, RV_Pixel, RV_Pixel>(#NAME, rvk_##NAME, sad_def, b[0], b[1], b[2], b[3], s, red, smem, gx, true, bt); rr++;
                             BR(sad_rs4) BR(sad_rs1) BR(sad_rs2) BR(sad_rs8) BR(sad_g2rs4) BR(sad_g2rs2)
+                            BR(sad_x2rs4) BR(sad_x2rs2) BR(sad_x2rs8)
                         }
     emu_tpl_odd = emu_img_odd = 0;
     printf("boxr: %d runs, %d failed\n", rr, rf);

@@ -386,69 +386,155 @@ RV_INLINE void rv__ld16_rgb_hi(const unsigned char *p, uint32_t o[4])
 #  if defined(RV__EMU_ALIGN_CHECK) /* tests/gpu_emu: counts misaligned reads */
     RV__EMU_ALIGN_CHECK(p, 16);
 #  endif
+#  if defined(RV__EMU_READ_CHECK) /* tests/gpu_emu: counts reads outside the planes */
+    RV__EMU_READ_CHECK(p, 16);
+#  endif
     __builtin_memcpy(o, p, 16);
     for (int k = 0; k < 4; k++) o[k] *= 256u;
 #endif
 }
 
-/* rv__win_sad_rows_v4_rgba can run: four windows, S = 1, the image rows
- * (from the window's first sample) and the template rows on the 16-byte
- * grid. */
+/* rv__win_sad_rows_v4_rgba can run: one to four windows, S = 1, the image
+ * rows (from the window's first sample) and the template rows on the
+ * 16-byte grid. */
 RV_INLINE int rv__sad_v4_ok(rv_win w)
 {
-    return w.n == 4 && w.s == 1 &&
+    return w.n >= 1 && w.n <= 4 && w.s == 1 &&
            ((((uintptr_t)w.base + (uintptr_t)w.x * 4u) | (uintptr_t)w.pitch | (uintptr_t)w.ref |
              (uintptr_t)w.ref_pitch) & 15u) == 0;
 }
 
-/* Rows j0 .. j1-1 of rv_win_sad_row_rgba for four windows (rv__sad_v4_ok):
- * image and template read 16 bytes (four samples) at a time. Step m takes
- * template samples 4m .. 4m+3 against image chunks m and m+1 (window k,
- * template sample 4m+u: image sample 4m+u+k): one image and one template
- * read and 16 pairs a step. Reads 16-byte blocks that hold at least one
- * sample of the windows (the rest of such a block can lie past the
- * windows, never past the row's 16-byte-rounded end). */
+/* 16 pairs: template samples t[0..3] against the image samples p[0..3],
+ * q[0..3] that follow each other (window k, template sample u: image sample
+ * u + k), into the four windows' sums A0..A3. */
+#define RV__SAD_V4_STEP(A0, A1, A2, A3, p, q, t)                                    \
+    do {                                                                            \
+        A0 = rv__sad_u8x4_acc(A0, p[0], t[0]); A1 = rv__sad_u8x4_acc(A1, p[1], t[0]); \
+        A2 = rv__sad_u8x4_acc(A2, p[2], t[0]); A3 = rv__sad_u8x4_acc(A3, p[3], t[0]); \
+        A0 = rv__sad_u8x4_acc(A0, p[1], t[1]); A1 = rv__sad_u8x4_acc(A1, p[2], t[1]); \
+        A2 = rv__sad_u8x4_acc(A2, p[3], t[1]); A3 = rv__sad_u8x4_acc(A3, q[0], t[1]); \
+        A0 = rv__sad_u8x4_acc(A0, p[2], t[2]); A1 = rv__sad_u8x4_acc(A1, p[3], t[2]); \
+        A2 = rv__sad_u8x4_acc(A2, q[0], t[2]); A3 = rv__sad_u8x4_acc(A3, q[1], t[2]); \
+        A0 = rv__sad_u8x4_acc(A0, p[3], t[3]); A1 = rv__sad_u8x4_acc(A1, q[0], t[3]); \
+        A2 = rv__sad_u8x4_acc(A2, q[1], t[3]); A3 = rv__sad_u8x4_acc(A3, q[2], t[3]); \
+    } while (0)
+
+/* The last template samples 4*m4 .. 4*m4+rem-1 (rem = 1..3) of one row:
+ * template chunk t (already read), image chunk p; image chunk m4 + 1 (at
+ * qp, clamped) read when rem >= 2. */
+#define RV__SAD_V4_TAIL(A0, A1, A2, A3, p, q, t, rem, qp)                           \
+    do {                                                                            \
+        A0 = rv__sad_u8x4_acc(A0, p[0], t[0]); A1 = rv__sad_u8x4_acc(A1, p[1], t[0]); \
+        A2 = rv__sad_u8x4_acc(A2, p[2], t[0]); A3 = rv__sad_u8x4_acc(A3, p[3], t[0]); \
+        if ((rem) >= 2) {                                                           \
+            rv__ld16_rgb_hi((qp), q);                                               \
+            A0 = rv__sad_u8x4_acc(A0, p[1], t[1]); A1 = rv__sad_u8x4_acc(A1, p[2], t[1]); \
+            A2 = rv__sad_u8x4_acc(A2, p[3], t[1]); A3 = rv__sad_u8x4_acc(A3, q[0], t[1]); \
+            if ((rem) == 3) {                                                       \
+                A0 = rv__sad_u8x4_acc(A0, p[2], t[2]); A1 = rv__sad_u8x4_acc(A1, p[3], t[2]); \
+                A2 = rv__sad_u8x4_acc(A2, q[0], t[2]); A3 = rv__sad_u8x4_acc(A3, q[1], t[2]); \
+            }                                                                       \
+        }                                                                           \
+    } while (0)
+
+/* Rows j0 .. j1-1 of rv_win_sad_row_rgba for w.n (1 .. 4) windows
+ * (rv__sad_v4_ok): image and template read 16 bytes (four samples) at a
+ * time. Step m takes template samples 4m .. 4m+3 against image chunks m and
+ * m+1 (window k, template sample 4m+u: image sample 4m+u+k): one image and
+ * one template read and 16 pairs a step. Four sums are kept whatever w.n;
+ * those of windows k >= w.n are dropped. Image chunks are read up to the
+ * last one holding a sample of the w.n windows (cl below: index clamped, so
+ * never past the row's 16-byte-rounded end: a group of fewer than four
+ * windows at the end of a row reads only that row); the samples of a
+ * clamped chunk reach only the dropped sums. Only the last step of a row
+ * and its tail can exceed cl. */
 RV_INLINE void rv__win_sad_rows_v4_rgba(rv_win w, int j0, int j1, int32_t *acc)
 {
     int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
     const int m4 = w.w >> 2, rem = w.w & 3;
+    const int cl = (w.n + w.w - 2) >> 2; /* last image chunk with a sample of the windows */
+    const int cm = RV__MIN(m4, cl), ct = RV__MIN(m4 + 1, cl);
     for (int j = j0; j < j1; j++) {
         const unsigned char *row = w.base + (int64_t)(w.y + j) * w.pitch + (int64_t)w.x * 4;
         const unsigned char *ref = w.ref + (int64_t)j * w.ref_pitch;
         uint32_t p[4], q[4], t[4];
         rv__ld16_rgb_hi(row, p);
-        for (int m = 0; m < m4; m++) {
+        int m = 0;
+        for (; m + 1 < m4; m++) {
             rv__ld16_rgb_hi(row + 16 * (m + 1), q);
             rv__ld16_rgb_hi(ref + 16 * m, t);
-            a0 = rv__sad_u8x4_acc(a0, p[0], t[0]); a1 = rv__sad_u8x4_acc(a1, p[1], t[0]);
-            a2 = rv__sad_u8x4_acc(a2, p[2], t[0]); a3 = rv__sad_u8x4_acc(a3, p[3], t[0]);
-            a0 = rv__sad_u8x4_acc(a0, p[1], t[1]); a1 = rv__sad_u8x4_acc(a1, p[2], t[1]);
-            a2 = rv__sad_u8x4_acc(a2, p[3], t[1]); a3 = rv__sad_u8x4_acc(a3, q[0], t[1]);
-            a0 = rv__sad_u8x4_acc(a0, p[2], t[2]); a1 = rv__sad_u8x4_acc(a1, p[3], t[2]);
-            a2 = rv__sad_u8x4_acc(a2, q[0], t[2]); a3 = rv__sad_u8x4_acc(a3, q[1], t[2]);
-            a0 = rv__sad_u8x4_acc(a0, p[3], t[3]); a1 = rv__sad_u8x4_acc(a1, q[0], t[3]);
-            a2 = rv__sad_u8x4_acc(a2, q[1], t[3]); a3 = rv__sad_u8x4_acc(a3, q[2], t[3]);
+            RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);
+            p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
+        }
+        if (m < m4) { /* the last full step: image chunk m4, clamped */
+            rv__ld16_rgb_hi(row + 16 * cm, q);
+            rv__ld16_rgb_hi(ref + 16 * m, t);
+            RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);
             p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
         }
         if (rem) { /* template samples 4*m4 .. w.w-1 */
             rv__ld16_rgb_hi(ref + 16 * m4, t);
-            a0 = rv__sad_u8x4_acc(a0, p[0], t[0]); a1 = rv__sad_u8x4_acc(a1, p[1], t[0]);
-            a2 = rv__sad_u8x4_acc(a2, p[2], t[0]); a3 = rv__sad_u8x4_acc(a3, p[3], t[0]);
-            if (rem >= 2) { /* image chunk m4 + 1 holds sample 4*m4 + 4 <= w.w + 2 */
-                rv__ld16_rgb_hi(row + 16 * (m4 + 1), q);
-                a0 = rv__sad_u8x4_acc(a0, p[1], t[1]); a1 = rv__sad_u8x4_acc(a1, p[2], t[1]);
-                a2 = rv__sad_u8x4_acc(a2, p[3], t[1]); a3 = rv__sad_u8x4_acc(a3, q[0], t[1]);
-                if (rem == 3) {
-                    a0 = rv__sad_u8x4_acc(a0, p[2], t[2]); a1 = rv__sad_u8x4_acc(a1, p[3], t[2]);
-                    a2 = rv__sad_u8x4_acc(a2, q[0], t[2]); a3 = rv__sad_u8x4_acc(a3, q[1], t[2]);
-                }
-            }
+            RV__SAD_V4_TAIL(a0, a1, a2, a3, p, q, t, rem, row + 16 * ct);
         }
     }
     acc[0] += a0;
-    acc[1] += a1;
-    acc[2] += a2;
-    acc[3] += a3;
+    if (w.n > 1) acc[1] += a1;
+    if (w.n > 2) acc[2] += a2;
+    if (w.n > 3) acc[3] += a3;
+}
+
+/* rv__win_sad_rows_v4_rgba with two rows a pass (j, j + 1: two
+ * independent load streams and eight sums), an odd last row alone. */
+RV_INLINE void rv__win_sad_rows_v4x2_rgba(rv_win w, int j0, int j1, int32_t *acc)
+{
+    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    const int m4 = w.w >> 2, rem = w.w & 3;
+    const int cl = (w.n + w.w - 2) >> 2;
+    const int cm = RV__MIN(m4, cl), ct = RV__MIN(m4 + 1, cl);
+    int j = j0;
+    for (; j + 1 < j1; j += 2) {
+        const unsigned char *r0 = w.base + (int64_t)(w.y + j) * w.pitch + (int64_t)w.x * 4;
+        const unsigned char *r1 = r0 + w.pitch;
+        const unsigned char *f0 = w.ref + (int64_t)j * w.ref_pitch;
+        const unsigned char *f1 = f0 + w.ref_pitch;
+        uint32_t p[4], q[4], t[4], u[4], v[4], e[4];
+        rv__ld16_rgb_hi(r0, p);
+        rv__ld16_rgb_hi(r1, u);
+        int m = 0;
+        for (; m + 1 < m4; m++) {
+            rv__ld16_rgb_hi(r0 + 16 * (m + 1), q);
+            rv__ld16_rgb_hi(r1 + 16 * (m + 1), v);
+            rv__ld16_rgb_hi(f0 + 16 * m, t);
+            rv__ld16_rgb_hi(f1 + 16 * m, e);
+            RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);
+            RV__SAD_V4_STEP(b0, b1, b2, b3, u, v, e);
+            p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
+            u[0] = v[0]; u[1] = v[1]; u[2] = v[2]; u[3] = v[3];
+        }
+        if (m < m4) {
+            rv__ld16_rgb_hi(r0 + 16 * cm, q);
+            rv__ld16_rgb_hi(r1 + 16 * cm, v);
+            rv__ld16_rgb_hi(f0 + 16 * m, t);
+            rv__ld16_rgb_hi(f1 + 16 * m, e);
+            RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);
+            RV__SAD_V4_STEP(b0, b1, b2, b3, u, v, e);
+            p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
+            u[0] = v[0]; u[1] = v[1]; u[2] = v[2]; u[3] = v[3];
+        }
+        if (rem) {
+            rv__ld16_rgb_hi(f0 + 16 * m4, t);
+            rv__ld16_rgb_hi(f1 + 16 * m4, e);
+            RV__SAD_V4_TAIL(a0, a1, a2, a3, p, q, t, rem, r0 + 16 * ct);
+            RV__SAD_V4_TAIL(b0, b1, b2, b3, u, v, e, rem, r1 + 16 * ct);
+        }
+    }
+    int32_t s4[4] = {a0 + b0, a1 + b1, a2 + b2, a3 + b3};
+    if (j < j1)
+        rv__win_sad_rows_v4_rgba(w, j, j1, s4);
+    acc[0] += s4[0];
+    if (w.n > 1) acc[1] += s4[1];
+    if (w.n > 2) acc[2] += s4[2];
+    if (w.n > 3) acc[3] += s4[3];
 }
 
 /** Rows j0 .. j1-1 (0 <= j0 <= j1 <= w.h) of rv_win_sad_row_rgba: the same
@@ -462,6 +548,21 @@ RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
 #if defined(__CUDA_ARCH__) || defined(RV__SAD_V4_ANYWHERE)
     if (rv__sad_v4_ok(w)) {
         rv__win_sad_rows_v4_rgba(w, j0, j1, acc);
+        return;
+    }
+#endif
+    for (int j = j0; j < j1; j++)
+        rv_win_sad_row_rgba(w, j, acc);
+}
+
+/** rv_win_sad_rows_rgba with, on the GPU's 16-byte path, two template rows
+ * a pass (rv__win_sad_rows_v4x2_rgba: two independent load streams, eight
+ * sums); the same sums. */
+RV_INLINE void rv_win_sad_rows_x2_rgba(rv_win w, int j0, int j1, int32_t *acc)
+{
+#if defined(__CUDA_ARCH__) || defined(RV__SAD_V4_ANYWHERE)
+    if (rv__sad_v4_ok(w)) {
+        rv__win_sad_rows_v4x2_rgba(w, j0, j1, acc);
         return;
     }
 #endif
@@ -1715,6 +1816,20 @@ static __device__ __forceinline__ void rv__box_finish(rv_partial p, int red, uin
     q = rv__block_reduce(q, red, sm);
     if (tid == 0) {
         *(rv_partial *)(uintptr_t)(scratch + 16) = q;
+        /* the backend's page-locked, mapped copy of the result (its device
+         * address at offset RV_BOX_SCRATCH_HOST; 0: none): the host reads
+         * it after the stream synchronises, without a copy */
+        const unsigned long long hp = *(const volatile unsigned long long *)(uintptr_t)(scratch + RV_BOX_SCRATCH_HOST);
+        if (hp) {
+            volatile rv_partial *h = (volatile rv_partial *)(uintptr_t)hp;
+            h->score = q.score;
+            h->isum = q.isum;
+            h->x = q.x;
+            h->y = q.y;
+            h->pad_ = 0;
+            h->valid = q.valid;
+            __threadfence_system();
+        }
         *counter = 0;
     }
 }
@@ -1907,7 +2022,13 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
  * in shared memory, band 0 adds them (integer adds: the CPU's sums) and
  * takes the group's windows. The loop runs the same number of passes in
  * every thread of a block (its barriers); a pass past the last group does
- * no work. The backend launches groups x R threads. */
+ * no work. The backend launches groups x R threads. Groups start on the
+ * G-window grid (window i G) and the last group of a row has the windows
+ * left (w.n < G), where RV_PROC_BOXN moves it left to end at the row's last
+ * window: four RGBA windows are 16 bytes, so every group of G = 4 then
+ * starts on the 16-byte grid when the image rows do, as the 16-byte path of
+ * rv_win_sad_rows_rgba needs (a group moved left took the row path, and
+ * its warp ran both; docs/perf/cuda-tuning.md round 11). */
 #define RV_PROC_BOXR(NAME, FN, TIN, TREF, PT, G, R)                                 \
     RV__DESC_BOXR(NAME, TIN, TREF, RV__PSIZE(PT), G, R)                             \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
@@ -1931,9 +2052,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
             const long long q = qb + slot;                                          \
             const bool live = q < npos;                                             \
             const int i = live ? (int)(q % gcols) : 0;                              \
-            const int c0 = i * (G);                                                 \
-            int cs, n;                                                              \
-            RV__BOXN_GROUP(c0, cols, cs, n, G);                                     \
+            const int cs = i * (G), n = RV__MIN((G), cols - cs);                    \
             win.x = cs * s;                                                         \
             win.y = live ? (int)(q / gcols) * s : 0;                                \
             win.n = n;                                                              \
@@ -1960,7 +2079,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
             }                                                                       \
             if (live && band == 0)                                                  \
                 _Pragma("unroll") for (int k = 0; k < (G); k++)                     \
-                    if (k >= c0 - cs && k < n)                                      \
+                    if (k < n)                                                      \
                         RV__BOX_GPU_TAKE(i32, rv__sc[k], (cs + k) * s, win.y);      \
         }                                                                           \
         if (red != RV_REDUCE_NONE)                                                  \

@@ -125,6 +125,11 @@ typedef struct rv_plane {
 } rv_plane;
 
 /** Arguments of every element-kernel entry, passed by value to GPU entries. */
+/** GPU procBox scratch: where the backend puts the device address of its
+ * page-locked, mapped copy of the result (the last block writes the result
+ * there too; 0: no copy). */
+#define RV_BOX_SCRATCH_HOST 48
+
 typedef struct rv_args {
     rv_plane dst;   /* output (procBox: the F32 score map, when not reducing) */
     rv_plane src;   /* input */
@@ -135,7 +140,8 @@ typedef struct rv_args {
     int32_t reduce; /* enum rv_reduce_mode */
     int32_t plane;  /* index of the plane being processed */
     int32_t pad_;
-    uint64_t scratch; /* GPU procBox: counter @0, result @16, per-block rv_partial[] @64 */
+    uint64_t scratch; /* GPU procBox: counter @0, result @16, host copy's address @48
+                         (RV_BOX_SCRATCH_HOST, 0: none), per-block rv_partial[] @64 */
     RV_ALIGNED(16) unsigned char params[RV_MAX_PARAMS];
 } rv_args;
 

@@ -43,6 +43,7 @@ static inline unsigned __byte_perm(unsigned x, unsigned y, unsigned s)
 template <class T> static inline T __ldcg(const T *) { emu_unsupported("__ldcg"); }
 template <class T> static inline T __shfl_down_sync(unsigned, T, int) { emu_unsupported("__shfl_down_sync"); }
 static inline void __threadfence(void) { emu_unsupported("__threadfence"); }
+static inline void __threadfence_system(void) { emu_unsupported("__threadfence_system"); }
 template <class T> static inline T atomicAdd(T *, T) { emu_unsupported("atomicAdd"); }
 
 extern thread_local dim3 threadIdx, blockIdx;
