@@ -135,16 +135,22 @@ RV_PROC_BOXR(sad_rs4, sad_band, rgba, rgba, rv_noparam, 4, 4)
 RV_PROC_BOXR(sad_rs1, sad_band, rgba, rgba, rv_noparam, 4, 1)
 RV_PROC_BOXR(sad_rs2, sad_band, rgba, rgba, rv_noparam, 4, 2)
 RV_PROC_BOXR(sad_rs8, sad_band, rgba, rgba, rv_noparam, 4, 8)
-/* sad_x2rsR: sad_rsR with two template rows a pass on the GPU's 16-byte
- * path (rv_win_sad_rows_x2_rgba; docs/perf/cuda-tuning.md round 11) */
-RV_FN void sad_bandx2(rv_win w, int j0, int j1, const rv_noparam *prm, int32_t *acc)
+/* sad_rs4v1: sad_rs4 with one template row a pass on the GPU's 16-byte
+ * path (rv__win_sad_rows_v4_rgba, round 9's helper; rv_win_sad_rows_rgba
+ * takes two rows a pass since round 11), for the comparison */
+RV_FN void sad_band1(rv_win w, int j0, int j1, const rv_noparam *prm, int32_t *acc)
 {
     (void)prm;
-    rv_win_sad_rows_x2_rgba(w, j0, j1, acc);
+#if defined(__CUDA_ARCH__) || defined(RV__SAD_V4_ANYWHERE)
+    if (rv__sad_v4_ok(w)) {
+        rv__win_sad_rows_v4_rgba(w, j0, j1, acc);
+        return;
+    }
+#endif
+    for (int j = j0; j < j1; j++)
+        rv_win_sad_row_rgba(w, j, acc);
 }
-RV_PROC_BOXR(sad_x2rs4, sad_bandx2, rgba, rgba, rv_noparam, 4, 4)
-RV_PROC_BOXR(sad_x2rs2, sad_bandx2, rgba, rgba, rv_noparam, 4, 2)
-RV_PROC_BOXR(sad_x2rs8, sad_bandx2, rgba, rgba, rv_noparam, 4, 8)
+RV_PROC_BOXR(sad_rs4v1, sad_band1, rgba, rgba, rv_noparam, 4, 4)
 /* round 7's sad (two windows, two rows a pass) with its rows over 4 threads */
 RV_PROC_BOXR(sad_g2rs4, sad_band2, rgba, rgba, rv_noparam, 2, 4)
 RV_PROC_BOXR(sad_g2rs2, sad_band2, rgba, rgba, rv_noparam, 2, 2)

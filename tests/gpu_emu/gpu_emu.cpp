@@ -529,13 +529,16 @@ static int32_t sad_def(rv_win w)
 #ifndef RV_EMU_NBR_ONLY
 #define RV_EMU_NBR_ONLY 0
 #endif
+#ifndef RV_EMU_BOX_ONLY /* 1: procBox cases only (quicker runs by hand) */
+#define RV_EMU_BOX_ONLY 0
+#endif
 int main()
 {
     int fails = check_pixel_helpers(), runs = 0;
     const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}, {197, 139}, {389, 101}};
     rv_threshold_params tp0 = {0}, tp1 = {100};
     rv_noparam np = {0};
-    for (int lazy = 0; lazy <= 1; lazy++)
+    for (int lazy = 0; lazy <= (RV_EMU_BOX_ONLY ? -1 : 1); lazy++)
     for (int odd = 0; odd <= 1; odd++)
     for (auto &sz : sizes)
         for (int s : {1, 2, 3, 4, 8}) {
@@ -675,8 +678,7 @@ int main()
                             emu_img_odd = sm == 4;
                             const bool smem = sm == 1 || sm == 2 || sm == 4;
 #define BR(NAME) rf += check_box<int32_t, RV_Pixel, RV_Pixel>(#NAME, rvk_##NAME, sad_def, b[0], b[1], b[2], b[3], s, red, smem, gx, true, bt); rr++;
-                            BR(sad_rs4) BR(sad_rs1) BR(sad_rs2) BR(sad_rs8) BR(sad_g2rs4) BR(sad_g2rs2)
-                            BR(sad_x2rs4) BR(sad_x2rs2) BR(sad_x2rs8)
+                            BR(sad_rs4) BR(sad_rs1) BR(sad_rs2) BR(sad_rs8) BR(sad_g2rs4) BR(sad_g2rs2) BR(sad_rs4v1)
                         }
     emu_tpl_odd = emu_img_odd = 0;
     printf("boxr: %d runs, %d failed\n", rr, rf);

@@ -727,9 +727,9 @@ static void bench_tm_shapes(int sm)
     d.a.scratch = (uint64_t)scratch;
     /* kr: threads a group (RV_PROC_BOXR's R) */
     static const char *const kn[] = {"sad", "sad_g4", "sad_g2", "sad_r2", "sad_rs4", "sad_rs2", "sad_rs8", "sad_g2rs4", "sad_g2rs2",
-                                     "sad_x2rs4", "sad_x2rs2", "sad_x2rs8"};
-    static const int kg[] = {2, 4, 2, 4, 4, 4, 4, 2, 2, 4, 4, 4};
-    static const int kr[] = {1, 1, 1, 1, 4, 2, 8, 4, 2, 4, 2, 8};
+                                     "sad_rs4v1"};
+    static const int kg[] = {2, 4, 2, 4, 4, 4, 4, 2, 2, 4};
+    static const int kr[] = {1, 1, 1, 1, 4, 2, 8, 4, 2, 4};
     printf("\nsad launch shapes (direct launches, ms; G windows a group of R threads (R = 1 except sad_rs*, sad_g2rs4); grid = cdiv(groups x R, block), "
            "then that rounded up to a multiple of the %d SMs):\n", sm);
     printf("| kernel   | G | block | grid  | blocks/SM | ms      | found |\n|---|---|---|---|---|---|---|\n");
@@ -866,9 +866,7 @@ int main(int argc, char **argv)
     bench_tm(sm, clock_khz, "sad_rs8", "sad-rs8", 0);
     bench_tm(sm, clock_khz, "sad_g2rs4", "sad-g2rs4", 0);
     bench_tm(sm, clock_khz, "sad_g2rs2", "sad-g2rs2", 0);
-    bench_tm(sm, clock_khz, "sad_x2rs4", "sad-x2rs4", 0);
-    bench_tm(sm, clock_khz, "sad_x2rs2", "sad-x2rs2", 0);
-    bench_tm(sm, clock_khz, "sad_x2rs8", "sad-x2rs8", 0);
+    bench_tm(sm, clock_khz, "sad_rs4v1", "sad-rs4v1", 0);
     bench_tm(sm, clock_khz, "sad_rs4", "sad-tm'", 0);
     bench_tm(sm, clock_khz, "sad", "sad-boxn'", 0);
     if (sad_only)

@@ -539,26 +539,13 @@ RV_INLINE void rv__win_sad_rows_v4x2_rgba(rv_win w, int j0, int j1, int32_t *acc
 
 /** Rows j0 .. j1-1 (0 <= j0 <= j1 <= w.h) of rv_win_sad_row_rgba: the same
  * sums added to acc[k] (nothing when j0 == j1). The band form for
- * RV_PROC_BOXR element functions. On the GPU, for four windows at S = 1
- * with the rows on the 16-byte grid (rv__sad_v4_ok), image and template are
- * read 16 bytes at a time (rv__win_sad_rows_v4_rgba: one image read per 16
- * pairs, no alpha masks); otherwise, and on the CPU, row by row. */
+ * RV_PROC_BOXR element functions. On the GPU, for one to four windows at
+ * S = 1 with the rows on the 16-byte grid (rv__sad_v4_ok), image and
+ * template are read 16 bytes at a time, two template rows a pass
+ * (rv__win_sad_rows_v4x2_rgba: one image read per 16 pairs, no alpha
+ * masks, two independent load streams; docs/perf/cuda-tuning.md round 11);
+ * otherwise, and on the CPU, row by row. */
 RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
-{
-#if defined(__CUDA_ARCH__) || defined(RV__SAD_V4_ANYWHERE)
-    if (rv__sad_v4_ok(w)) {
-        rv__win_sad_rows_v4_rgba(w, j0, j1, acc);
-        return;
-    }
-#endif
-    for (int j = j0; j < j1; j++)
-        rv_win_sad_row_rgba(w, j, acc);
-}
-
-/** rv_win_sad_rows_rgba with, on the GPU's 16-byte path, two template rows
- * a pass (rv__win_sad_rows_v4x2_rgba: two independent load streams, eight
- * sums); the same sums. */
-RV_INLINE void rv_win_sad_rows_x2_rgba(rv_win w, int j0, int j1, int32_t *acc)
 {
 #if defined(__CUDA_ARCH__) || defined(RV__SAD_V4_ANYWHERE)
     if (rv__sad_v4_ok(w)) {
@@ -2022,13 +2009,14 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
  * in shared memory, band 0 adds them (integer adds: the CPU's sums) and
  * takes the group's windows. The loop runs the same number of passes in
  * every thread of a block (its barriers); a pass past the last group does
- * no work. The backend launches groups x R threads. Groups start on the
- * G-window grid (window i G) and the last group of a row has the windows
- * left (w.n < G), where RV_PROC_BOXN moves it left to end at the row's last
- * window: four RGBA windows are 16 bytes, so every group of G = 4 then
- * starts on the 16-byte grid when the image rows do, as the 16-byte path of
- * rv_win_sad_rows_rgba needs (a group moved left took the row path, and
- * its warp ran both; docs/perf/cuda-tuning.md round 11). */
+ * no work. The backend launches groups x R threads. With G = RV_BOXN (4)
+ * groups start on the G-window grid (window 4i) and the last group of a row
+ * has the windows left (w.n < 4), where RV_PROC_BOXN (and RV_PROC_BOXR at
+ * G < 4) moves it left to end at the row's last window: four RGBA windows
+ * are 16 bytes, so every group then starts on the 16-byte grid when the
+ * image rows do, as the 16-byte path of rv_win_sad_rows_rgba needs (a
+ * group moved left took the row path, and its warp ran both;
+ * docs/perf/cuda-tuning.md round 11). */
 #define RV_PROC_BOXR(NAME, FN, TIN, TREF, PT, G, R)                                 \
     RV__DESC_BOXR(NAME, TIN, TREF, RV__PSIZE(PT), G, R)                             \
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
@@ -2052,7 +2040,10 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
             const long long q = qb + slot;                                          \
             const bool live = q < npos;                                             \
             const int i = live ? (int)(q % gcols) : 0;                              \
-            const int cs = i * (G), n = RV__MIN((G), cols - cs);                    \
+            const int c0 = i * (G);                                                 \
+            int cs = c0, n = RV__MIN((G), cols - c0);                               \
+            if ((G) != RV_BOXN)                                                     \
+                RV__BOXN_GROUP(c0, cols, cs, n, G);                                 \
             win.x = cs * s;                                                         \
             win.y = live ? (int)(q / gcols) * s : 0;                                \
             win.n = n;                                                              \
@@ -2079,7 +2070,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
             }                                                                       \
             if (live && band == 0)                                                  \
                 _Pragma("unroll") for (int k = 0; k < (G); k++)                     \
-                    if (k < n)                                                      \
+                    if (k >= c0 - cs && k < n)                                      \
                         RV__BOX_GPU_TAKE(i32, rv__sc[k], (cs + k) * s, win.y);      \
         }                                                                           \
         if (red != RV_REDUCE_NONE)                                                  \
