@@ -23,12 +23,14 @@
  * all) so that the L2 cache (50-60 MB) does not hold the inputs.
  *
  * Template matching: sad-tm is the sample `sad_rs4` (RV_PROC_BOXR: four
- * adjacent windows a group, 16-byte reads, template rows in 4 bands of
- * warps, docs/perf/cuda-tuning.md round 9), sad-boxn the sample `sad`
+ * adjacent windows a group on the 4-window grid, 16-byte reads, two
+ * template rows a pass, template rows in 4 bands of warps,
+ * docs/perf/cuda-tuning.md rounds 9 and 11), sad-boxn the sample `sad`
  * (RV_PROC_BOXN_G: two windows a thread, two template rows a pass, round
  * 7), sad-tm1 the one-window form `sad1`, same run; then the other forms:
  * sad-g4, sad-g2, sad-r2 (round 7), sad-rs1/2/8 (sad_rs4 at R = 1, 2, 8),
- * sad-g2rs4 and sad-g2rs2 (`sad`'s two-row helper over 4 and 2 bands), and
+ * sad-g2rs4 and sad-g2rs2 (`sad`'s two-row helper over 4 and 2 bands),
+ * sad-rs4v1 (sad_rs4 with round 9's one-row 16-byte helper), and
  * sad-tm', sad-boxn' (both again, for the run's spread). --sad also prints
  * the launch shapes (direct launches) of the multi-window forms.
  *
