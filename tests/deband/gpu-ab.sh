@@ -3,7 +3,8 @@
 # device call: builds this checkout and BASE (another checkout or export,
 # e.g. the main branch) side by side, runs test_deband_gpu of this checkout
 # (must pass, not skip) and both benchmarks, interleaved
-# (base, after, after without chained launches, base again).
+# (base, after, test, after without chained launches, variants, sweep,
+# base again).
 #
 #   BASE=DIR bash tests/deband/gpu-ab.sh
 #
@@ -16,6 +17,7 @@
 #   SWEEP      1: this checkout's benchmark once more with --sweep, cases
 #              SCASES (default CASES)
 #   NOCHAIN    0: skip the run with RAVIOLI_CUDA_CHAINED=0
+#   BASE2      0: skip the second run of BASE (cases B2CASES, default CASES)
 #   SASS       1: cuobjdump -sass of this checkout's deband.ptx (sm_90) into
 #              the logs, with the inner-path counts of sass_inner.py
 # Logs: /tmp/ab, packed into $OUT/ab.tgz at the end when OUT is set (the
@@ -63,14 +65,14 @@ bench() { # NAME DIR CASES [ARGS...]  (environment passed through)
 }
 bench base "$BASE" "${CASES:-}"
 bench after . "${CASES:-}"
+echo "== test_deband_gpu ($(date -u +%H:%M:%S))"
+ctest --test-dir build-gpu -R "test_deband_gpu$" --output-on-failure --timeout 120 2>&1 | tee "$log/ctest.log" | tail -6
 [ "${NOCHAIN:-1}" = 0 ] || RAVIOLI_CUDA_CHAINED=0 bench after-nochain . "${CASES:-}"
 for v in ${VARIANTS:-}; do
   RAVIOLI_MODULE_PATH=$(cd "${v#*:}" && pwd) bench "var-${v%%:*}" . "${VCASES:-${CASES:-}}"
 done
 [ "${SWEEP:-0}" = 1 ] && bench after-sweep . "${SCASES:-${CASES:-}}" --sweep
-bench base2 "$BASE" "${CASES:-}"
-echo "== test_deband_gpu ($(date -u +%H:%M:%S))"
-ctest --test-dir build-gpu -R "test_deband_gpu$" --output-on-failure --timeout 120 2>&1 | tee "$log/ctest.log" | tail -6
+[ "${BASE2:-1}" = 1 ] && bench base2 "$BASE" "${B2CASES:-${CASES:-}}"
 if [ "${SASS:-0}" = 1 ] && command -v cuobjdump >/dev/null; then
   ptxas -arch=sm_90 build-gpu/modules/deband.ptx -o "$log/deband.cubin" &&
     cuobjdump -sass "$log/deband.cubin" > "$log/all.sass" 2>&1 &&
