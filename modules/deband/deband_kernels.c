@@ -783,6 +783,22 @@ RV_DB_FN void rv_db_tiles_at(const rv_db_tiles *T, int t, int th, int *p, int *t
     *tx0 = (t - ty * ntx) * RV_DEBAND_TILE_W;
     *ty0 = ty * th;
 }
+/* RV_DB_CHAINED 1: the tiled entries are chained (see the entries below).
+ * RV_DB_CHAIN_LATE 1: such an entry waits for the previous grid at its
+ * start but lets the next one be scheduled only when its own tiles are done
+ * (griddepcontrol.launch_dependents here, after the last tile) instead of
+ * at its start (RV__GRID_CHAIN). */
+#ifndef RV_DB_CHAINED
+#define RV_DB_CHAINED 1
+#endif
+#ifndef RV_DB_CHAIN_LATE
+#define RV_DB_CHAIN_LATE 0
+#endif
+#if RV_DB_CHAINED && RV_DB_CHAIN_LATE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#  define RV_DB_CHAIN_END() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#else
+#  define RV_DB_CHAIN_END() ((void)0)
+#endif
 #if RV_DB_FAST_TILES
 #  define RV_DB_TILES_INIT(T, a, th) const rv_db_tiles T = rv_db_tiles_init(a, th)
 #  define RV_DB_TILES_TOTAL(T, a) ((T).total)
@@ -849,6 +865,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         if (tn < total)
             __syncthreads();
     }
+    RV_DB_CHAIN_END();
 }
 
 /* The tile lives in dynamic shared memory sized per launch for the range
@@ -895,14 +912,19 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
  * parameter block and rv_block) with __launch_bounds__(256, MINB): at most
  * 65536 / (256 MINB) registers a thread, MINB blocks an SM (0: no bound).
  * MINB by input depth and sample mode (RV_DB_MINB8 for 8-bit input,
- * RV_DB_MINB16_M0/_M1/_M2 for 16-bit), the fastest measured on an H200
- * (docs/perf/deband.md, runs E2 and G). With RV_DB_CHAINED (default) every
- * GPU entry but deband_copy is chained (RV_KFLAG_CHAINED, RV__GRID_CHAIN:
- * programmatic dependent launch; RAVIOLI_CUDA_CHAINED=0 turns it off at run
- * time): the next frame's blocks are placed while this one drains.
+ * RV_DB_MINB16_M0/_M1/_M2 for 16-bit): 8-bit 6 (40 registers; 8, i.e. 32
+ * registers, was slower at 1080p 4:2:0), 16-bit none (48 registers for
+ * most entries since the division-free tile lookup, 5 blocks an SM; a bound
+ * of 5 made ptxas spill and was 1-5 % slower), measured on an H100
+ * (docs/perf/deband.md, run G). With RV_DB_CHAINED (default) the tiled
+ * entries are chained (RV_KFLAG_CHAINED, RV__GRID_CHAIN: programmatic
+ * dependent launch; RAVIOLI_CUDA_CHAINED=0 turns it off at run time): the
+ * next frame's blocks are placed while this one drains. The plain entries
+ * (range > 32) and deband_copy are not (chaining the plain ones measured
+ * 4 % slower at 4K).
  */
 #ifndef RV_DB_MINB8
-#define RV_DB_MINB8 8
+#define RV_DB_MINB8 6
 #endif
 #ifndef RV_DB_MINB16_M0
 #define RV_DB_MINB16_M0 0
@@ -912,9 +934,6 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #endif
 #ifndef RV_DB_MINB16_M2
 #define RV_DB_MINB16_M2 0
-#endif
-#ifndef RV_DB_CHAINED
-#define RV_DB_CHAINED 1
 #endif
 #define RV_DB_MINB_1_0 RV_DB_MINB16_M0
 #define RV_DB_MINB_1_1 RV_DB_MINB16_M1
@@ -934,11 +953,13 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #define RV_DB_LB_8 __launch_bounds__(256, 8)
 #if RV_DB_CHAINED
 #  define RV_DB_DESC(NAME) RV__DESC_CHAINED(NAME, sizeof(rv_deband_args))
-#  define RV_DB_RAW_KERNEL RV_RAW_KERNEL_CHAINED
-#  define RV_DB_CHAIN() RV__GRID_CHAIN()
+#  if RV_DB_CHAIN_LATE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#    define RV_DB_CHAIN() asm volatile("griddepcontrol.wait;" ::: "memory");
+#  else
+#    define RV_DB_CHAIN() RV__GRID_CHAIN()
+#  endif
 #else
 #  define RV_DB_DESC(NAME) RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(rv_deband_args))
-#  define RV_DB_RAW_KERNEL RV_RAW_KERNEL
 #  define RV_DB_CHAIN()
 #endif
 #define RV_DB_TILED_KERNEL(NAME, IN16, MODE) RV_DB_TILED_KERNEL_(NAME, RV_DB_MINB(IN16, MODE))
@@ -963,7 +984,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     rv_db_gpu(a, blk, IL, GR, MODE, BLUR, IN16, OUT16)
 
 #define RV_DB_ENTRY(NAME, MODE, BLUR, IN16, OUT16)                                  \
-    RV_DB_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                  \
+    RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)                                     \
     {                                                                               \
         RV_DB_DISPATCH(RV_DB_CALL_PLAIN, MODE, BLUR, IN16, OUT16);                  \
     }                                                                               \

@@ -13,7 +13,8 @@
 #   CASES      DEBAND_BENCH_CASES of the benchmark runs (default all cases)
 #   VARIANTS   "name:DIR ..." more runs of this checkout's benchmark with
 #              RAVIOLI_MODULE_PATH=DIR (a deband.ptx built with other
-#              -D flags, e.g. launch bounds), cases VCASES (default CASES)
+#              -D flags, e.g. launch bounds), cases VCASES (default CASES);
+#              TESTVARS=1: test_deband_gpu with each variant too
 #   SWEEP      1: this checkout's benchmark once more with --sweep, cases
 #              SCASES (default CASES)
 #   NOCHAIN    0: skip the run with RAVIOLI_CUDA_CHAINED=0
@@ -70,6 +71,11 @@ ctest --test-dir build-gpu -R "test_deband_gpu$" --output-on-failure --timeout 1
 [ "${NOCHAIN:-1}" = 0 ] || RAVIOLI_CUDA_CHAINED=0 bench after-nochain . "${CASES:-}"
 for v in ${VARIANTS:-}; do
   RAVIOLI_MODULE_PATH=$(cd "${v#*:}" && pwd) bench "var-${v%%:*}" . "${VCASES:-${CASES:-}}"
+  if [ "${TESTVARS:-0}" = 1 ]; then
+    echo "== test_deband_gpu, variant ${v%%:*}"
+    RAVIOLI_MODULE_PATH=$(cd "${v#*:}" && pwd) ctest --test-dir build-gpu -R "test_deband_gpu$" \
+      --output-on-failure --timeout 120 2>&1 | tee "$log/ctest-${v%%:*}.log" | grep -E "tests passed|Failed|Passed"
+  fi
 done
 [ "${SWEEP:-0}" = 1 ] && bench after-sweep . "${SCASES:-${CASES:-}}" --sweep
 [ "${BASE2:-1}" = 1 ] && bench base2 "$BASE" "${B2CASES:-${CASES:-}}"
