@@ -792,7 +792,7 @@ RV_DB_FN void rv_db_tiles_at(const rv_db_tiles *T, int t, int th, int *p, int *t
 #define RV_DB_CHAINED 1
 #endif
 #ifndef RV_DB_CHAIN_LATE
-#define RV_DB_CHAIN_LATE 0
+#define RV_DB_CHAIN_LATE 1
 #endif
 #if RV_DB_CHAINED && RV_DB_CHAIN_LATE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #  define RV_DB_CHAIN_END() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
