@@ -917,11 +917,14 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
  * most entries since the division-free tile lookup, 5 blocks an SM; a bound
  * of 5 made ptxas spill and was 1-5 % slower), measured on an H100
  * (docs/perf/deband.md, run G). With RV_DB_CHAINED (default) the tiled
- * entries are chained (RV_KFLAG_CHAINED, RV__GRID_CHAIN: programmatic
- * dependent launch; RAVIOLI_CUDA_CHAINED=0 turns it off at run time): the
- * next frame's blocks are placed while this one drains. The plain entries
- * (range > 32) and deband_copy are not (chaining the plain ones measured
- * 4 % slower at 4K).
+ * entries are chained (RV_KFLAG_CHAINED, programmatic dependent launch;
+ * RAVIOLI_CUDA_CHAINED=0 turns it off at run time): each waits for the
+ * previous grid at its start and, with RV_DB_CHAIN_LATE (default), lets the
+ * next frame's grid be launched only after its last tile (while the last
+ * blocks drain); released at the start (RV__GRID_CHAIN, RV_DB_CHAIN_LATE
+ * 0), grids smaller than one wave got slower (run G). The plain entries
+ * (range > 32) and deband_copy are not chained (chaining the plain ones
+ * measured 4 % slower at 4K).
  */
 #ifndef RV_DB_MINB8
 #define RV_DB_MINB8 6
