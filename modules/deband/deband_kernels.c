@@ -690,6 +690,10 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     }
 }
 
+#ifndef RV_DB_FAST_TILES
+#define RV_DB_FAST_TILES 1
+#endif
+#if !RV_DB_FAST_TILES
 /* Tile number t (over all planes, row by row) -> plane and origin. */
 RV_DB_FN void rv_db_tile_at(const rv_deband_args *a, int t, int th, int *p, int *tx0, int *ty0)
 {
@@ -707,6 +711,103 @@ RV_DB_FN void rv_db_tile_at(const rv_deband_args *a, int t, int th, int *p, int 
     *tx0 = (t - ty * ntx) * RV_DEBAND_TILE_W;
     *ty0 = ty * th;
 }
+#endif
+
+/*
+ * RV_DB_FAST_TILES 1: the tile lookup without integer divisions. A block
+ * computes each plane's tile count once (rv_db_tiles_init: one division by
+ * the tile height a plane) and finds a tile's plane by subtraction and its
+ * row by one division by the plane's tile columns (rv_db_tiles_at), all as
+ * rv_db_udiv: a float reciprocal and one correction step (exact for
+ * n < 2^22; larger n take the integer division). Before, every block
+ * computed the total (a division a plane) and each lookup (twice a tile)
+ * divided again: about 11 integer divisions (~20 SASS each) a tile, 3-4
+ * instructions a pixel at tiles of 96 rows. Both forms give the same
+ * tiles; RV_DB_FAST_TILES 0 keeps the old one (for comparisons).
+ */
+#if defined(CUDA_EMU_H)
+/* the same IEEE operations: a correctly rounded reciprocal and product,
+ * truncation */
+#  define RV_DB_FRCP(x) (1.0f / (x))
+#  define RV_DB_FMUL(a, b) ((a) * (b))
+#  define RV_DB_F2I(x) ((int)(x))
+#else
+#  define RV_DB_FRCP(x) __frcp_rn(x)
+#  define RV_DB_FMUL(a, b) __fmul_rn(a, b)
+#  define RV_DB_F2I(x) __float2int_rz(x)
+#endif
+/* n / d for 0 <= n, 1 <= d (uniform values): with n < 2^22 the float
+ * estimate q is off by at most one (relative error < 2^-22), which the
+ * remainder test corrects */
+RV_DB_FN int rv_db_udiv(int n, int d)
+{
+    if (n >= (1 << 22))
+        return n / d;
+    int q = RV_DB_F2I(RV_DB_FMUL((float)n, RV_DB_FRCP((float)d)));
+    const int r = n - q * d;
+    if (r < 0)
+        q--;
+    else if (r >= d)
+        q++;
+    return q;
+}
+typedef struct rv_db_tiles {
+    int ntx[3], n[3], total;
+} rv_db_tiles;
+RV_DB_FN rv_db_tiles rv_db_tiles_init(const rv_deband_args *a, int th)
+{
+    rv_db_tiles T;
+    T.total = 0;
+#pragma unroll
+    for (int q = 0; q < 3; q++) {
+        T.ntx[q] = (a->w[q] + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W;
+        T.n[q] = q < a->nplanes ? T.ntx[q] * rv_db_udiv(a->h[q] + th - 1, th) : 0;
+        T.total += T.n[q];
+    }
+    return T;
+}
+RV_DB_FN void rv_db_tiles_at(const rv_db_tiles *T, int t, int th, int *p, int *tx0, int *ty0)
+{
+    int q = 0;
+    if (t >= T->n[0] && T->n[1] > 0) {
+        t -= T->n[0];
+        q = 1;
+        if (t >= T->n[1] && T->n[2] > 0) {
+            t -= T->n[1];
+            q = 2;
+        }
+    }
+    const int ntx = q == 0 ? T->ntx[0] : q == 1 ? T->ntx[1] : T->ntx[2];
+    const int ty = rv_db_udiv(t, ntx);
+    *p = q;
+    *tx0 = (t - ty * ntx) * RV_DEBAND_TILE_W;
+    *ty0 = ty * th;
+}
+/* RV_DB_CHAINED 1: the tiled entries are chained (see the entries below).
+ * RV_DB_CHAIN_LATE 1: such an entry waits for the previous grid at its
+ * start but lets the next one be scheduled only when its own tiles are done
+ * (griddepcontrol.launch_dependents here, after the last tile) instead of
+ * at its start (RV__GRID_CHAIN). */
+#ifndef RV_DB_CHAINED
+#define RV_DB_CHAINED 1
+#endif
+#ifndef RV_DB_CHAIN_LATE
+#define RV_DB_CHAIN_LATE 1
+#endif
+#if RV_DB_CHAINED && RV_DB_CHAIN_LATE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#  define RV_DB_CHAIN_END() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
+#else
+#  define RV_DB_CHAIN_END() ((void)0)
+#endif
+#if RV_DB_FAST_TILES
+#  define RV_DB_TILES_INIT(T, a, th) const rv_db_tiles T = rv_db_tiles_init(a, th)
+#  define RV_DB_TILES_TOTAL(T, a) ((T).total)
+#  define RV_DB_TILE_AT(T, a, t, th, p, tx0, ty0) rv_db_tiles_at(&(T), t, th, p, tx0, ty0)
+#else
+#  define RV_DB_TILES_INIT(T, a, th) const int T = 0
+#  define RV_DB_TILES_TOTAL(T, a) ((void)(T), rv_deband_tile_count(a))
+#  define RV_DB_TILE_AT(T, a, t, th, p, tx0, ty0) rv_db_tile_at(a, t, th, p, tx0, ty0)
+#endif
 
 /*
  * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
@@ -728,13 +829,14 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     const int th = RV_DEBAND_TILE_H * (a->tile_h32 > 0 ? a->tile_h32 : 1);
     const int G = blk.nx * blk.ny * blk.nz;
     const int b = (blk.z * blk.ny + blk.y) * blk.nx + blk.x;
-    const int total = rv_deband_tile_count(a);
+    RV_DB_TILES_INIT(T, a, th);
+    const int total = RV_DB_TILES_TOTAL(T, a);
     if (b >= total)
         return; /* the whole block: before any barrier */
     const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16, a->tile_h32);
     {
         int p, tx0, ty0;
-        rv_db_tile_at(a, b, th, &p, &tx0, &ty0);
+        RV_DB_TILE_AT(T, a, b, th, &p, &tx0, &ty0);
         rv_db_stage(a, p, rv_db_tile_geom(a, p, tx0, ty0, th, in16), sm, in16);
         rv_db_cp_commit();
     }
@@ -747,7 +849,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
             /* buffer (k+1)&1 was last read by tile k-1, before the barrier
              * that ended iteration k-1 */
             int p2, tx2, ty2;
-            rv_db_tile_at(a, tn, th, &p2, &tx2, &ty2);
+            RV_DB_TILE_AT(T, a, tn, th, &p2, &tx2, &ty2);
             rv_db_stage(a, p2, rv_db_tile_geom(a, p2, tx2, ty2, th, in16),
                         sm + ((k + 1) & 1) * bufb, in16);
             rv_db_cp_commit();
@@ -757,12 +859,13 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         }
         __syncthreads();
         int p, tx0, ty0;
-        rv_db_tile_at(a, t, th, &p, &tx0, &ty0);
+        RV_DB_TILE_AT(T, a, t, th, &p, &tx0, &ty0);
         rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
                            sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16);
         if (tn < total)
             __syncthreads();
     }
+    RV_DB_CHAIN_END();
 }
 
 /* The tile lives in dynamic shared memory sized per launch for the range
@@ -804,27 +907,73 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     rv_db_gpu_tile(a, blk, sm_, a->interlaced != 0, GR, MODE, BLUR, IN16, OUT16)
 #endif
 #define RV_DB_GR(a, p) ((p) < (a)->nplanes && (a)->grain[p] != 0 ? ((a)->dynamic ? 2 : 1) : 0)
-/* The tiled entries. 16-bit input: RV_RAW_KERNEL (48-56 registers, 4
- * blocks of 256 threads an SM). 8-bit input: RV_RAW_KERNEL's entry (same
- * descriptor, parameter block and rv_block) with __launch_bounds__(256,
- * RV_DB_MINB8) blocks an SM, capping the registers at 40 (6 blocks, 48
- * warps, instead of 48 registers and 5): 1080p 4:2:0 ran 7-9 % faster in
- * modes 1-2 and 4K 8-bit the same (docs/perf/deband.md, run E2); the same
- * cap for 16-bit input (5 blocks, 48 registers) made mode 2 3-4 % slower
- * (more instructions a pixel), so 16-bit has none. */
+/*
+ * The tiled entries: RV_RAW_KERNEL_CHAINED's entry (same descriptor,
+ * parameter block and rv_block) with __launch_bounds__(256, MINB): at most
+ * 65536 / (256 MINB) registers a thread, MINB blocks an SM (0: no bound).
+ * MINB by input depth and sample mode (RV_DB_MINB8 for 8-bit input,
+ * RV_DB_MINB16_M0/_M1/_M2 for 16-bit): 8-bit 6 (40 registers; 8, i.e. 32
+ * registers, was slower at 1080p 4:2:0), 16-bit none (48 registers for
+ * most entries since the division-free tile lookup, 5 blocks an SM; a bound
+ * of 5 made ptxas spill and was 1-5 % slower), measured on an H100
+ * (docs/perf/deband.md, run G). With RV_DB_CHAINED (default) the tiled
+ * entries are chained (RV_KFLAG_CHAINED, programmatic dependent launch;
+ * RAVIOLI_CUDA_CHAINED=0 turns it off at run time): each waits for the
+ * previous grid at its start and, with RV_DB_CHAIN_LATE (default), lets the
+ * next frame's grid be launched only after its last tile (while the last
+ * blocks drain); released at the start (RV__GRID_CHAIN, RV_DB_CHAIN_LATE
+ * 0), grids smaller than one wave got slower (run G). The plain entries
+ * (range > 32) and deband_copy are not chained (chaining the plain ones
+ * measured 4 % slower at 4K).
+ */
 #ifndef RV_DB_MINB8
 #define RV_DB_MINB8 6
 #endif
-#define RV_DB_TILED_KERNEL(NAME, IN16) RV_DB_TILED_KERNEL_(NAME, IN16)
-#define RV_DB_TILED_KERNEL_(NAME, IN16) RV_DB_TILED_KERNEL_##IN16(NAME)
-#define RV_DB_TILED_KERNEL_1(NAME) RV_RAW_KERNEL(NAME, rv_deband_args, a, blk)
-#define RV_DB_TILED_KERNEL_0(NAME)                                                  \
-    RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(rv_deband_args))       \
+#ifndef RV_DB_MINB16_M0
+#define RV_DB_MINB16_M0 0
+#endif
+#ifndef RV_DB_MINB16_M1
+#define RV_DB_MINB16_M1 0
+#endif
+#ifndef RV_DB_MINB16_M2
+#define RV_DB_MINB16_M2 0
+#endif
+#define RV_DB_MINB_1_0 RV_DB_MINB16_M0
+#define RV_DB_MINB_1_1 RV_DB_MINB16_M1
+#define RV_DB_MINB_1_2 RV_DB_MINB16_M2
+#define RV_DB_MINB_0_0 RV_DB_MINB8
+#define RV_DB_MINB_0_1 RV_DB_MINB8
+#define RV_DB_MINB_0_2 RV_DB_MINB8
+#define RV_DB_MINB(IN16, MODE) RV_DB_MINB_##IN16##_##MODE
+/* __launch_bounds__(256, n), or nothing for n = 0 */
+#define RV_DB_LB(n) RV_DB_LB_(n)
+#define RV_DB_LB_(n) RV_DB_LB_##n
+#define RV_DB_LB_0
+#define RV_DB_LB_4 __launch_bounds__(256, 4)
+#define RV_DB_LB_5 __launch_bounds__(256, 5)
+#define RV_DB_LB_6 __launch_bounds__(256, 6)
+#define RV_DB_LB_7 __launch_bounds__(256, 7)
+#define RV_DB_LB_8 __launch_bounds__(256, 8)
+#if RV_DB_CHAINED
+#  define RV_DB_DESC(NAME) RV__DESC_CHAINED(NAME, sizeof(rv_deband_args))
+#  if RV_DB_CHAIN_LATE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#    define RV_DB_CHAIN() asm volatile("griddepcontrol.wait;" ::: "memory");
+#  else
+#    define RV_DB_CHAIN() RV__GRID_CHAIN()
+#  endif
+#else
+#  define RV_DB_DESC(NAME) RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(rv_deband_args))
+#  define RV_DB_CHAIN()
+#endif
+#define RV_DB_TILED_KERNEL(NAME, IN16, MODE) RV_DB_TILED_KERNEL_(NAME, RV_DB_MINB(IN16, MODE))
+#define RV_DB_TILED_KERNEL_(NAME, MINB)                                             \
+    RV_DB_DESC(NAME)                                                                \
     static __device__ __forceinline__ void rvk_##NAME##__body(const rv_deband_args *a, \
                                                               rv_block blk);        \
-    extern "C" __global__ void __launch_bounds__(256, RV_DB_MINB8)                  \
+    extern "C" __global__ void RV_DB_LB(MINB)                                       \
     rvk_##NAME(const RV__GRID_CONST rv_deband_args rv__args)                        \
     {                                                                               \
+        RV_DB_CHAIN()                                                               \
         rv_block b;                                                                 \
         b.x = (int32_t)blockIdx.x; b.y = (int32_t)blockIdx.y; b.z = (int32_t)blockIdx.z; \
         b.nx = (int32_t)gridDim.x; b.ny = (int32_t)gridDim.y; b.nz = (int32_t)gridDim.z; \
@@ -842,12 +991,12 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     {                                                                               \
         RV_DB_DISPATCH(RV_DB_CALL_PLAIN, MODE, BLUR, IN16, OUT16);                  \
     }                                                                               \
-    RV_DB_TILED_KERNEL(NAME##_s, IN16)                                              \
+    RV_DB_TILED_KERNEL(NAME##_s, IN16, MODE)                                        \
     {                                                                               \
         RV_DB_DYN_SMEM(sm_);                                                        \
         RV_DB_TILE_CALL(1, MODE, BLUR, IN16, OUT16);                                \
     }                                                                               \
-    RV_DB_TILED_KERNEL(NAME##_sd, IN16)                                             \
+    RV_DB_TILED_KERNEL(NAME##_sd, IN16, MODE)                                       \
     {                                                                               \
         RV_DB_DYN_SMEM(sm_);                                                        \
         RV_DB_TILE_CALL(2, MODE, BLUR, IN16, OUT16);                                \

@@ -554,6 +554,32 @@ static void test_generator_statistics(void **state)
     free(jt);
 }
 
+/* The library's tile heights (rv_deband_tile_choose): 96 rows for 4K
+ * 4:4:4, 64 for 4K 4:2:0, 96 for 1080p 4:4:4, 32 for 1080p 4:2:0; the
+ * count returned is the tiles of that height. */
+static void test_tile_choose(void **state)
+{
+    (void)state;
+    static const struct { int w, h, chroma_shift, h32; } c[] = {
+        {3840, 2160, 0, 3}, {3840, 2160, 1, 2}, {1920, 1080, 0, 3}, {1920, 1080, 1, 1},
+        {1280, 720, 1, 1}, {3, 2, 0, 1},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        rv_deband_args a;
+        memset(&a, 0, sizeof(a));
+        a.nplanes = 3;
+        a.range = 15;
+        for (int p = 0; p < 3; p++) {
+            const int s = p ? c[i].chroma_shift : 0;
+            a.w[p] = (c[i].w + s) >> s;
+            a.h[p] = (c[i].h + s) >> s;
+        }
+        const unsigned n = rv_deband_tile_choose(&a, 2);
+        assert_int_equal(a.tile_h32, c[i].h32);
+        assert_int_equal((int)n, rv_deband_tile_count(&a));
+    }
+}
+
 static void test_thread_count_invariant(void **state)
 {
     (void)state;
@@ -597,6 +623,7 @@ int main(void)
         cmocka_unit_test(test_borders_exact_buffers),
         cmocka_unit_test(test_parameter_errors),
         cmocka_unit_test(test_thread_count_invariant),
+        cmocka_unit_test(test_tile_choose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

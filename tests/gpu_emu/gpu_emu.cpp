@@ -536,9 +536,26 @@ static int32_t sad_def(rv_win w)
 #ifndef RV_EMU_BOX_ONLY /* 1: procBox cases only, 2: RV_PROC_BOXR only (quicker runs by hand) */
 #define RV_EMU_BOX_ONLY 0
 #endif
-int main()
+/* Sharding: `test_gpu_emu K N` runs the K-th of N interleaved parts of
+ * the cases (ctest runs the parts side by side; without arguments, all).
+ * A part is a (size, stride) or (box, stride, reduction) combination. */
+static int emu_shard = 0, emu_nshards = 1, emu_part = 0;
+static bool mine() { return emu_part++ % emu_nshards == emu_shard; }
+
+int main(int argc, char **argv)
 {
-    int fails = check_pixel_helpers(), runs = 0;
+    if (argc == 3) {
+        emu_shard = atoi(argv[1]);
+        emu_nshards = atoi(argv[2]);
+        if (emu_nshards < 1 || emu_shard < 0 || emu_shard >= emu_nshards) {
+            fprintf(stderr, "usage: %s [K N] (0 <= K < N): run part K of N\n", argv[0]);
+            return 2;
+        }
+    } else if (argc != 1) {
+        fprintf(stderr, "usage: %s [K N] (0 <= K < N): run part K of N\n", argv[0]);
+        return 2;
+    }
+    int fails = emu_shard == 0 ? check_pixel_helpers() : 0, runs = 0;
     const int sizes[][2] = {{1, 1}, {2, 3}, {3, 2}, {5, 17}, {17, 5}, {33, 9}, {64, 64}, {67, 41}, {130, 37}, {40, 200}, {197, 139}, {389, 101}};
     rv_threshold_params tp0 = {0}, tp1 = {100};
     rv_noparam np = {0};
@@ -546,6 +563,8 @@ int main()
     for (int odd = 0; odd <= 1; odd++)
     for (auto &sz : sizes)
         for (int s : {1, 2, 3, 4, 8}) {
+            if (!mine())
+                continue;
             emu_odd_pitch = odd;
             emu_cp_lazy = lazy;
             const int w = sz[0], h = sz[1];
@@ -604,6 +623,8 @@ int main()
     for (int odd = 0; odd <= 1; odd++)
         for (auto &sz : sizes)
             for (int s : {1, 2, 3, 4, 8}) {
+                if (!mine())
+                    continue;
                 emu_odd_pitch = odd;
                 const int w = sz[0], h = sz[1];
                 const unsigned cols = (unsigned)(w + s - 1) / s, rows = (unsigned)(h + s - 1) / s;
@@ -635,6 +656,7 @@ int main()
     for (auto &b : bsz)
         for (int s = 1; s <= (RV_EMU_BOX_ONLY >= 2 ? 0 : 3); s++)
             for (int red = 0; red <= 3; red++)
+                if (mine())
                 for (int sm = 0; sm <= 2; sm++) /* 2: shared template, rows off the 16-byte grid */
                     for (unsigned gx : {1u, 3u, 16u, 1000u}) {
                         emu_tpl_odd = sm == 2;
@@ -670,6 +692,7 @@ int main()
     for (auto &b : rsz)
         for (int s = 1; s <= 2; s++)
             for (int red = 0; red <= 3; red++)
+                if (mine())
                 /* 0: template read from global memory; 1: copied to shared */
                 /* memory; 2: 1 with the source template off the grid; 3: */
                 /* 0 off the grid; 4: 1 with the image rows off the grid */

@@ -5,7 +5,10 @@
  *   rv kernel   ravioli operation, images already on the GPU (CUDA events
  *               around 50 back-to-back operations, per operation)
  *   rv e2e      upload + operation + download (host clock, median of 20)
- *   direct      the same PTX entry launched by hand with cuLaunchKernel:
+ *   direct      the entry the backend would launch (rvkw_ for large procNbr
+ *               planes), launched by hand with the backend's grid, and, on
+ *               sm_90+, with programmatic dependent launch as the backend
+ *               does (cuLaunchKernelEx; RV_BENCH_DIRECT_CHAINED=0: plain):
  *               the framework's own overhead is rv kernel / direct - 1
  *   hand        the program written plainly in CUDA C (hand.cu), one thread
  *               per pixel, launched by hand: no framework at all
@@ -189,6 +192,7 @@ typedef struct op_arg {
     int w, h;
     /* direct / hand launches */
     CUfunction fdirect, fhand;
+    CUfunction fwide; /* procNbr: rvkw_<name>, or NULL */
     rv_args a[MAX_SETS];
     CUdeviceptr dsrc[MAX_SETS], dsrc2[MAX_SETS], ddst[MAX_SETS];
     int pitch_px;
@@ -212,6 +216,7 @@ static int g_sm_count = 132; /* set in main from the device */
 static int g_nbr_grid = 0;    /* procNbr direct launches: 0 the backend's rule, 1 one block a
                                  tile (2D), 2 one resident wave (1D), 3 two waves (1D) */
 static int g_nbr_per_sm = 0;  /* resident blocks a multiprocessor of the launched entry */
+static int g_nbr_wide_per_sm = 0; /* the same for rvkw_<name> (direct mode 0) */
 
 /* What the backend does to a procNbr entry (cuda_backend.c,
  * nbr_shared_carveout): a shared/L1 split that fits as many blocks as
@@ -232,6 +237,47 @@ static int nbr_setup(CUfunction f)
     }
     CK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 256, 0));
     return blocks;
+}
+
+/* Direct launches as the backend makes them: every generated entry starts
+ * with griddepcontrol (kernel.h RV__GRID_CHAIN) and the backend launches it
+ * with programmatic dependent launch on sm_90+ (cuda_backend.c
+ * launch_chained), so the direct launch does the same; RV_BENCH_DIRECT_CHAINED=0
+ * (or RAVIOLI_CUDA_CHAINED=0, which turns the backend's off) launches plainly. */
+static int g_direct_chained = 0; /* set in main: compute capability >= 9 */
+
+static void direct_launch(CUfunction f, unsigned gx, unsigned gy, unsigned bx, unsigned by, unsigned shmem,
+                          void **params)
+{
+    if (g_direct_chained) {
+        CUlaunchAttribute attr;
+        memset(&attr, 0, sizeof(attr));
+        attr.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attr.value.programmaticStreamSerializationAllowed = 1;
+        CUlaunchConfig cfg;
+        memset(&cfg, 0, sizeof(cfg));
+        cfg.gridDimX = gx;
+        cfg.gridDimY = gy;
+        cfg.gridDimZ = 1;
+        cfg.blockDimX = bx;
+        cfg.blockDimY = by;
+        cfg.blockDimZ = 1;
+        cfg.sharedMemBytes = shmem;
+        cfg.hStream = 0;
+        cfg.attrs = &attr;
+        cfg.numAttrs = 1;
+        const CUresult r = cuLaunchKernelEx(&cfg, f, params, NULL);
+        if (r == CUDA_SUCCESS)
+            return;
+        const char *en = NULL;
+        cuGetErrorName(r, &en);
+        printf("direct launches: cuLaunchKernelEx with programmatic serialization failed (%s); plain launches from here\n",
+               en ? en : "?");
+        g_direct_chained = 0;
+        CK(cuLaunchKernel(f, gx, gy, 1, bx, by, 1, shmem, 0, params, NULL));
+    } else {
+        CK(cuLaunchKernel(f, gx, gy, 1, bx, by, 1, shmem, 0, params, NULL));
+    }
 }
 
 static void direct_op(void *varg)
@@ -271,7 +317,24 @@ static void direct_op(void *varg)
     } else {
         gx = (unsigned)((o->w + 3) / 4 + 31) / 32; /* 4 RGBA pixels a thread */
     }
-    CK(cuLaunchKernel(o->fdirect, gx, gy, 1, 32, 8, 1, 0, 0, params, NULL));
+    CUfunction f = o->fdirect;
+    /* the backend's large-plane rule (cuda_backend.c, kernel.h
+     * RV_GPU_NBR_WIDE): rvkw_ in one resident wave once its tiles fill
+     * RV_GPU_NBR_WIDE_WAVES waves; only in mode 0 (the backend's rule) */
+    if (o->c->kind == 1 && g_nbr_grid == 0 && o->fwide && g_nbr_wide_per_sm > 0) {
+        const long long wwave = (long long)g_nbr_wide_per_sm * g_sm_count;
+        const long long wt = (long long)((o->w + 32 * RV_GPU_NBR_WIDE_COLS - 1) / (32 * RV_GPU_NBR_WIDE_COLS)) *
+                             ((o->h + 8 * RV_GPU_NBR_WIDE_ROWS - 1) / (8 * RV_GPU_NBR_WIDE_ROWS));
+        const long long sx = (o->w + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS;
+        const long long sy = (o->h + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS;
+        if (sx * sy >= (long long)g_sm_count * 256 &&
+            wt >= RV_GPU_NBR_WIDE_WAVES * wwave) {
+            f = o->fwide;
+            gx = (unsigned)wwave;
+            gy = 1;
+        }
+    }
+    direct_launch(f, gx, gy, 32, 8, 0, params);
 }
 
 static void hand_op(void *varg)
@@ -503,6 +566,13 @@ static void bench_size(int w, int h)
         snprintf(sym, sizeof(sym), "rvk_%s", c->name);
         CK(cuModuleGetFunction(&o.fdirect, samples_mod, sym));
         g_nbr_per_sm = c->kind == 1 ? nbr_setup(o.fdirect) : 0;
+        o.fwide = NULL;
+        g_nbr_wide_per_sm = 0;
+        snprintf(sym, sizeof(sym), "rvkw_%s", c->name);
+        if (c->kind == 1 && cuModuleGetFunction(&o.fwide, samples_mod, sym) == CUDA_SUCCESS)
+            g_nbr_wide_per_sm = nbr_setup(o.fwide);
+        else
+            o.fwide = NULL;
         g_nbr_grid = 0;
         double direct = gpu_ms(direct_op, &o, iters);
         if (c->kind == 1 && w >= 1920)
@@ -825,6 +895,12 @@ int main(int argc, char **argv)
     g_sm_count = sm;
     CK(cuDeviceGetAttribute(&clock_khz, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, dev));
     CK(cuDriverGetVersion(&drv));
+    int ccmaj = 0;
+    CK(cuDeviceGetAttribute(&ccmaj, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev));
+    {
+        const char *e1 = getenv("RV_BENCH_DIRECT_CHAINED"), *e2 = getenv("RAVIOLI_CUDA_CHAINED");
+        g_direct_chained = ccmaj >= 9 && !(e1 && !strcmp(e1, "0")) && !(e2 && !strcmp(e2, "0"));
+    }
     CK(cuEventCreate(&ev0, CU_EVENT_DEFAULT));
     CK(cuEventCreate(&ev1, CU_EVENT_DEFAULT));
     CK(cuModuleLoad(&hand_mod, RV_BENCH_HAND_PTX));
@@ -839,6 +915,7 @@ int main(int argc, char **argv)
     printf("rv-bench-gpu-core: %s, %d SMs, %.0f MHz, driver %d.%d, %s\n", name, sm, clock_khz / 1e3,
            drv / 1000, drv % 1000 / 10, date);
     printf("device bandwidth (cuMemcpyDtoD 1 GiB, read+write): %.0f GB/s\n", bw_gbs);
+    printf("direct launches: %s\n", g_direct_chained ? "programmatic dependent launch (cuLaunchKernelEx), as the backend" : "plain cuLaunchKernel");
 
     if (!sad_only) {
         run_torch();

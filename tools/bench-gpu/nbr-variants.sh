@@ -38,7 +38,7 @@ done
 echo "variants: $list"
 [ -n "${DRY:-}" ] && exit 0
 RV_BENCH_NBR_ALT="$list" TARGETS="ravioli samples gpu_equivalence test_gpu_emu rv-bench-gpu-core" \
-  TESTS='^(gpu_equivalence|gpu_emu)$' BENCHES=core BENCH_TIMEOUT=${BENCH_TIMEOUT:-150} OUT="$out" bash tools/gpu-check
+  TESTS='^(gpu_equivalence|gpu_emu_part[0-9])$' BENCHES=core BENCH_TIMEOUT=${BENCH_TIMEOUT:-150} OUT="$out" bash tools/gpu-check
 rc=$?
 # the variants through the backend: gpu_equivalence with each one's PTX
 # EQUIV_NAMES (space-separated) limits these runs to the variants named

@@ -7,6 +7,8 @@
  * the L2 cache. Timing: many launches queued back to back, then one
  * rv_context_sync, wall clock; median of 5 such runs. "apply" goes through
  * rv_deband_apply; "launch" calls rv_launch_raw with prepared arguments.
+ * DEBAND_BENCH_CASES (environment): the cases to run, their indices in
+ * cases[] below separated by commas (e.g. "3,0"; default all).
  */
 #include "bench_common.h"
 
@@ -185,7 +187,22 @@ int main(int argc, char **argv)
     const int ranges[2] = {15, 40}; /* default (tiled kernels), and > 32 (__ldg kernels) */
     printf("\n%-10s %-22s %-10s %10s %10s %10s %9s %9s %9s %9s %9s\n", "size", "format", "mode", "apply us",
            "launch us", "floor us", "floor/ap", "floor/ln", "copy us", "copy/ln", "Mpx/s");
+    const char *sel = getenv("DEBAND_BENCH_CASES");
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        if (sel && *sel) {
+            int want = 0;
+            for (const char *q = sel; *q;) {
+                char *e;
+                const long v = strtol(q, &e, 10);
+                if (e == q)
+                    break;
+                if (v == (long)c)
+                    want = 1;
+                q = *e == ',' ? e + 1 : e;
+            }
+            if (!want)
+                continue;
+        }
         const bcase *bc = &cases[c];
         RV_Deband *db = NULL;
         if (rv_deband_create(g_ctx, &db) < 0)

@@ -279,7 +279,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.grid[0] = (unsigned)((w + 1023) / 1024);
         sh.grid[1] = (unsigned)h;
     } else if (tiled) {
-        /* 32 x 8 threads; one tile of 128 x (32 or 96) samples a block
+        /* 32 x 8 threads; one tile of 128 x (32, 64 or 96) samples a block
          * (rv_deband_tile_choose) */
         sh.block[0] = 32;
         sh.block[1] = 8;

@@ -105,21 +105,34 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
     return (unsigned)((tiles + t - 1) / t);
 }
 
-/** The library's tiled launch (rv_deband_apply): one tile a block; tiles
- * of 96 rows when that still gives >= 500 tiles (4K frames, 1080p 4:4:4),
- * else 32 rows (1080p 4:2:0). Taller tiles stage fewer border rows a pixel
- * ((th + 2 range) / th) but give fewer blocks; the choice is the fastest of
- * the launch shapes measured on an H200 (docs/perf/deband.md, runs D and
- * E2: with the 8-bit entries at 40 registers, 32 rows beat 64 in mode 0
- * too). `sample_mode` is unused (kept for the callers). Sets a->tile_h32
- * (planes and range set) and returns the number of tiles = blocks. */
+/** The library's tiled launch (rv_deband_apply): one tile a block, tiles
+ * of 96, 64 or 32 rows by the frame's size: the tallest of 96 and 64 rows
+ * that still gives >= RV_DEBAND_MANY_TILES tiles (4K 4:4:4: 96, 4K 4:2:0:
+ * 64), else 96 rows when that gives >= RV_DEBAND_MIN_TALL_TILES (1080p
+ * 4:4:4), else 32 rows (1080p 4:2:0). Taller tiles stage fewer border rows
+ * a pixel ((th + 2 range) / th) but give fewer blocks: with at most a few
+ * blocks a multiprocessor a short last wave costs more than the border
+ * rows. The thresholds come from the launch shapes measured on an H200 and
+ * an H100 (docs/perf/deband.md, runs D, E2 and G). `sample_mode` is unused
+ * (kept for the callers). Sets a->tile_h32 (planes and range set) and
+ * returns the number of tiles = blocks. */
 #define RV_DEBAND_MIN_TALL_TILES 500
+#define RV_DEBAND_MANY_TILES 1200
 RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
 {
     (void)sample_mode;
     a->tile_h32 = 3;
-    if (rv_deband_tile_count(a) >= RV_DEBAND_MIN_TALL_TILES)
-        return (unsigned)rv_deband_tile_count(a);
+    const int t96 = rv_deband_tile_count(a);
+    if (t96 >= RV_DEBAND_MANY_TILES)
+        return (unsigned)t96;
+    a->tile_h32 = 2;
+    const int t64 = rv_deband_tile_count(a);
+    if (t64 >= RV_DEBAND_MANY_TILES)
+        return (unsigned)t64;
+    if (t96 >= RV_DEBAND_MIN_TALL_TILES) {
+        a->tile_h32 = 3;
+        return (unsigned)t96;
+    }
     a->tile_h32 = 1;
     return (unsigned)rv_deband_tile_count(a);
 }
