@@ -613,9 +613,9 @@ static int ensure_box_scratch(RV_Context *ctx, rvc_state *st, size_t need)
     CK(ctx, st->drv.cuMemsetD8Async(p, 0, need, cur_stream(st)), "clearing procBox scratch");
     if (st->box_result_dev) { /* the mapped result's address (kernel_abi.h RV_BOX_SCRATCH_HOST) */
         CK(ctx, st->drv.cuMemsetD32Async(p + RV_BOX_SCRATCH_HOST, (unsigned)(st->box_result_dev & 0xffffffffu), 1,
-                                         cur_stream(st)), "clearing procBox scratch");
+                                         cur_stream(st)), "setting the procBox result address");
         CK(ctx, st->drv.cuMemsetD32Async(p + RV_BOX_SCRATCH_HOST + 4, (unsigned)(st->box_result_dev >> 32), 1,
-                                         cur_stream(st)), "clearing procBox scratch");
+                                         cur_stream(st)), "setting the procBox result address");
     }
     st->box_scratch = p;
     st->box_scratch_size = bucket_size(need);
@@ -1073,7 +1073,7 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
     const char *bmap = getenv("RAVIOLI_CUDA_BOX_MAPPED");
     const int want_map = !(bmap && bmap[0] == '0');
     if (!want_map ||
-        d->cuMemHostAlloc((void **)&st->box_result, sizeof(rv_partial), 0x02 /* CU_MEMHOSTALLOC_DEVICEMAP */) !=
+        d->cuMemHostAlloc((void **)&st->box_result, sizeof(rv_partial), RVC_MEMHOSTALLOC_DEVICEMAP) !=
             CUDA_SUCCESS ||
         d->cuMemHostGetDevicePointer(&st->box_result_dev, st->box_result, 0) != CUDA_SUCCESS) {
         if (st->box_result)

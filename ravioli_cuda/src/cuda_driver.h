@@ -85,6 +85,7 @@ typedef CUresult (*rvc_launch_ex_fn)(const rvc_launch_config *cfg, CUfunction f,
 
 #define RVC_STREAM_DEFAULT 0x0u  /* synchronises with the legacy NULL stream */
 #define RVC_EVENT_DISABLE_TIMING 0x2u
+#define RVC_MEMHOSTALLOC_DEVICEMAP 0x2u /* CU_MEMHOSTALLOC_DEVICEMAP */
 
 /* X(return-less name, symbol in libcuda, parameter list) */
 #define RVC_DRIVER_FUNCS(X)                                                                     \

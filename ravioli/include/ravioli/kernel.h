@@ -459,19 +459,20 @@ RV_INLINE void rv__win_sad_rows_v4_rgba(rv_win w, int j0, int j1, int32_t *acc)
         const unsigned char *ref = w.ref + (int64_t)j * w.ref_pitch;
         uint32_t p[4], q[4], t[4];
         rv__ld16_rgb_hi(row, p);
+/* step m with image chunk IC (m + 1, or the clamped cm in the last step) */
+#define RV__SAD_V4_ADVANCE(IC)                                                      \
+    do {                                                                            \
+        rv__ld16_rgb_hi(row + 16 * (IC), q);                                        \
+        rv__ld16_rgb_hi(ref + 16 * m, t);                                           \
+        RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);                                   \
+        p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];                         \
+    } while (0)
         int m = 0;
-        for (; m + 1 < m4; m++) {
-            rv__ld16_rgb_hi(row + 16 * (m + 1), q);
-            rv__ld16_rgb_hi(ref + 16 * m, t);
-            RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);
-            p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
-        }
-        if (m < m4) { /* the last full step: image chunk m4, clamped */
-            rv__ld16_rgb_hi(row + 16 * cm, q);
-            rv__ld16_rgb_hi(ref + 16 * m, t);
-            RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);
-            p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
-        }
+        for (; m + 1 < m4; m++)
+            RV__SAD_V4_ADVANCE(m + 1);
+        if (m < m4) /* the last full step: image chunk m4, clamped */
+            RV__SAD_V4_ADVANCE(cm);
+#undef RV__SAD_V4_ADVANCE
         if (rem) { /* template samples 4*m4 .. w.w-1 */
             rv__ld16_rgb_hi(ref + 16 * m4, t);
             RV__SAD_V4_TAIL(a0, a1, a2, a3, p, q, t, rem, row + 16 * ct);
@@ -500,27 +501,25 @@ RV_INLINE void rv__win_sad_rows_v4x2_rgba(rv_win w, int j0, int j1, int32_t *acc
         uint32_t p[4], q[4], t[4], u[4], v[4], e[4];
         rv__ld16_rgb_hi(r0, p);
         rv__ld16_rgb_hi(r1, u);
+/* step m of both rows with image chunk IC (m + 1, or the clamped cm in the
+ * last step); the four loads first */
+#define RV__SAD_V4X2_ADVANCE(IC)                                                    \
+    do {                                                                            \
+        rv__ld16_rgb_hi(r0 + 16 * (IC), q);                                         \
+        rv__ld16_rgb_hi(r1 + 16 * (IC), v);                                         \
+        rv__ld16_rgb_hi(f0 + 16 * m, t);                                            \
+        rv__ld16_rgb_hi(f1 + 16 * m, e);                                            \
+        RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);                                   \
+        RV__SAD_V4_STEP(b0, b1, b2, b3, u, v, e);                                   \
+        p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];                         \
+        u[0] = v[0]; u[1] = v[1]; u[2] = v[2]; u[3] = v[3];                         \
+    } while (0)
         int m = 0;
-        for (; m + 1 < m4; m++) {
-            rv__ld16_rgb_hi(r0 + 16 * (m + 1), q);
-            rv__ld16_rgb_hi(r1 + 16 * (m + 1), v);
-            rv__ld16_rgb_hi(f0 + 16 * m, t);
-            rv__ld16_rgb_hi(f1 + 16 * m, e);
-            RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);
-            RV__SAD_V4_STEP(b0, b1, b2, b3, u, v, e);
-            p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
-            u[0] = v[0]; u[1] = v[1]; u[2] = v[2]; u[3] = v[3];
-        }
-        if (m < m4) {
-            rv__ld16_rgb_hi(r0 + 16 * cm, q);
-            rv__ld16_rgb_hi(r1 + 16 * cm, v);
-            rv__ld16_rgb_hi(f0 + 16 * m, t);
-            rv__ld16_rgb_hi(f1 + 16 * m, e);
-            RV__SAD_V4_STEP(a0, a1, a2, a3, p, q, t);
-            RV__SAD_V4_STEP(b0, b1, b2, b3, u, v, e);
-            p[0] = q[0]; p[1] = q[1]; p[2] = q[2]; p[3] = q[3];
-            u[0] = v[0]; u[1] = v[1]; u[2] = v[2]; u[3] = v[3];
-        }
+        for (; m + 1 < m4; m++)
+            RV__SAD_V4X2_ADVANCE(m + 1);
+        if (m < m4)
+            RV__SAD_V4X2_ADVANCE(cm);
+#undef RV__SAD_V4X2_ADVANCE
         if (rem) {
             rv__ld16_rgb_hi(f0 + 16 * m4, t);
             rv__ld16_rgb_hi(f1 + 16 * m4, e);

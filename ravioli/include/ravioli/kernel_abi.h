@@ -124,12 +124,12 @@ typedef struct rv_plane {
     int32_t w, h;  /* in samples of this plane */
 } rv_plane;
 
-/** Arguments of every element-kernel entry, passed by value to GPU entries. */
 /** GPU procBox scratch: where the backend puts the device address of its
  * page-locked, mapped copy of the result (the last block writes the result
  * there too; 0: no copy). */
 #define RV_BOX_SCRATCH_HOST 48
 
+/** Arguments of every element-kernel entry, passed by value to GPU entries. */
 typedef struct rv_args {
     rv_plane dst;   /* output (procBox: the F32 score map, when not reducing) */
     rv_plane src;   /* input */
