@@ -690,31 +690,8 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     }
 }
 
-#ifndef RV_DB_FAST_TILES
-#define RV_DB_FAST_TILES 1
-#endif
-#if !RV_DB_FAST_TILES
-/* Tile number t (over all planes, row by row) -> plane and origin. */
-RV_DB_FN void rv_db_tile_at(const rv_deband_args *a, int t, int th, int *p, int *tx0, int *ty0)
-{
-    int q = 0;
-    int ntx = (a->w[0] + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W;
-    int n = ntx * ((a->h[0] + th - 1) / th);
-    while (t >= n && q + 1 < a->nplanes) {
-        t -= n;
-        q++;
-        ntx = (a->w[q] + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W;
-        n = ntx * ((a->h[q] + th - 1) / th);
-    }
-    const int ty = t / ntx;
-    *p = q;
-    *tx0 = (t - ty * ntx) * RV_DEBAND_TILE_W;
-    *ty0 = ty * th;
-}
-#endif
-
 /*
- * RV_DB_FAST_TILES 1: the tile lookup without integer divisions. A block
+ * The tile lookup without integer divisions. A block
  * computes each plane's tile count once (rv_db_tiles_init: one division by
  * the tile height a plane) and finds a tile's plane by subtraction and its
  * row by one division by the plane's tile columns (rv_db_tiles_at), all as
@@ -722,8 +699,7 @@ RV_DB_FN void rv_db_tile_at(const rv_deband_args *a, int t, int th, int *p, int 
  * n < 2^22; larger n take the integer division). Before, every block
  * computed the total (a division a plane) and each lookup (twice a tile)
  * divided again: about 11 integer divisions (~20 SASS each) a tile, 3-4
- * instructions a pixel at tiles of 96 rows. Both forms give the same
- * tiles; RV_DB_FAST_TILES 0 keeps the old one (for comparisons).
+ * instructions a pixel at tiles of 96 rows (docs/perf/deband.md, run G).
  */
 #if defined(CUDA_EMU_H)
 /* the same IEEE operations: a correctly rounded reciprocal and product,
@@ -799,15 +775,6 @@ RV_DB_FN void rv_db_tiles_at(const rv_db_tiles *T, int t, int th, int *p, int *t
 #else
 #  define RV_DB_CHAIN_END() ((void)0)
 #endif
-#if RV_DB_FAST_TILES
-#  define RV_DB_TILES_INIT(T, a, th) const rv_db_tiles T = rv_db_tiles_init(a, th)
-#  define RV_DB_TILES_TOTAL(T, a) ((T).total)
-#  define RV_DB_TILE_AT(T, a, t, th, p, tx0, ty0) rv_db_tiles_at(&(T), t, th, p, tx0, ty0)
-#else
-#  define RV_DB_TILES_INIT(T, a, th) const int T = 0
-#  define RV_DB_TILES_TOTAL(T, a) ((void)(T), rv_deband_tile_count(a))
-#  define RV_DB_TILE_AT(T, a, t, th, p, tx0, ty0) rv_db_tile_at(a, t, th, p, tx0, ty0)
-#endif
 
 /*
  * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
@@ -829,14 +796,14 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     const int th = RV_DEBAND_TILE_H * (a->tile_h32 > 0 ? a->tile_h32 : 1);
     const int G = blk.nx * blk.ny * blk.nz;
     const int b = (blk.z * blk.ny + blk.y) * blk.nx + blk.x;
-    RV_DB_TILES_INIT(T, a, th);
-    const int total = RV_DB_TILES_TOTAL(T, a);
+    const rv_db_tiles T = rv_db_tiles_init(a, th);
+    const int total = T.total;
     if (b >= total)
         return; /* the whole block: before any barrier */
     const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16, a->tile_h32);
     {
         int p, tx0, ty0;
-        RV_DB_TILE_AT(T, a, b, th, &p, &tx0, &ty0);
+        rv_db_tiles_at(&T, b, th, &p, &tx0, &ty0);
         rv_db_stage(a, p, rv_db_tile_geom(a, p, tx0, ty0, th, in16), sm, in16);
         rv_db_cp_commit();
     }
@@ -849,7 +816,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
             /* buffer (k+1)&1 was last read by tile k-1, before the barrier
              * that ended iteration k-1 */
             int p2, tx2, ty2;
-            RV_DB_TILE_AT(T, a, tn, th, &p2, &tx2, &ty2);
+            rv_db_tiles_at(&T, tn, th, &p2, &tx2, &ty2);
             rv_db_stage(a, p2, rv_db_tile_geom(a, p2, tx2, ty2, th, in16),
                         sm + ((k + 1) & 1) * bufb, in16);
             rv_db_cp_commit();
@@ -859,7 +826,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         }
         __syncthreads();
         int p, tx0, ty0;
-        RV_DB_TILE_AT(T, a, t, th, &p, &tx0, &ty0);
+        rv_db_tiles_at(&T, t, th, &p, &tx0, &ty0);
         rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
                            sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16);
         if (tn < total)
