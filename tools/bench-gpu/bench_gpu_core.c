@@ -286,6 +286,7 @@ static void direct_op(void *varg)
     const int i = o->it++ % o->nsets;
     void *params[1] = {&o->a[i]};
     unsigned gx, gy = (unsigned)(o->h + 7) / 8;
+    CUfunction f = o->fdirect;
     if (o->c->kind == 1) {
         /* the entry's strip shapes (kernel_abi.h), chosen as the backend does:
          * 8 x 2 samples a thread, or 2 x 1 when that leaves < 8 warps an SM */
@@ -313,26 +314,20 @@ static void direct_op(void *varg)
                 gx = (unsigned)nb;
                 gy = 1;
             }
+            /* the backend's large-plane rule (cuda_backend.c, kernel.h
+             * RV_GPU_NBR_WIDE): rvkw_ in one resident wave once its tiles
+             * fill RV_GPU_NBR_WIDE_WAVES waves; only in mode 0 */
+            const long long wwave = (long long)g_nbr_wide_per_sm * g_sm_count;
+            const long long wt = (long long)((o->w + 32 * RV_GPU_NBR_WIDE_COLS - 1) / (32 * RV_GPU_NBR_WIDE_COLS)) *
+                                 ((o->h + 8 * RV_GPU_NBR_WIDE_ROWS - 1) / (8 * RV_GPU_NBR_WIDE_ROWS));
+            if (g_nbr_grid == 0 && o->fwide && wwave > 0 && wt >= RV_GPU_NBR_WIDE_WAVES * wwave) {
+                f = o->fwide;
+                gx = (unsigned)wwave;
+                gy = 1;
+            }
         }
     } else {
         gx = (unsigned)((o->w + 3) / 4 + 31) / 32; /* 4 RGBA pixels a thread */
-    }
-    CUfunction f = o->fdirect;
-    /* the backend's large-plane rule (cuda_backend.c, kernel.h
-     * RV_GPU_NBR_WIDE): rvkw_ in one resident wave once its tiles fill
-     * RV_GPU_NBR_WIDE_WAVES waves; only in mode 0 (the backend's rule) */
-    if (o->c->kind == 1 && g_nbr_grid == 0 && o->fwide && g_nbr_wide_per_sm > 0) {
-        const long long wwave = (long long)g_nbr_wide_per_sm * g_sm_count;
-        const long long wt = (long long)((o->w + 32 * RV_GPU_NBR_WIDE_COLS - 1) / (32 * RV_GPU_NBR_WIDE_COLS)) *
-                             ((o->h + 8 * RV_GPU_NBR_WIDE_ROWS - 1) / (8 * RV_GPU_NBR_WIDE_ROWS));
-        const long long sx = (o->w + RV_GPU_NBR_COLS - 1) / RV_GPU_NBR_COLS;
-        const long long sy = (o->h + RV_GPU_NBR_ROWS - 1) / RV_GPU_NBR_ROWS;
-        if (sx * sy >= (long long)g_sm_count * 256 &&
-            wt >= RV_GPU_NBR_WIDE_WAVES * wwave) {
-            f = o->fwide;
-            gx = (unsigned)wwave;
-            gy = 1;
-        }
     }
     direct_launch(f, gx, gy, 32, 8, 0, params);
 }
@@ -757,7 +752,7 @@ static void tm_direct(void *varg)
 {
     tmd_arg *d = varg;
     void *params[] = {&d->a};
-    CK(cuLaunchKernel(d->f, d->gx, 1, 1, d->bx, 1, 1, d->shmem, 0, params, NULL));
+    direct_launch(d->f, d->gx, 1, d->bx, 1, d->shmem, params);
 }
 
 static void bench_tm_shapes(int sm)
