@@ -323,7 +323,22 @@ int main(int argc, char **argv)
         variants[nv++] = 0;
     const RV_DwtWavelet wvs[2] = {RV_DWT_CDF97, RV_DWT_DD137};
     const char *wnames[2] = {"cdf97", "dd137"};
-    const int levs[2] = {1, 5};
+    /* RV_DWT_BENCH_LEVELS="1 2 3 4 5": the level counts measured (default 1 and 5; the
+     * peer column only for 1 and 5) */
+    int levs[8] = {1, 5}, nlev = 2;
+    const char *le = getenv("RV_DWT_BENCH_LEVELS");
+    if (le && *le) {
+        nlev = 0;
+        for (char *e = NULL; nlev < 8 && *le; le = e) {
+            const long v = strtol(le, &e, 10);
+            if (e == le)
+                break;
+            if (v >= 1 && v <= 16)
+                levs[nlev++] = (int)v;
+        }
+        if (nlev == 0)
+            levs[nlev++] = 5;
+    }
     for (int si = 0; si < ns; si++) {
         const int N = sizes[si] < 2 ? 2 : sizes[si] > 32768 ? 32768 : sizes[si];
         const size_t bytes = (size_t)N * (size_t)N * 4;
@@ -356,7 +371,7 @@ int main(int argc, char **argv)
                cpu ? "plain C" : "torch", cpu ? "plain C" : "torch", cpu ? "plain C" : "torch");
         printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (int wi = 0; wi < 2; wi++)
-            for (int li = 0; li < 2; li++) {
+            for (int li = 0; li < nlev; li++) {
                 double ms[2], E[2], mem[2];
                 RV_DwtStats prof[2];
                 for (int mi = 0; mi < 2; mi++) {
@@ -406,7 +421,8 @@ int main(int argc, char **argv)
                         die(ctx, rv_dwt_error(d), err);
                     rv_dwt_destroy(&d);
                 }
-                double pms = cpu ? (N <= 4096 ? plain_ms(host, N, levs[li], wvs[wi]) : NAN) : tms[wi][li];
+                double pms = cpu ? (N <= 4096 ? plain_ms(host, N, levs[li], wvs[wi]) : NAN)
+                                 : levs[li] == 1 ? tms[wi][0] : levs[li] == 5 ? tms[wi][1] : NAN;
                 printf("| %d | %s | %d | %.3f | %.1f%% | %.3fn | %.3f | %.1f%% | %.3fn | %.3f | %.2fx | %.2fx |\n", N,
                        wnames[wi], levs[li], ms[0], 100 * E[0], mem[0], ms[1], 100 * E[1], mem[1], pms, pms / ms[0],
                        pms / ms[1]);
