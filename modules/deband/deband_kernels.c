@@ -299,6 +299,36 @@ RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int
     }
 }
 
+/* Stores 4 results already at the 8-bit scale but not yet clamped
+ * (rv_db_tile_row_inner with out16 = 0): each clamped to [0, 255] and the
+ * four packed into one word by two cvt.pack.sat (I2IP: saturate two
+ * values to bytes and put them below the upper 16 bits of c) instead of
+ * two IMNMX a value and three PRMT; sample by sample at the right border. */
+#if defined(CUDA_EMU_H)
+RV_DB_FN unsigned rv_db_sat8(int v) { return (unsigned)(v < 0 ? 0 : v > 255 ? 255 : v); }
+RV_DB_FN unsigned rv_db_pack2_sat8(int a, int b, unsigned c)
+{
+    return (c << 16) | (rv_db_sat8(a) << 8) | rv_db_sat8(b);
+}
+#else
+RV_DB_FN unsigned rv_db_pack2_sat8(int a, int b, unsigned c)
+{
+    unsigned d;
+    asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+#endif
+RV_DB_FN void rv_db_store4_s8(unsigned char *drow, int x0, int w, const int *v, int vec)
+{
+    if (vec) {
+        *(unsigned *)(void *)(drow + x0) =
+            rv_db_pack2_sat8(v[1], v[0], rv_db_pack2_sat8(v[3], v[2], 0u));
+    } else {
+        for (int i = 0; i < 4 && x0 + i < w; i++)
+            drow[x0 + i] = (unsigned char)(v[i] < 0 ? 0 : v[i] > 255 ? 255 : v[i]);
+    }
+}
+
 /* GPU: thread (tx, ty) of block (bx, by, p) computes RV_DB_PX samples
  * starting at x0 = (bx * blockDim.x + tx) * RV_DB_PX of row by * blockDim.y
  * + ty, and stores them with one 4-byte (8-bit) or 8-byte (16-bit) store.
@@ -430,7 +460,8 @@ RV_DB_FN int rv_db_lds8(uint32_t addr, const int o)
 RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk, int range,
                                    int spb, int thm, uint32_t thb, uint32_t nA, uint32_t nB,
                                    const int gr, uint32_t kg, uint32_t gn, int grain,
-                                   const int mode, const int blur, const int in16, int *v)
+                                   const int mode, const int blur, const int in16,
+                                   const int out16, int *v)
 {
     const int bpp = in16 ? 2 : 1;
     const int k0 = range * (spb + bpp), k1 = range * (spb - bpp);
@@ -493,8 +524,16 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk,
                 }
             }
         }
-        if (gr)
-            r = rv_db_add_noise(r, rv_db_noise(h1, gr, kg, gn, grain));
+        if (out16) {
+            if (gr)
+                r = rv_db_add_noise(r, rv_db_noise(h1, gr, kg, gn, grain));
+        } else {
+            /* 8-bit output, clamped by the store (rv_db_store4_s8): for
+             * n = noise, min((clamp(r + n, 0, 65535) + 128) >> 8, 255) =
+             * clamp((r + n + 128) >> 8, 0, 255) (r + n < 0 gives <= 0,
+             * r + n > 65535 gives >= 256), with 128 - grain one constant */
+            r = (r + (gr ? rv_db_noise(h1, gr, kg, gn, grain) : 0) + 128) >> 8;
+        }
         v[i] = r;
     }
 }
@@ -654,8 +693,11 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 const uint32_t rk = rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2);
                 int v[4];
                 rv_db_tile_row_inner(sm, ci0 + (j8 + 8 * j) * ispb, rk, range, ispb, thm, thb,
-                                     nA, nB, gr, kg, gn, grain, mode, blur, in16, v);
-                rv_db_store4(drow, x0, w, v, vec, out16);
+                                     nA, nB, gr, kg, gn, grain, mode, blur, in16, out16, v);
+                if (out16)
+                    rv_db_store4(drow, x0, w, v, vec, 1);
+                else
+                    rv_db_store4_s8(drow, x0, w, v, vec);
                 drow += dp8;
             }
         }
