@@ -326,6 +326,11 @@ int main(int argc, char **argv)
     /* RV_DWT_BENCH_LEVELS="1 2 3 4 5": the level counts measured (default 1 and 5; the
      * peer column only for 1 and 5) */
     int levs[8] = {1, 5}, nlev = 2;
+    /* RV_DWT_FUSE_MAX=bytes: the settings' fuse_max_shared (default: the library's) */
+    const char *fe = getenv("RV_DWT_FUSE_MAX");
+    const long fuse_max = fe && *fe ? strtol(fe, NULL, 10) : -1;
+    if (fuse_max >= 0)
+        printf("fuse_max_shared = %ld\n", fuse_max);
     const char *le = getenv("RV_DWT_BENCH_LEVELS");
     if (le && *le) {
         nlev = 0;
@@ -380,6 +385,8 @@ int main(int argc, char **argv)
                     s.wavelet = wvs[wi];
                     s.method = mi == 0 ? RV_DWT_IN_PLACE : RV_DWT_OUT_OF_PLACE;
                     s.gpu_variant = variant;
+                    if (fuse_max >= 0)
+                        s.fuse_max_shared = fuse_max;
                     RV_Dwt *d = NULL;
                     if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
                         die(ctx, "dwt", err);
