@@ -21,8 +21,13 @@
 /* Longest row dwt_rowfused takes, and its threads per block at most. */
 #define DWT_ROW_MAX     16384
 #define DWT_ROW_THREADS 256
-/* dwt_rowreg: pairs a lane lifts in a segment (32 DWT_RM pairs a warp) */
+/* dwt_rowreg: pairs a lane lifts in a segment (32 DWT_RM pairs a warp); rows of
+ * at most DWT_RM_SMALL_NS pairs (the small levels) take DWT_RM_SMALL pairs a lane,
+ * so that their one or few warps lift short windows instead of one long one */
 #define DWT_RM 16
+#define DWT_RM_SMALL 4
+#define DWT_RM_SMALL_NS 512
+#define DWT_RM_FOR(nS) ((nS) <= DWT_RM_SMALL_NS ? DWT_RM_SMALL : DWT_RM)
 
 enum { DWT_F32 = 0, DWT_I32 = 1 };
 

@@ -928,11 +928,11 @@ RV_RAW_KERNEL_CHAINED(dwt_rowasync, dwt_row_args, a, blk)
     } while (0)
 static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, const uint32_t *sh, uint32_t *dst,
                                                       int n, int seg, int lane, int edge, const int TYPE,
-                                                      const int INV)
+                                                      const int INV, const int M)
 {
-    enum { M = DWT_RM, A = DWT_RM + 2 };
+    const int A = M + 2; /* M (a constant where it is called) pairs a lane and a window row each side */
     const int nS = (n + 1) >> 1, nD = n >> 1;
-    uint32_t S[A], D[A];
+    uint32_t S[DWT_RM + 2], D[DWT_RM + 2];
     const int p0 = seg - 32 + lane; /* pair of window row 0 */
     if (!edge) {
         /* interior: no reflection */
@@ -1018,15 +1018,16 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
 #  undef DWT_RCL
 #endif
 
-RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
-{
 #if defined(RV_CUDA)
+/* dwt_rowreg's body with M pairs a lane (a constant at both entries) */
+static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv_block blk, const int M)
+{
     /* the host launches it for one level, block layout, f32 or i32, the step forms above,
      * a multiple of 32 threads; shared: n words */
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
     const int r0 = blk.x * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
     const int T = (int)blockDim.x, tid = (int)threadIdx.x, lane = tid & 31;
-    const int nseg = (nS + 32 * DWT_RM - 1) / (32 * DWT_RM);
+    const int nseg = (nS + 32 * M - 1) / (32 * M);
     uint32_t *sh = dwt_sh;
     for (int row = r0; row < r1; row++) {
         const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch));
@@ -1045,25 +1046,44 @@ RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
         dwt_cp_wait();
         __syncthreads();
         for (int sg = tid >> 5; sg < nseg; sg += T >> 5) {
-            const int seg = sg * 32 * DWT_RM;
+            const int seg = sg * 32 * M;
             /* edge: the window reaches beyond the row (reflection) */
-            const int edge = seg < 32 || seg + 32 * (DWT_RM + 1) > nD;
+            const int edge = seg < 32 || seg + 32 * (M + 1) > nD;
             if (a->type == DWT_F32) {
                 if (a->inverse)
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 1);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 1, M);
                 else
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 0);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 0, M);
             } else {
                 if (a->inverse)
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 1);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 1, M);
                 else
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 0);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 0, M);
             }
         }
         __syncthreads(); /* before the next row overwrites sh */
     }
+}
+#endif
+
+/* DWT_RM pairs a lane: the rows of more than DWT_RM_SMALL_NS pairs */
+RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
+{
+#if defined(RV_CUDA)
+    dwt_rowreg_body(a, blk, DWT_RM);
 #else
     dwt_row_body(a, blk, 0); /* never launched on the CPU (the host picks dwt_rowfused there) */
+#endif
+}
+
+/* DWT_RM_SMALL pairs a lane: the rows of up to DWT_RM_SMALL_NS pairs (small levels),
+ * in its own entry so that dwt_rowreg keeps its registers (64 against 72 in one entry) */
+RV_RAW_KERNEL_CHAINED(dwt_rowreg_s, dwt_row_args, a, blk)
+{
+#if defined(RV_CUDA)
+    dwt_rowreg_body(a, blk, DWT_RM_SMALL);
+#else
+    dwt_row_body(a, blk, 0); /* never launched on the CPU */
 #endif
 }
 

@@ -33,7 +33,8 @@ struct RV_Dwt {
     int cpu;
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
-    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg; /* GPU: the 16-byte / cp.async forms of k_col, k_row */
+    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s; /* GPU: the 16-byte / cp.async /
+                                                                               register forms of k_col, k_row */
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -216,6 +217,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
         {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg}, {"dwt_rowreg", &d->k_rowreg},
+        {"dwt_rowreg_s", &d->k_rowreg_s},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -604,12 +606,13 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
         sh.block[0] = (unsigned)T;
         sh.shared_bytes = (unsigned)fused_shared(n, levels);
         if (!(d->s.gpu_variant & RV_DWT_VARIANT_ROW_SHARED) && row_reg_ok(d, n, levels, interleaved)) {
-            /* dwt_rowreg: a warp per segment of 32 * DWT_RM pairs, at most 256 threads */
-            const int nseg = (nS + 32 * DWT_RM - 1) / (32 * DWT_RM);
+            /* dwt_rowreg: a warp per segment of 32 * M pairs (M = DWT_RM_FOR(nS)), at most 256 threads */
+            const int M = DWT_RM_FOR(nS), nseg = (nS + 32 * M - 1) / (32 * M);
             sh.block[0] = (unsigned)(nseg >= DWT_ROW_THREADS / 32 ? DWT_ROW_THREADS : 32 * nseg);
             sh.shared_bytes = (unsigned)n * 4;
             sh.grid[0] = (unsigned)rows;
-            return launch(d, d->k_rowreg, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
+            return launch(d, M == DWT_RM ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
+                          8.0 * n * rows);
         }
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
