@@ -128,7 +128,9 @@ static void test_gpu_variants(void **state)
  * registers, taps by warp shuffles, symmetric extension beyond the row) equals
  * the CPU for every wavelet it takes (CDF 5/3 f32 and i32, CDF 9/7, DD(13,7)
  * f32 and i32) and Haar (which it leaves to dwt_rowasync): odd, short and long
- * rows (one partial segment of 512 pairs, many segments, two a warp at 16K),
+ * rows (one partial segment of 512 pairs, many segments, two a warp at 16K;
+ * dwt_rowreg_s's 128-pair segments for rows of up to 512 pairs: 1024 and 1000
+ * samples, 1026 just above, and every row after the first level of the others),
  * forward and inverse, 2-D and 1-D one level, both methods; and in place with
  * col_fuse_min 1, so that level 0 holds a halo buffer and small levels go
  * through it (the default since dwt7). i32 bit-exact; f32 within 1e-6 of the
@@ -138,7 +140,7 @@ static void test_gpu_row_reg(void **state)
 {
     (void)state;
     static const int sizes[][2] = {{16384, 6}, {13001, 5}, {8200, 9}, {4099, 33}, {1025, 63},
-                                   {1920, 1080}, {77, 9}, {2, 3}, {3, 2}};
+                                   {1920, 1080}, {1026, 3}, {1024, 7}, {1000, 5}, {77, 9}, {2, 3}, {3, 2}};
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
             for (int integer = 0; integer < 2; integer++) {
