@@ -33,8 +33,8 @@ struct RV_Dwt {
     int cpu;
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
-    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s; /* GPU: the 16-byte / cp.async /
-                                                                               register forms of k_col, k_row */
+    /* GPU only: the 16-byte, cp.async and register forms of k_col and k_row */
+    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
