@@ -304,8 +304,8 @@ RV_DB_FN void rv_db_store4(unsigned char *drow, int x0, int w, const int *v, int
  * four packed into one word by two cvt.pack.sat (I2IP: saturate two
  * values to bytes and put them below the upper 16 bits of c) instead of
  * two IMNMX a value and three PRMT; sample by sample at the right border. */
-#if defined(CUDA_EMU_H)
 RV_DB_FN unsigned rv_db_sat8(int v) { return (unsigned)(v < 0 ? 0 : v > 255 ? 255 : v); }
+#if defined(CUDA_EMU_H)
 RV_DB_FN unsigned rv_db_pack2_sat8(int a, int b, unsigned c)
 {
     return (c << 16) | (rv_db_sat8(a) << 8) | rv_db_sat8(b);
@@ -325,7 +325,7 @@ RV_DB_FN void rv_db_store4_s8(unsigned char *drow, int x0, int w, const int *v, 
             rv_db_pack2_sat8(v[1], v[0], rv_db_pack2_sat8(v[3], v[2], 0u));
     } else {
         for (int i = 0; i < 4 && x0 + i < w; i++)
-            drow[x0 + i] = (unsigned char)(v[i] < 0 ? 0 : v[i] > 255 ? 255 : v[i]);
+            drow[x0 + i] = (unsigned char)rv_db_sat8(v[i]);
     }
 }
 
