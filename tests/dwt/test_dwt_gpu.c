@@ -165,6 +165,39 @@ static void test_gpu_row_reg(void **state)
 }
 
 /*
+ * dwt_colreg's tiles at a column's ends (since session 10 lifted in registers
+ * through the symmetric extension for CDF 5/3, 9/7 and DD(13,7); Haar's
+ * 1-tap steps keep the shared-memory path) equal the CPU, and so do the same
+ * tiles with COL_REG_INNER (the shared-memory path): columns of one whole
+ * tile of 64 pairs (128 samples: first and last at once; 127: the D band one
+ * pair short), two (255, 256), four and more (512, 1024), and 1000 (a partial
+ * last tile), 32-column tiles whole and partial (widths 96, 64, 40, 100);
+ * every wavelet and type, forward and inverse, both methods, 1-3 levels (the
+ * later levels' columns of 64, 128 and 256 samples).
+ */
+static void test_gpu_col_reg_edges(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{96, 128}, {40, 127}, {64, 255}, {100, 256}, {64, 512}, {36, 1024}, {32, 1000}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
+            for (int integer = 0; integer < 2; integer++) {
+                if (integer && wv == RV_DWT_CDF97)
+                    continue;
+                RV_DwtSettings s;
+                rv_dwt_settings_default(&s);
+                s.wavelet = wv;
+                s.type = integer ? RV_DWT_I32 : RV_DWT_F32;
+                for (int v = 0; v < 2; v++)
+                    for (int m = 0; m < 2; m++) {
+                        s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+                        s.gpu_variant = v ? RV_DWT_VARIANT_COL_REG_INNER : 0;
+                        compare_s(&s, sizes[z][0], sizes[z][1], 1 + (int)(z % 3));
+                    }
+            }
+}
+
+/*
  * In place with the default col_fuse_min on an image large enough for level 0
  * to take the fused column pass (>= 2^23 samples): the default (levels whose
  * region fits level 0's halo buffer go through it, out of place; larger column
@@ -356,6 +389,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_row_reg),
+        cmocka_unit_test(test_gpu_col_reg_edges),
         cmocka_unit_test(test_gpu_inplace_levels),
         cmocka_unit_test(test_gpu_variants),
         cmocka_unit_test(test_gpu_inplace_small),

@@ -83,6 +83,9 @@ typedef struct dwt_row_args {
  * bases may point before a buffer holding only the pairs a tile touches).
  * Tile t writes pairs [k_first + t R, min(k_first + (t+1) R, k_end)).
  */
+/* dwt_col_args.reg: the tiles at a column's ends lift in registers too */
+#define DWT_COL_REG_EDGE 4096
+
 typedef struct dwt_col_args {
     uint64_t src_s, src_d, dst_s, dst_d;
     int64_t src_s_str, src_d_str, dst_s_str, dst_d_str;
@@ -93,10 +96,14 @@ typedef struct dwt_col_args {
      * multiple of 16 bytes: full 32-column tiles then move 16 bytes a thread
      * (cp.async loads straight into shared memory, 16-byte stores) */
     int32_t vec;
-    /* GPU, dwt_colreg: 0, or M * 16 + E: interior tiles of R = M * blockDim.y
-     * pairs lift in registers, M pairs a thread with a window of E pairs on
-     * either side (M is 8); the host sets it only for step
-     * programs the register lifting covers (see dwt_col_regs) */
+    /* GPU, dwt_colreg: 0, or M * 16 + E (| DWT_COL_REG_EDGE): interior tiles
+     * of R = M * blockDim.y pairs lift in registers, M pairs a thread with a
+     * window of E pairs on either side (M is 8); with DWT_COL_REG_EDGE also the
+     * whole tiles at a column's ends, their windows read through the symmetric
+     * extension. The host sets it only for step programs the register lifting
+     * covers (see dwt_col_regs), the edge bit only for steps of 2 or 4
+     * symmetric taps (the lifting then keeps the extension symmetric, bit for
+     * bit, as in dwt_rowreg) */
     int32_t reg;
     /* In place (dst = src): when halo != 0, the pairs a tile reads but does not
      * write come from the saved copy of dwt_halo (tile t, row r of 4H at

@@ -1264,7 +1264,8 @@ static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_
  * dwt_colreg's lifting: thread (tx, ty) lifts the M pairs [p0, p0 + M) of its
  * column (p0 = k0 + ty M) in registers, all steps, over a window of E more
  * pairs on either side (arrays S, D of A = M + 2E; s0 and d0 point at window
- * row 0, rows 32 words apart). Each step updates every target whose taps lie
+ * row 0, rows 32 words apart; window row i is pair g0 + i, reflected into the
+ * column when `edge`). Each step updates every target whose taps lie
  * in the window (targets near the window's ends come out wrong, but the
  * supported step programs, checked by the host, keep [E, E + M) exact: E = 2
  * for 1- and 2-tap steps, 3 for 4-tap ones). Values reach registers by one
@@ -1279,16 +1280,32 @@ static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_
                         SRC[DWT_RCL(i + (OFF) + 2, A)], SRC[DWT_RCL(i + (OFF) + 3, A)], st, TYPE, INV, NT);  \
     } while (0)
 static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint32_t *s0, uint32_t *d0, int ok,
-                                                    const int M, const int E, const int TYPE, const int INV)
+                                                    int edge, int g0, const int M, const int E, const int TYPE,
+                                                    const int INV)
 {
     enum { AMAX = 8 + 2 * 3 };
     const int A = M + 2 * E;
     uint32_t S[AMAX], D[AMAX];
     if (ok) {
+        if (!edge) {
 #  pragma unroll
-        for (int i = 0; i < A; i++) {
-            S[i] = s0[i * 32];
-            D[i] = d0[i * 32];
+            for (int i = 0; i < A; i++) {
+                S[i] = s0[i * 32];
+                D[i] = d0[i * 32];
+            }
+        } else {
+            /* a tile at a column's end: window pairs g0 + i outside the column read
+             * the pair of the symmetric extension (sample 2g or 2g + 1 reflected at
+             * sample 0 or n - 1: one reflection, the window reaches E < nS pairs out) */
+            const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
+#  pragma unroll
+            for (int i = 0; i < A; i++) {
+                const int g = g0 + i;
+                const int js = g < 0 ? -g : g >= nS ? n - 1 - g : g;
+                const int jd = g < 0 ? -g - 1 : g >= nD ? n - 2 - g : g;
+                S[i] = s0[(js - g0) * 32];
+                D[i] = d0[(jd - g0) * 32];
+            }
         }
         const int ns = a->nsteps;
         for (int si = 0; si < ns; si++) {
@@ -1389,24 +1406,29 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     if (vec)
         dwt_cp_wait();
     __syncthreads();
-    /* dwt_colreg (vk 2): a whole tile of R = M TY pairs with its window of E pairs
-     * inside both bands (no reflection: every tile but the first and last of a
-     * column) lifts in registers (dwt_col_regs); the other tiles as below */
-    const int rM = vk == 2 ? a->reg >> 4 : 0, rE = a->reg & 15;
-    if (rM && kend - k0 == R && R == rM * TY && k0 - rE >= 0 && kend + rE <= nD) {
-        uint32_t *s0 = sh + (k0 + ty * rM - rE - base) * 32 + tx, *d0 = s0 + TR * 32;
+    /* dwt_colreg (vk 2): a whole tile of R = M TY pairs lifts in registers
+     * (dwt_col_regs) when its window of E pairs lies inside both bands (every
+     * tile but the first and last of a column) or, with DWT_COL_REG_EDGE (the
+     * host sets it for symmetric 2- and 4-tap steps), reaches past an end of the
+     * column; partial tiles and the others as below, a barrier a step */
+    const int rM = vk == 2 ? (a->reg >> 4) & 255 : 0, rE = a->reg & 15;
+    /* the tile's window lies inside both bands, or (DWT_COL_REG_EDGE) reaches past an end */
+    const int rin = k0 - rE >= 0 && kend + rE <= nD;
+    if (rM && kend - k0 == R && R == rM * TY && (rin || (a->reg & DWT_COL_REG_EDGE))) {
+        const int g0 = k0 + ty * rM - rE, redge = !rin;
+        uint32_t *s0 = sh + (g0 - base) * 32 + tx, *d0 = s0 + TR * 32;
         /* literal type, sense and window: each combination its own straight-line code */
 #  define DWT_RCALL(TYPE)                                                     \
     do {                                                                     \
         if (a->inverse) {                                                    \
             if (rE == 2)                                                     \
-                dwt_col_regs(a, s0, d0, ok, 8, 2, TYPE, 1);                  \
+                dwt_col_regs(a, s0, d0, ok, redge, g0, 8, 2, TYPE, 1);       \
             else                                                             \
-                dwt_col_regs(a, s0, d0, ok, 8, 3, TYPE, 1);                  \
+                dwt_col_regs(a, s0, d0, ok, redge, g0, 8, 3, TYPE, 1);       \
         } else if (rE == 2)                                                  \
-            dwt_col_regs(a, s0, d0, ok, 8, 2, TYPE, 0);                      \
+            dwt_col_regs(a, s0, d0, ok, redge, g0, 8, 2, TYPE, 0);           \
         else                                                                 \
-            dwt_col_regs(a, s0, d0, ok, 8, 3, TYPE, 0);                      \
+            dwt_col_regs(a, s0, d0, ok, redge, g0, 8, 3, TYPE, 0);           \
     } while (0)
         if (a->type == DWT_F32)
             DWT_RCALL(DWT_F32);

@@ -633,7 +633,8 @@ static int steps_reach(const RV_Dwt *d)
 }
 
 /*
- * dwt_col_args.reg for tiles of R pairs, TY thread rows: M * 16 + E when the
+ * dwt_col_args.reg for tiles of R pairs, TY thread rows: M * 16 + E (with
+ * DWT_COL_REG_EDGE for symmetric 2- and 4-tap steps) when the
  * register lifting of dwt_colreg covers the steps (M = R / TY pairs a thread,
  * 8; every step one of D += f(S[g]), f(S[g], S[g+1]), f(S[g-1..g+2]) or
  * S += f(D[g]), f(D[g-1], D[g]), f(D[g-2..g+1]), at most 4 steps: then a window
@@ -672,7 +673,18 @@ static int col_reg_code(const RV_Dwt *d, int R, int TY)
         if (lo[0] > E || lo[1] > E || hi[0] < E + M || hi[1] < E + M)
             return 0;
     }
-    return M * 16 + E;
+    /* the end tiles too when every step has 2 or 4 symmetric taps (not Haar's 1) */
+    int edge = !(d->s.gpu_variant & RV_DWT_VARIANT_COL_REG_INNER);
+    for (int i = 0; i < d->nsteps; i++) {
+        const dwt_step *st = &d->steps[i];
+        const int t = st->ntaps;
+        if (t != 2 && t != 4)
+            edge = 0;
+        for (int k = 0; k < t; k++)
+            if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
+                edge = 0;
+    }
+    return M * 16 + E + (edge ? DWT_COL_REG_EDGE : 0);
 }
 
 /*

@@ -184,9 +184,15 @@ typedef enum RV_DwtGpuVariant {
                                     CDF 9/7 and DD(13,7): 2 column launches instead of 6,
                                     and a buffer that takes the LL regions of more levels)
                                     and level 0 fused from 1 << 20 samples */
-    RV_DWT_VARIANT_L0_STEPS = 1024 /* in place, 2-D, without HALO_N32: level 0 below 1 << 23
+    RV_DWT_VARIANT_L0_STEPS = 1024, /* in place, 2-D, without HALO_N32: level 0 below 1 << 23
                                     samples keeps one column pass per step (it still holds
                                     the one-group halo buffer for the later levels) */
+    RV_DWT_VARIANT_COL_REG_INNER = 2048 /* column tiles lifted in registers (dwt_colreg) only
+                                    where their window lies inside the column; the first
+                                    and last tile of a column lift in shared memory, one
+                                    barrier a step (the kernels before session 10), instead
+                                    of in registers through the symmetric extension
+                                    (CDF 5/3, 9/7, DD(13,7)) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
