@@ -650,6 +650,40 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
     }
 }
 
+/* RV_DB_INNER_BANDS 1 (a variant, off by default): in a border tile whose
+ * columns are at least `range` from the plane's left and right edges, the
+ * bands of 32 rows whose rows are too (e.g. the lower bands of a tile of
+ * the top tile row) take the inner path (rv_db_band_inner) instead of the
+ * border path. */
+#ifndef RV_DB_INNER_BANDS
+#define RV_DB_INNER_BANDS 0
+#endif
+#if RV_DB_INNER_BANDS
+/* One band of 32 rows on the inner path: the thread's rows y0, y0 + 8,
+ * y0 + 16, y0 + 24, centres at shared-memory offset ci (row y0) + 8 j ispb,
+ * outputs from drow (row y0) on, dp8 bytes (8 rows) apart. */
+RV_DB_FN void rv_db_band_inner(const unsigned char *sm, int ci, unsigned char *drow, int64_t dp8,
+                               uint32_t kr, int y0, int x0, int w, int vec, int range, int ispb,
+                               int thr, const int gr, uint32_t kg, uint32_t gn, int grain,
+                               const int mode, const int blur, const int in16, const int out16)
+{
+    const uint32_t n = (uint32_t)(2 * range + 1);
+    const uint32_t thb = thr > 0 ? (uint32_t)(2 * thr - 1) : 0u;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const uint32_t rk = rv_deband_row_key(kr, y0 + 8 * j) + ((uint32_t)x0 >> 2);
+        int v[4];
+        rv_db_tile_row_inner(sm, ci + 8 * j * ispb, rk, range, ispb, thr - 1, thb, rv_db_na(n), n,
+                             gr, kg, gn, grain, mode, blur, in16, out16, v);
+        if (out16)
+            rv_db_store4(drow, x0, w, v, vec, 1);
+        else
+            rv_db_store4_s8(drow, x0, w, v, vec);
+        drow += dp8;
+    }
+}
+#endif
+
 /* Computes and stores tile (tx0, ty0) of plane p (th rows) from its staged
  * copy in sm. Thread (tx, ty) computes 4 samples of rows ty, ty + 8, ... */
 RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0, int th,
@@ -703,8 +737,33 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
         }
         return;
     }
+#if RV_DB_INNER_BANDS
+    /* bands [ja, jb) (multiples of 32 rows) on the inner path: the tile's
+     * columns and the bands' rows at least range from the edges (sm row of
+     * output row y: y - sy0; the layout of such a tile's rows is the inner
+     * tiles': spb = ispb, bx0 = tx0 bpp - R16(range bpp)) */
+    int ja = 0, jb = 0;
+    if (tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && !il) {
+        const int rb = (range * bpp + 15) & ~15;
+        const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
+        ja = rv_db_max(range - ty0 + 31, 0) & ~31;
+        jb = rv_db_min(th, (h - range - ty0) & ~31);
+#pragma unroll 1
+        for (int j8 = ja; j8 < jb; j8 += 32)
+            rv_db_band_inner(sm, (ty0 + j8 + warp - sy0) * ispb + 4 * lane * bpp + rb,
+                             dst + (int64_t)(ty0 + j8 + warp) * dp, 8 * dp, kr, ty0 + j8 + warp,
+                             x0, w, vec, range, ispb, thr, gr, kg, gn, grain, mode, blur, in16,
+                             out16);
+    }
+#endif
 #pragma unroll 1
     for (int j8 = 0; j8 < th; j8 += 32) {
+#if RV_DB_INNER_BANDS
+        if (j8 == ja && ja < jb)
+            j8 = jb; /* (done on the inner path) */
+        if (j8 >= th)
+            break;
+#endif
 #pragma unroll
         for (int j = 0; j < 4; j++) {
             const int y = ty0 + warp + j8 + 8 * j;
