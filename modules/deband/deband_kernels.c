@@ -650,13 +650,17 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
     }
 }
 
-/* RV_DB_INNER_BANDS 1 (a variant, off by default): in a border tile whose
- * columns are at least `range` from the plane's left and right edges, the
- * bands of 32 rows whose rows are too (e.g. the lower bands of a tile of
- * the top tile row) take the inner path (rv_db_band_inner) instead of the
- * border path. */
+/* RV_DB_INNER_BANDS (default 2): in a border tile whose columns are at
+ * least `range` from the plane's left and right edges, the bands of 32 rows
+ * whose rows are too (e.g. the lower bands of a tile of the top tile row)
+ * take the inner path (rv_db_band_inner) instead of the border path: 1 in
+ * every tiled entry, 2 in those with 16-bit input, 0 in none. Measured on
+ * an H100 (docs/perf/deband.md, run I1): 4K 4:4:4 16-bit modes 1-2 2-3 %
+ * faster, 4K 4:2:0 8-bit 1-3 % faster but 1080p 4:2:0 8-bit modes 1-2 3-4 %
+ * slower (tiles of 32 rows have no inner band; the code around the 8-bit
+ * inner path changes), hence 16-bit input only. */
 #ifndef RV_DB_INNER_BANDS
-#define RV_DB_INNER_BANDS 0
+#define RV_DB_INNER_BANDS 2
 #endif
 #if RV_DB_INNER_BANDS
 /* One band of 32 rows on the inner path: the thread's rows y0, y0 + 8,
@@ -743,7 +747,8 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
      * output row y: y - sy0; the layout of such a tile's rows is the inner
      * tiles': spb = ispb, bx0 = tx0 bpp - R16(range bpp)) */
     int ja = 0, jb = 0;
-    if (tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && !il) {
+    if ((RV_DB_INNER_BANDS == 1 || in16) && tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range &&
+        !il) {
         const int rb = (range * bpp + 15) & ~15;
         const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
         ja = rv_db_max(range - ty0 + 31, 0) & ~31;
@@ -940,13 +945,12 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
  * MINB by input and output depth and sample mode (RV_DB_MINB8 for 8-bit
  * input, RV_DB_MINB16_M0/_M1/_M2 for 16 -> 16 bits, RV_DB_MINB16TO8 for
  * 16 -> 8): 8-bit 6 (40 registers; 8, i.e. 32 registers, was slower at
- * 1080p 4:2:0, run G); 16 -> 16 modes 0-1 5 (48 registers, 5 blocks an SM:
- * without a bound ptxas takes 56 since the host's tile table, run I; a
- * bound of 5 spilled in run G, with the per-block division code), mode 2
- * none (48 registers; a bound of 5 gives 48 too but 1.4 more instructions a
- * pixel in m2n's inner loop), 16 -> 8 none (a bound of 5 spills in m1),
- * measured on an H100
- * (docs/perf/deband.md, run G). With RV_DB_CHAINED (default) the tiled
+ * 1080p 4:2:0, run G); 16-bit input none (56 registers, 4 blocks an SM,
+ * since the host's tile table and the inner bands: run I1 measured the
+ * 56-register form of modes 0-1 3-5 % faster at 4K 4:4:4 than a bound of 5
+ * (48 registers, 5 blocks), and a bound of 6 (40) slower at 1080p),
+ * measured on an H100 (docs/perf/deband.md, runs G and I). With
+ * RV_DB_CHAINED (default) the tiled
  * entries are chained (RV_KFLAG_CHAINED, programmatic dependent launch;
  * RAVIOLI_CUDA_CHAINED=0 turns it off at run time): each waits for the
  * previous grid at its start and, with RV_DB_CHAIN_LATE (default), lets the
@@ -960,10 +964,10 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #define RV_DB_MINB8 6
 #endif
 #ifndef RV_DB_MINB16_M0
-#define RV_DB_MINB16_M0 5
+#define RV_DB_MINB16_M0 0
 #endif
 #ifndef RV_DB_MINB16_M1
-#define RV_DB_MINB16_M1 5
+#define RV_DB_MINB16_M1 0
 #endif
 #ifndef RV_DB_MINB16_M2
 #define RV_DB_MINB16_M2 0

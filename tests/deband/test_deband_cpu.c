@@ -555,13 +555,13 @@ static void test_generator_statistics(void **state)
 }
 
 /* The library's tile heights (rv_deband_tile_choose): 96 rows for 4K
- * 4:4:4, 64 for 4K 4:2:0, 64 for 1080p 4:4:4, 32 for 1080p 4:2:0; the
+ * 4:4:4, 64 for 4K 4:2:0, 32 for 1080p 4:4:4 and 4:2:0; the
  * count returned is the tiles of that height. */
 static void test_tile_choose(void **state)
 {
     (void)state;
     static const struct { int w, h, chroma_shift, h32; } c[] = {
-        {3840, 2160, 0, 3}, {3840, 2160, 1, 2}, {1920, 1080, 0, 2}, {1920, 1080, 1, 1},
+        {3840, 2160, 0, 3}, {3840, 2160, 1, 2}, {1920, 1080, 0, 1}, {1920, 1080, 1, 1},
         {1280, 720, 1, 1}, {3, 2, 0, 1},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -577,6 +577,7 @@ static void test_tile_choose(void **state)
         const unsigned n = rv_deband_tile_choose(&a, 2);
         assert_int_equal(a.tile_h32, c[i].h32);
         assert_int_equal((int)n, rv_deband_tile_count(&a));
+        assert_int_equal((int)n, a.tiles); /* the tile table set too */
     }
 }
 

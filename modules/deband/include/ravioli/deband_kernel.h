@@ -155,17 +155,19 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
 /** The library's tiled launch (rv_deband_apply): one tile a block, tiles
  * of 96, 64 or 32 rows by the frame's size: 96 rows when that still gives
  * >= RV_DEBAND_MANY_TILES tiles (4K 4:4:4), else 64 rows when that gives
- * >= RV_DEBAND_MIN_TALL_TILES (4K 4:2:0, 1080p 4:4:4), else 32 rows
- * (1080p 4:2:0). Taller tiles stage fewer border rows a pixel
+ * >= RV_DEBAND_MIN_TALL_TILES (4K 4:2:0), else 32 rows (1080p 4:2:0,
+ * 1080p 4:4:4). Taller tiles stage fewer border rows a pixel
  * ((th + 2 range) / th) but give fewer blocks: with at most a few blocks a
  * multiprocessor a short last wave costs more than the border rows. The
  * thresholds come from the launch shapes measured on an H200 and an H100
- * (docs/perf/deband.md, runs D, E2, G and H; run H: 1080p 4:4:4 64 rows,
- * 765 tiles, 3-6 % faster than 96 rows, 540 tiles, with the chained
- * launches). `sample_mode` is unused (kept for the callers). Sets
+ * (docs/perf/deband.md, runs D, E2, G, H and I; run H: 1080p 4:4:4 64
+ * rows, 765 tiles, 3-6 % faster than 96 rows, 540 tiles, with the chained
+ * launches; run I, with the host's tile table: 1080p 4:4:4 32 rows, 1530
+ * tiles, 5-8 % faster than 64 rows, 4K 4:2:0 64 rows still 3 % faster
+ * than 32). `sample_mode` is unused (kept for the callers). Sets
  * a->tile_h32 and the tile table (rv_deband_tile_set; planes and range
  * set) and returns the number of tiles = blocks. */
-#define RV_DEBAND_MIN_TALL_TILES 700
+#define RV_DEBAND_MIN_TALL_TILES 1000
 #define RV_DEBAND_MANY_TILES 1200
 RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
 {
