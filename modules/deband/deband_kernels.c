@@ -650,6 +650,44 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
     }
 }
 
+/* RV_DB_INNER_BANDS (default 2): in a border tile whose columns are at
+ * least `range` from the plane's left and right edges, the bands of 32 rows
+ * whose rows are too (e.g. the lower bands of a tile of the top tile row)
+ * take the inner path (rv_db_band_inner) instead of the border path: 1 in
+ * every tiled entry, 2 in those with 16-bit input, 0 in none. Measured on
+ * an H100 (docs/perf/deband.md, run I1): 4K 4:4:4 16-bit modes 1-2 2-3 %
+ * faster, 4K 4:2:0 8-bit 1-3 % faster but 1080p 4:2:0 8-bit modes 1-2 3-4 %
+ * slower (tiles of 32 rows have no inner band; the code around the 8-bit
+ * inner path changes), hence 16-bit input only. */
+#ifndef RV_DB_INNER_BANDS
+#define RV_DB_INNER_BANDS 2
+#endif
+#if RV_DB_INNER_BANDS
+/* One band of 32 rows on the inner path: the thread's rows y0, y0 + 8,
+ * y0 + 16, y0 + 24, centres at shared-memory offset ci (row y0) + 8 j ispb,
+ * outputs from drow (row y0) on, dp8 bytes (8 rows) apart. */
+RV_DB_FN void rv_db_band_inner(const unsigned char *sm, int ci, unsigned char *drow, int64_t dp8,
+                               uint32_t kr, int y0, int x0, int w, int vec, int range, int ispb,
+                               int thr, const int gr, uint32_t kg, uint32_t gn, int grain,
+                               const int mode, const int blur, const int in16, const int out16)
+{
+    const uint32_t n = (uint32_t)(2 * range + 1);
+    const uint32_t thb = thr > 0 ? (uint32_t)(2 * thr - 1) : 0u;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+        const uint32_t rk = rv_deband_row_key(kr, y0 + 8 * j) + ((uint32_t)x0 >> 2);
+        int v[4];
+        rv_db_tile_row_inner(sm, ci + 8 * j * ispb, rk, range, ispb, thr - 1, thb, rv_db_na(n), n,
+                             gr, kg, gn, grain, mode, blur, in16, out16, v);
+        if (out16)
+            rv_db_store4(drow, x0, w, v, vec, 1);
+        else
+            rv_db_store4_s8(drow, x0, w, v, vec);
+        drow += dp8;
+    }
+}
+#endif
+
 /* Computes and stores tile (tx0, ty0) of plane p (th rows) from its staged
  * copy in sm. Thread (tx, ty) computes 4 samples of rows ty, ty + 8, ... */
 RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0, int th,
@@ -703,8 +741,34 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
         }
         return;
     }
+#if RV_DB_INNER_BANDS
+    /* bands [ja, jb) (multiples of 32 rows) on the inner path: the tile's
+     * columns and the bands' rows at least range from the edges (sm row of
+     * output row y: y - sy0; the layout of such a tile's rows is the inner
+     * tiles': spb = ispb, bx0 = tx0 bpp - R16(range bpp)) */
+    int ja = 0, jb = 0;
+    if ((RV_DB_INNER_BANDS == 1 || in16) && tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range &&
+        !il) {
+        const int rb = (range * bpp + 15) & ~15;
+        const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
+        ja = rv_db_max(range - ty0 + 31, 0) & ~31;
+        jb = rv_db_min(th, (h - range - ty0) & ~31);
+#pragma unroll 1
+        for (int j8 = ja; j8 < jb; j8 += 32)
+            rv_db_band_inner(sm, (ty0 + j8 + warp - sy0) * ispb + 4 * lane * bpp + rb,
+                             dst + (int64_t)(ty0 + j8 + warp) * dp, 8 * dp, kr, ty0 + j8 + warp,
+                             x0, w, vec, range, ispb, thr, gr, kg, gn, grain, mode, blur, in16,
+                             out16);
+    }
+#endif
 #pragma unroll 1
     for (int j8 = 0; j8 < th; j8 += 32) {
+#if RV_DB_INNER_BANDS
+        if (j8 == ja && ja < jb)
+            j8 = jb; /* (done on the inner path) */
+        if (j8 >= th)
+            break;
+#endif
 #pragma unroll
         for (int j = 0; j < 4; j++) {
             const int y = ty0 + warp + j8 + 8 * j;
@@ -733,72 +797,29 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
 }
 
 /*
- * The tile lookup without integer divisions. A block
- * computes each plane's tile count once (rv_db_tiles_init: one division by
- * the tile height a plane) and finds a tile's plane by subtraction and its
- * row by one division by the plane's tile columns (rv_db_tiles_at), all as
- * rv_db_udiv: a float reciprocal and one correction step (exact for
- * n < 2^22; larger n take the integer division). Before, every block
- * computed the total (a division a plane) and each lookup (twice a tile)
- * divided again: about 11 integer divisions (~20 SASS each) a tile, 3-4
- * instructions a pixel at tiles of 96 rows (docs/perf/deband.md, run G).
+ * The tile lookup from the host's tile table (rv_deband_tile_set, in the
+ * arguments): tile t's plane by two compares with tile_first, its row in
+ * the plane as one high-half multiply by tile_rcp (exact for every tile of
+ * the plane, checked on the host; an integer division where the host found
+ * it inexact, tile_rcp 0). Before (run H), each block computed the table
+ * itself (a float-reciprocal division a plane) and divided once more a
+ * lookup (twice a tile): about 200 instructions a thread, ~6 a sample at
+ * 8-bit tiles of 64 rows (docs/perf/deband.md, run I).
  */
 #if defined(CUDA_EMU_H)
-/* the same IEEE operations: a correctly rounded reciprocal and product,
- * truncation */
-#  define RV_DB_FRCP(x) (1.0f / (x))
-#  define RV_DB_FMUL(a, b) ((a) * (b))
-#  define RV_DB_F2I(x) ((int)(x))
+#  define RV_DB_TRAP() emu_unsupported("deband: tiled launch without a tile table (rv_deband_tile_set)")
 #else
-#  define RV_DB_FRCP(x) __frcp_rn(x)
-#  define RV_DB_FMUL(a, b) __fmul_rn(a, b)
-#  define RV_DB_F2I(x) __float2int_rz(x)
+#  define RV_DB_TRAP() __trap()
 #endif
-/* n / d for 0 <= n, 1 <= d (uniform values): with n < 2^22 the float
- * estimate q is off by at most one (relative error < 2^-22), which the
- * remainder test corrects */
-RV_DB_FN int rv_db_udiv(int n, int d)
+RV_DB_FN void rv_db_tiles_at(const rv_deband_args *a, int t, int th, int *p, int *tx0, int *ty0)
 {
-    if (n >= (1 << 22))
-        return n / d;
-    int q = RV_DB_F2I(RV_DB_FMUL((float)n, RV_DB_FRCP((float)d)));
-    const int r = n - q * d;
-    if (r < 0)
-        q--;
-    else if (r >= d)
-        q++;
-    return q;
-}
-typedef struct rv_db_tiles {
-    int ntx[3], n[3], total;
-} rv_db_tiles;
-RV_DB_FN rv_db_tiles rv_db_tiles_init(const rv_deband_args *a, int th)
-{
-    rv_db_tiles T;
-    T.total = 0;
-#pragma unroll
-    for (int q = 0; q < 3; q++) {
-        T.ntx[q] = (a->w[q] + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W;
-        T.n[q] = q < a->nplanes ? T.ntx[q] * rv_db_udiv(a->h[q] + th - 1, th) : 0;
-        T.total += T.n[q];
-    }
-    return T;
-}
-RV_DB_FN void rv_db_tiles_at(const rv_db_tiles *T, int t, int th, int *p, int *tx0, int *ty0)
-{
-    int q = 0;
-    if (t >= T->n[0] && T->n[1] > 0) {
-        t -= T->n[0];
-        q = 1;
-        if (t >= T->n[1] && T->n[2] > 0) {
-            t -= T->n[1];
-            q = 2;
-        }
-    }
-    const int ntx = q == 0 ? T->ntx[0] : q == 1 ? T->ntx[1] : T->ntx[2];
-    const int ty = rv_db_udiv(t, ntx);
+    const int q = t >= a->tile_first[2] ? 2 : t >= a->tile_first[1] ? 1 : 0;
+    const int r = t - a->tile_first[q];
+    const int ntx = a->tile_cols[q];
+    const uint32_t m = a->tile_rcp[q];
+    const int ty = m ? (int)__umulhi((uint32_t)r, m) : r / ntx;
     *p = q;
-    *tx0 = (t - ty * ntx) * RV_DEBAND_TILE_W;
+    *tx0 = (r - ty * ntx) * RV_DEBAND_TILE_W;
     *ty0 = ty * th;
 }
 /* RV_DB_CHAINED 1: the tiled entries are chained (see the entries below).
@@ -838,14 +859,15 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     const int th = RV_DEBAND_TILE_H * (a->tile_h32 > 0 ? a->tile_h32 : 1);
     const int G = blk.nx * blk.ny * blk.nz;
     const int b = (blk.z * blk.ny + blk.y) * blk.nx + blk.x;
-    const rv_db_tiles T = rv_db_tiles_init(a, th);
-    const int total = T.total;
+    const int total = a->tiles;
+    if (total <= 0)
+        RV_DB_TRAP(); /* no tile table */
     if (b >= total)
         return; /* the whole block: before any barrier */
     const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16, a->tile_h32);
     {
         int p, tx0, ty0;
-        rv_db_tiles_at(&T, b, th, &p, &tx0, &ty0);
+        rv_db_tiles_at(a, b, th, &p, &tx0, &ty0);
         rv_db_stage(a, p, rv_db_tile_geom(a, p, tx0, ty0, th, in16), sm, in16);
         rv_db_cp_commit();
     }
@@ -858,7 +880,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
             /* buffer (k+1)&1 was last read by tile k-1, before the barrier
              * that ended iteration k-1 */
             int p2, tx2, ty2;
-            rv_db_tiles_at(&T, tn, th, &p2, &tx2, &ty2);
+            rv_db_tiles_at(a, tn, th, &p2, &tx2, &ty2);
             rv_db_stage(a, p2, rv_db_tile_geom(a, p2, tx2, ty2, th, in16),
                         sm + ((k + 1) & 1) * bufb, in16);
             rv_db_cp_commit();
@@ -868,7 +890,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         }
         __syncthreads();
         int p, tx0, ty0;
-        rv_db_tiles_at(&T, t, th, &p, &tx0, &ty0);
+        rv_db_tiles_at(a, t, th, &p, &tx0, &ty0);
         rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
                            sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16);
         if (tn < total)
@@ -920,12 +942,15 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
  * The tiled entries: RV_RAW_KERNEL_CHAINED's entry (same descriptor,
  * parameter block and rv_block) with __launch_bounds__(256, MINB): at most
  * 65536 / (256 MINB) registers a thread, MINB blocks an SM (0: no bound).
- * MINB by input depth and sample mode (RV_DB_MINB8 for 8-bit input,
- * RV_DB_MINB16_M0/_M1/_M2 for 16-bit): 8-bit 6 (40 registers; 8, i.e. 32
- * registers, was slower at 1080p 4:2:0), 16-bit none (48 registers for
- * most entries since the division-free tile lookup, 5 blocks an SM; a bound
- * of 5 made ptxas spill and was 1-5 % slower), measured on an H100
- * (docs/perf/deband.md, run G). With RV_DB_CHAINED (default) the tiled
+ * MINB by input and output depth and sample mode (RV_DB_MINB8 for 8-bit
+ * input, RV_DB_MINB16_M0/_M1/_M2 for 16 -> 16 bits, RV_DB_MINB16TO8 for
+ * 16 -> 8): 8-bit 6 (40 registers; 8, i.e. 32 registers, was slower at
+ * 1080p 4:2:0, run G); 16-bit input none (56 registers, 4 blocks an SM,
+ * since the host's tile table and the inner bands: run I1 measured the
+ * 56-register form of modes 0-1 3-5 % faster at 4K 4:4:4 than a bound of 5
+ * (48 registers, 5 blocks), and a bound of 6 (40) slower at 1080p),
+ * measured on an H100 (docs/perf/deband.md, runs G and I). With
+ * RV_DB_CHAINED (default) the tiled
  * entries are chained (RV_KFLAG_CHAINED, programmatic dependent launch;
  * RAVIOLI_CUDA_CHAINED=0 turns it off at run time): each waits for the
  * previous grid at its start and, with RV_DB_CHAIN_LATE (default), lets the
@@ -947,13 +972,22 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #ifndef RV_DB_MINB16_M2
 #define RV_DB_MINB16_M2 0
 #endif
-#define RV_DB_MINB_1_0 RV_DB_MINB16_M0
-#define RV_DB_MINB_1_1 RV_DB_MINB16_M1
-#define RV_DB_MINB_1_2 RV_DB_MINB16_M2
-#define RV_DB_MINB_0_0 RV_DB_MINB8
-#define RV_DB_MINB_0_1 RV_DB_MINB8
-#define RV_DB_MINB_0_2 RV_DB_MINB8
-#define RV_DB_MINB(IN16, MODE) RV_DB_MINB_##IN16##_##MODE
+#ifndef RV_DB_MINB16TO8
+#define RV_DB_MINB16TO8 0
+#endif
+#define RV_DB_MINB_11_0 RV_DB_MINB16_M0
+#define RV_DB_MINB_11_1 RV_DB_MINB16_M1
+#define RV_DB_MINB_11_2 RV_DB_MINB16_M2
+#define RV_DB_MINB_10_0 RV_DB_MINB16TO8
+#define RV_DB_MINB_10_1 RV_DB_MINB16TO8
+#define RV_DB_MINB_10_2 RV_DB_MINB16TO8
+#define RV_DB_MINB_00_0 RV_DB_MINB8
+#define RV_DB_MINB_00_1 RV_DB_MINB8
+#define RV_DB_MINB_00_2 RV_DB_MINB8
+#define RV_DB_MINB_01_0 RV_DB_MINB8
+#define RV_DB_MINB_01_1 RV_DB_MINB8
+#define RV_DB_MINB_01_2 RV_DB_MINB8
+#define RV_DB_MINB(IN16, OUT16, MODE) RV_DB_MINB_##IN16##OUT16##_##MODE
 /* __launch_bounds__(256, n), or nothing for n = 0 */
 #define RV_DB_LB(n) RV_DB_LB_(n)
 #define RV_DB_LB_(n) RV_DB_LB_##n
@@ -974,7 +1008,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #  define RV_DB_DESC(NAME) RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(rv_deband_args))
 #  define RV_DB_CHAIN()
 #endif
-#define RV_DB_TILED_KERNEL(NAME, IN16, MODE) RV_DB_TILED_KERNEL_(NAME, RV_DB_MINB(IN16, MODE))
+#define RV_DB_TILED_KERNEL(NAME, IN16, OUT16, MODE) RV_DB_TILED_KERNEL_(NAME, RV_DB_MINB(IN16, OUT16, MODE))
 #define RV_DB_TILED_KERNEL_(NAME, MINB)                                             \
     RV_DB_DESC(NAME)                                                                \
     static __device__ __forceinline__ void rvk_##NAME##__body(const rv_deband_args *a, \
@@ -1000,12 +1034,12 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     {                                                                               \
         RV_DB_DISPATCH(RV_DB_CALL_PLAIN, MODE, BLUR, IN16, OUT16);                  \
     }                                                                               \
-    RV_DB_TILED_KERNEL(NAME##_s, IN16, MODE)                                        \
+    RV_DB_TILED_KERNEL(NAME##_s, IN16, OUT16, MODE)                                        \
     {                                                                               \
         RV_DB_DYN_SMEM(sm_);                                                        \
         RV_DB_TILE_CALL(1, MODE, BLUR, IN16, OUT16);                                \
     }                                                                               \
-    RV_DB_TILED_KERNEL(NAME##_sd, IN16, MODE)                                       \
+    RV_DB_TILED_KERNEL(NAME##_sd, IN16, OUT16, MODE)                                       \
     {                                                                               \
         RV_DB_DYN_SMEM(sm_);                                                        \
         RV_DB_TILE_CALL(2, MODE, BLUR, IN16, OUT16);                                \

@@ -555,13 +555,13 @@ static void test_generator_statistics(void **state)
 }
 
 /* The library's tile heights (rv_deband_tile_choose): 96 rows for 4K
- * 4:4:4, 64 for 4K 4:2:0, 64 for 1080p 4:4:4, 32 for 1080p 4:2:0; the
+ * 4:4:4, 64 for 4K 4:2:0, 32 for 1080p 4:4:4 and 4:2:0; the
  * count returned is the tiles of that height. */
 static void test_tile_choose(void **state)
 {
     (void)state;
     static const struct { int w, h, chroma_shift, h32; } c[] = {
-        {3840, 2160, 0, 3}, {3840, 2160, 1, 2}, {1920, 1080, 0, 2}, {1920, 1080, 1, 1},
+        {3840, 2160, 0, 3}, {3840, 2160, 1, 2}, {1920, 1080, 0, 1}, {1920, 1080, 1, 1},
         {1280, 720, 1, 1}, {3, 2, 0, 1},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
@@ -577,7 +577,77 @@ static void test_tile_choose(void **state)
         const unsigned n = rv_deband_tile_choose(&a, 2);
         assert_int_equal(a.tile_h32, c[i].h32);
         assert_int_equal((int)n, rv_deband_tile_count(&a));
+        assert_int_equal((int)n, a.tiles); /* the tile table set too */
     }
+}
+
+/* The tile table of rv_deband_tile_set, walked as the GPU entries walk it
+ * (rv_db_tiles_at: plane by tile_first, row as umulhi(r, tile_rcp) or
+ * r / tile_cols): every tile of every plane once, in plane, row, column
+ * order; tile_rcp set only where exact for all of the plane's tiles (a
+ * plane of 32767 tile columns and 5 rows: ceil(2^32 / 32767) is not exact
+ * there and must not be used). */
+static void test_tile_table(void **state)
+{
+    (void)state;
+    static const struct { int w, h, np, cs; } c[] = {
+        {3840, 2160, 3, 1}, {3840, 2160, 3, 0}, {1920, 1080, 3, 1}, {1920, 1080, 3, 0},
+        {1, 1, 1, 0},       {129, 33, 1, 0},    {7000, 3000, 3, 1}, {300, 70, 2, 1},
+        {32767 * 128, 160, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+        for (int h32 = 1; h32 <= 4; h32++) {
+            rv_deband_args a;
+            memset(&a, 0, sizeof(a));
+            a.nplanes = c[i].np;
+            for (int p = 0; p < c[i].np; p++) {
+                const int s = p ? c[i].cs : 0;
+                a.w[p] = (c[i].w + s) >> s;
+                a.h[p] = (c[i].h + s) >> s;
+            }
+            const int n = rv_deband_tile_set(&a, h32);
+            assert_int_equal(a.tile_h32, h32);
+            assert_int_equal(n, a.tiles);
+            assert_int_equal(n, rv_deband_tile_count(&a));
+            const int th = 32 * h32;
+            int t = 0, inexact = 0;
+            for (int p = 0; p < c[i].np; p++) {
+                const int cols = (a.w[p] + 127) / 128, rows = (a.h[p] + th - 1) / th;
+                assert_int_equal(a.tile_first[p], t);
+                assert_int_equal(a.tile_cols[p], cols);
+                for (int ty = 0; ty < rows; ty++)
+                    for (int tx = 0; tx < cols; tx++, t++) {
+                        const int q = t >= a.tile_first[2] ? 2 : t >= a.tile_first[1] ? 1 : 0;
+                        const int r = t - a.tile_first[q];
+                        const uint32_t m = a.tile_rcp[q];
+                        const int ry = m ? (int)(((uint64_t)(uint32_t)r * m) >> 32) : r / a.tile_cols[q];
+                        assert_int_equal(q, p);
+                        assert_int_equal(ry, ty);
+                        assert_int_equal(r - ry * a.tile_cols[q], tx);
+                        if (cols >= 2) {
+                            const uint64_t m2 = (((uint64_t)1 << 32) + (uint64_t)cols - 1) / (uint64_t)cols;
+                            inexact |= (int)(((uint64_t)(uint32_t)r * m2) >> 32) != ty;
+                        }
+                    }
+                /* tile_rcp: 0 exactly where the reciprocal would be wrong
+                 * (or for one column) */
+                assert_int_equal(a.tile_rcp[p] == 0, cols < 2 || inexact);
+                inexact = 0;
+            }
+            assert_int_equal(t, n);
+            for (int p = c[i].np; p < 3; p++) {
+                assert_int_equal(a.tile_first[p], n);
+                assert_int_equal(a.tile_cols[p], 1);
+            }
+        }
+    /* the inexact case exists: the last plane above has tile_rcp 0 */
+    rv_deband_args a;
+    memset(&a, 0, sizeof(a));
+    a.nplanes = 1;
+    a.w[0] = 32767 * 128;
+    a.h[0] = 160;
+    rv_deband_tile_set(&a, 1);
+    assert_int_equal(a.tile_rcp[0], 0);
 }
 
 static void test_thread_count_invariant(void **state)
@@ -624,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_parameter_errors),
         cmocka_unit_test(test_thread_count_invariant),
         cmocka_unit_test(test_tile_choose),
+        cmocka_unit_test(test_tile_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

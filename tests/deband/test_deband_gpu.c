@@ -165,8 +165,7 @@ static void test_gpu_unaligned_planes(void **state)
                 if (tiled) {
                     /* tiles of 32 or 64 rows; blocks: one a tile, or 1, 2 sharing them
                      * (double buffering); exactly the tiles' dynamic shared memory */
-                    a.tile_h32 = 1 + t % 2;
-                    const int ntiles = rv_deband_tile_count(&a);
+                    const int ntiles = rv_deband_tile_set(&a, 1 + t % 2);
                     const int blocks = k % 3 == 0 ? ntiles : k % 3 < ntiles ? k % 3 : ntiles;
                     sh.grid[0] = (unsigned)blocks;
                     sh.grid[1] = 1;
@@ -279,8 +278,7 @@ static void test_gpu_tile_shapes(void **state)
                 a.key_grain[p] = rv_deband_key_grain(s.seed, p, 0);
             }
             for (int h32 = 2; h32 <= 4; h32++) {
-                a.tile_h32 = h32;
-                const int ntiles = rv_deband_tile_count(&a);
+                const int ntiles = rv_deband_tile_set(&a, h32);
                 const unsigned blocks = (h32 + t) % 2 ? (unsigned)ntiles : 7u;
                 RV_LaunchShape sh;
                 memset(&sh, 0, sizeof(sh));

@@ -315,8 +315,8 @@ int main(int argc, char **argv)
                 for (size_t v = 0; v < sizeof(var) / sizeof(var[0]); v++) {
                     const int h32 = var[v][0], per = var[v][1];
                     for (int i = 0; i < nsets; i++)
-                        args[i].tile_h32 = h32;
-                    const int nt = rv_deband_tile_count(&args[0]);
+                        rv_deband_tile_set(&args[i], h32);
+                    const int nt = args[0].tiles;
                     RV_LaunchShape s2 = sh;
                     s2.grid[0] = per > 0 ? rv_deband_tile_blocks(nt, per) : (unsigned)(132 * -per);
                     if ((int)s2.grid[0] > nt)
@@ -334,7 +334,7 @@ int main(int argc, char **argv)
                 }
                 printf("\n");
                 for (int i = 0; i < nsets; i++)
-                    args[i].tile_h32 = h0;
+                    rv_deband_tile_set(&args[i], h0);
             }
             const double a_us = bench_median(ta, NRUNS) * 1e6;
             const double f_us = bytes / bw * 1e6;

@@ -168,9 +168,14 @@ int main(void)
                     a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
                     a.range = c.range;
                     a.interlaced = c.il;
-                    a.tile_h32 = 1 + (t + k + c.w) % (c.h >= 250 ? 3 : 2); // tiles of 32, 64, 96 rows
+                    // tiles of 32, 64, 96 rows and their table (rv_deband_tile_set)
+                    const int ntiles = rv_deband_tile_set(&a, 1 + (t + k + c.w) % (c.h >= 250 ? 3 : 2));
+                    // the tile row by division (the host's fallback where
+                    // umulhi by tile_rcp is not exact) in a quarter of the launches
+                    if ((t + k) % 4 == 1)
+                        a.tile_rcp[0] = 0;
                     // blocks: one a tile, or 1, 2, 3 sharing the tiles (double buffering)
-                    const int ntiles = rv_deband_tile_count(&a), var = (t + 2 * k) % 4;
+                    const int var = (t + 2 * k) % 4;
                     const int blocks = var == 0 ? ntiles : var < ntiles ? var : ntiles;
                     // CPU module
                     char name[64];
@@ -210,7 +215,6 @@ int main(void)
                 memset(&a, 0, sizeof(a));
                 a.nplanes = 3;
                 a.range = 7;
-                a.tile_h32 = 1 + v;
                 std::vector<unsigned char> src[3], o1[3], o2[3];
                 uint32_t st = (uint32_t)(t * 5 + k + 11 * v);
                 for (int p = 0; p < 3; p++) {
@@ -247,7 +251,9 @@ int main(void)
                     a.dst[p] = (uint64_t)(uintptr_t)o2[p].data();
                 a.vec_ok = 1;
                 a.src_words = 2;
-                const int ntiles = rv_deband_tile_count(&a);
+                const int ntiles = rv_deband_tile_set(&a, 1 + v);
+                if (t == 2) // the division fallback for the chroma planes
+                    a.tile_rcp[1] = a.tile_rcp[2] = 0;
                 emu_launch(fns[t][k][1], a, 1, bi == 2, v ? 2 : ntiles);
                 checked++;
                 for (int p = 0; p < 3; p++)

@@ -57,6 +57,17 @@ typedef struct rv_deband_args {
                                pitch >= row bytes rounded up to 16) */
     int32_t dynamic;        /* 1: noise from mix(h ^ key_grain[p]) (new every frame) */
     int32_t tile_h32;       /* GPU tiled entries: tile height / 32 (<= 0: 1) */
+    /* GPU tiled entries: the tile table of tile_h32, set on the host by
+     * rv_deband_tile_set (rv_deband_tile_choose calls it); a tiled launch
+     * with tiles = 0 traps. Tile t lies in plane p where tile_first[p] <= t
+     * < tile_first[p + 1] (tile_first[p] = tiles for p >= nplanes); with
+     * r = t - tile_first[p], its tile row is r / tile_cols[p], computed as
+     * umulhi(r, tile_rcp[p]) where that is exact for every tile of the
+     * plane (tile_rcp[p] != 0), else by a division. */
+    int32_t tiles;          /* tiles over all planes */
+    int32_t tile_first[3];
+    int32_t tile_cols[3];   /* tiles across plane p (1 for p >= nplanes) */
+    uint32_t tile_rcp[3];   /* ceil(2^32 / tile_cols[p]), or 0 */
     int32_t pad_;
 } rv_deband_args;
 
@@ -74,6 +85,42 @@ RV_INLINE unsigned rv_deband_tile_buf_bytes(int range, int in16, int tile_h32)
     const int th = RV_DEBAND_TILE_H * (tile_h32 > 0 ? tile_h32 : 1);
     const unsigned row = (unsigned)(((RV_DEBAND_TILE_W + 2 * range) * (in16 ? 2 : 1) + 30) & ~15);
     return row * (unsigned)(th + 2 * range);
+}
+
+/** Sets the tile height of a tiled launch (a->tile_h32 = tile_h32, <= 0:
+ * 1) and its tile table (a->tiles, tile_first, tile_cols, tile_rcp; the
+ * planes' sizes and nplanes set), which the tiled GPU entries read instead
+ * of computing it per block. tile_rcp[p] = ceil(2^32 / c) for c =
+ * tile_cols[p] >= 2 when umulhi(r, tile_rcp[p]) = r / c for every tile r of
+ * the plane, else 0 (the kernel divides): with e = tile_rcp[p] c - 2^32
+ * (0 <= e < c) and r = q c + s, r tile_rcp[p] / 2^32 = q + (s + r e / 2^32)
+ * / c, whose floor is q when r e < 2^32 (s <= c - 1), checked here for the
+ * largest r. Returns the number of tiles. */
+RV_INLINE int rv_deband_tile_set(rv_deband_args *a, int tile_h32)
+{
+    a->tile_h32 = tile_h32 > 0 ? tile_h32 : 1;
+    const int th = RV_DEBAND_TILE_H * a->tile_h32;
+    int n = 0;
+    for (int p = 0; p < 3; p++) {
+        a->tile_first[p] = n;
+        a->tile_cols[p] = 1;
+        a->tile_rcp[p] = 0;
+        if (p >= a->nplanes)
+            continue;
+        const int c = (a->w[p] + RV_DEBAND_TILE_W - 1) / RV_DEBAND_TILE_W;
+        const int np = c * ((a->h[p] + th - 1) / th);
+        a->tile_cols[p] = c;
+        if (c >= 2 && np >= 1) {
+            const uint64_t two32 = (uint64_t)1 << 32;
+            const uint64_t m = (two32 + (uint64_t)c - 1) / (uint64_t)c; /* < 2^32 for c >= 2 */
+            const uint64_t e = m * (uint64_t)c - two32;
+            if ((uint64_t)(np - 1) * e < two32)
+                a->tile_rcp[p] = (uint32_t)m;
+        }
+        n += np;
+    }
+    a->tiles = n;
+    return n;
 }
 
 /** Tiles of a tiled launch over all planes of `a` (a->tile_h32 set). */
@@ -108,31 +155,30 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
 /** The library's tiled launch (rv_deband_apply): one tile a block, tiles
  * of 96, 64 or 32 rows by the frame's size: 96 rows when that still gives
  * >= RV_DEBAND_MANY_TILES tiles (4K 4:4:4), else 64 rows when that gives
- * >= RV_DEBAND_MIN_TALL_TILES (4K 4:2:0, 1080p 4:4:4), else 32 rows
- * (1080p 4:2:0). Taller tiles stage fewer border rows a pixel
+ * >= RV_DEBAND_MIN_TALL_TILES (4K 4:2:0), else 32 rows (1080p 4:2:0,
+ * 1080p 4:4:4). Taller tiles stage fewer border rows a pixel
  * ((th + 2 range) / th) but give fewer blocks: with at most a few blocks a
  * multiprocessor a short last wave costs more than the border rows. The
  * thresholds come from the launch shapes measured on an H200 and an H100
- * (docs/perf/deband.md, runs D, E2, G and H; run H: 1080p 4:4:4 64 rows,
- * 765 tiles, 3-6 % faster than 96 rows, 540 tiles, with the chained
- * launches). `sample_mode` is unused (kept for the callers). Sets
- * a->tile_h32 (planes and range set) and returns the number of tiles =
- * blocks. */
-#define RV_DEBAND_MIN_TALL_TILES 700
+ * (docs/perf/deband.md, runs D, E2, G, H and I; run H: 1080p 4:4:4 64
+ * rows, 765 tiles, 3-6 % faster than 96 rows, 540 tiles, with the chained
+ * launches; run I, with the host's tile table: 1080p 4:4:4 32 rows, 1530
+ * tiles, 5-8 % faster than 64 rows, 4K 4:2:0 64 rows still 3 % faster
+ * than 32). `sample_mode` is unused (kept for the callers). Sets
+ * a->tile_h32 and the tile table (rv_deband_tile_set; planes and range
+ * set) and returns the number of tiles = blocks. */
+#define RV_DEBAND_MIN_TALL_TILES 1000
 #define RV_DEBAND_MANY_TILES 1200
 RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
 {
     (void)sample_mode;
-    a->tile_h32 = 3;
-    const int t96 = rv_deband_tile_count(a);
+    const int t96 = rv_deband_tile_set(a, 3);
     if (t96 >= RV_DEBAND_MANY_TILES)
         return (unsigned)t96;
-    a->tile_h32 = 2;
-    const int t64 = rv_deband_tile_count(a);
+    const int t64 = rv_deband_tile_set(a, 2);
     if (t64 >= RV_DEBAND_MIN_TALL_TILES)
         return (unsigned)t64;
-    a->tile_h32 = 1;
-    return (unsigned)rv_deband_tile_count(a);
+    return (unsigned)rv_deband_tile_set(a, 1);
 }
 
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
