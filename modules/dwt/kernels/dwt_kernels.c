@@ -53,6 +53,13 @@ RV_FN int dwt_mirror(int p, int n)
     }
 }
 
+/* Position p reflected once at 0 and once at n - 1: dwt_mirror's result when that is in [0, n). */
+RV_FN int dwt_reflect_once(int p, int n)
+{
+    p = p < 0 ? -p : p;
+    return p >= n ? 2 * n - 2 - p : p;
+}
+
 /* Source index j of band `is_d` (S: position 2j, D: 2j+1) mapped into the band. */
 RV_FN int dwt_src_index(int j, int nsrc, int is_d, int n)
 {
@@ -955,11 +962,7 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
 #  pragma unroll
         for (int i = 0; i < A; i++) {
             /* samples 2p, 2p + 1 of the symmetric extension (one reflection; more for short rows) */
-            int qs = 2 * (p0 + 32 * i), qd = qs + 1;
-            qs = qs < 0 ? -qs : qs;
-            qd = qd < 0 ? -qd : qd;
-            qs = qs >= n ? 2 * n - 2 - qs : qs;
-            qd = qd >= n ? 2 * n - 2 - qd : qd;
+            int qs = dwt_reflect_once(2 * (p0 + 32 * i), n), qd = dwt_reflect_once(2 * (p0 + 32 * i) + 1, n);
             if ((unsigned)qs >= (unsigned)n || (unsigned)qd >= (unsigned)n) {
                 qs = dwt_mirror(qs, n);
                 qd = dwt_mirror(qd, n);
@@ -1297,12 +1300,10 @@ static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint3
             /* a tile at a column's end: window pairs g0 + i outside the column read
              * the pair of the symmetric extension (sample 2g or 2g + 1 reflected at
              * sample 0 or n - 1: one reflection, the window reaches E < nS pairs out) */
-            const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
 #  pragma unroll
             for (int i = 0; i < A; i++) {
                 const int g = g0 + i;
-                const int js = g < 0 ? -g : g >= nS ? n - 1 - g : g;
-                const int jd = g < 0 ? -g - 1 : g >= nD ? n - 2 - g : g;
+                const int js = dwt_reflect_once(2 * g, a->n) >> 1, jd = dwt_reflect_once(2 * g + 1, a->n) >> 1;
                 S[i] = s0[(js - g0) * 32];
                 D[i] = d0[(jd - g0) * 32];
             }
@@ -1412,7 +1413,6 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
      * host sets it for symmetric 2- and 4-tap steps), reaches past an end of the
      * column; partial tiles and the others as below, a barrier a step */
     const int rM = vk == 2 ? (a->reg >> 4) & 255 : 0, rE = a->reg & 15;
-    /* the tile's window lies inside both bands, or (DWT_COL_REG_EDGE) reaches past an end */
     const int rin = k0 - rE >= 0 && kend + rE <= nD;
     if (rM && kend - k0 == R && R == rM * TY && (rin || (a->reg & DWT_COL_REG_EDGE))) {
         const int g0 = k0 + ty * rM - rE, redge = !rin;

@@ -552,6 +552,18 @@ static int run_split(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t 
  * the symmetric forms it lifts by shuffles (CDF 5/3, 9/7, DD(13,7)): D += f(S[g],
  * S[g+1]) or f(S[g-1..g+2]); S += f(D[g-1], D[g]) or f(D[g-2..g+1]).
  */
+/* A step of 2 or 4 taps with symmetric weights: the lifting keeps a symmetric extension symmetric, bit for bit. */
+static int step_symmetric(const dwt_step *st)
+{
+    const int t = st->ntaps;
+    if (t != 2 && t != 4)
+        return 0;
+    for (int k = 0; k < t; k++)
+        if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
+            return 0;
+    return 1;
+}
+
 static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
 {
     if (interleaved || levels != 1 || n < 2 || n > DWT_ROW_MAX)
@@ -561,11 +573,8 @@ static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
         const int o = st->off0, t = st->ntaps;
         const int okd = st->target == 0 && ((t == 2 && o == 0) || (t == 4 && o == -1));
         const int oks = st->target == 1 && ((t == 2 && o == -1) || (t == 4 && o == -2));
-        if (!okd && !oks)
+        if ((!okd && !oks) || !step_symmetric(st))
             return 0;
-        for (int k = 0; k < t; k++) /* symmetric taps: the lifting keeps the extension symmetric */
-            if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
-                return 0;
     }
     return 1;
 }
@@ -675,15 +684,8 @@ static int col_reg_code(const RV_Dwt *d, int R, int TY)
     }
     /* the end tiles too when every step has 2 or 4 symmetric taps (not Haar's 1) */
     int edge = !(d->s.gpu_variant & RV_DWT_VARIANT_COL_REG_INNER);
-    for (int i = 0; i < d->nsteps; i++) {
-        const dwt_step *st = &d->steps[i];
-        const int t = st->ntaps;
-        if (t != 2 && t != 4)
-            edge = 0;
-        for (int k = 0; k < t; k++)
-            if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
-                edge = 0;
-    }
+    for (int i = 0; i < d->nsteps; i++)
+        edge = edge && step_symmetric(&d->steps[i]);
     return M * 16 + E + (edge ? DWT_COL_REG_EDGE : 0);
 }
 
