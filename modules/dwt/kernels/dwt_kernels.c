@@ -53,12 +53,15 @@ RV_FN int dwt_mirror(int p, int n)
     }
 }
 
-/* Position p reflected once at 0 and once at n - 1: dwt_mirror's result when that is in [0, n). */
+#if defined(RV_CUDA)
+/* Position p reflected once at 0 and once at n - 1: dwt_mirror's result when that is in [0, n).
+ * Only the register-lifting kernels use it (CUDA only; clang warns on an unused static). */
 RV_FN int dwt_reflect_once(int p, int n)
 {
     p = p < 0 ? -p : p;
     return p >= n ? 2 * n - 2 - p : p;
 }
+#endif
 
 /* Source index j of band `is_d` (S: position 2j, D: 2j+1) mapped into the band. */
 RV_FN int dwt_src_index(int j, int nsrc, int is_d, int n)
