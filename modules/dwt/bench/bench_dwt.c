@@ -3,9 +3,15 @@
  *
  * N x N float images, CDF 9/7 and DD(13,7), 1 and 5 levels, in place and out
  * of place side by side. For each case:
- *   ms       forward transform time: host clock around the launches, with
- *            rv_context_sync before and after (CUDA events are not reachable
- *            through ravioli's API), best of R runs;
+ *   ms       forward transform time, best of R runs. GPU (built with the CUDA
+ *            toolkit, RV_BENCH_EVENTS): GPU time between two CUDA events on
+ *            the NULL stream (ravioli's streams are blocking, so they order
+ *            with it), recorded while a spin kernel holds the GPU until the
+ *            host has queued every launch of the transform: kernel time
+ *            without the host's launch latency and the final sync. Also
+ *            printed ("host ms"), and the only time without the toolkit or
+ *            on the CPU: host clock around the launches, with rv_context_sync
+ *            before and after (the method before session 11);
  *   E        bytes the kernels must move (Ikuzawa et al. Table 3 counting,
  *            from rv_dwt_stats) / time / measured bandwidth P;
  *   mem      peak memory of the transform: the image plus the RV_Dwt's scratch
@@ -15,9 +21,9 @@
  *            the ratio is peer time / our time.
  * P (the floor) is measured in the same run: the best of a device-to-device
  * copy of the image through the module's own copy kernel (dwt_split, mode
- * copy, 4-byte accesses), on the GPU the same copy 20 times back to back
- * (since session 10: a steady rate at small N), and PyTorch's copy of the
- * same image.
+ * copy, 4-byte accesses; with RV_BENCH_EVENTS also one copy timed by events
+ * as above), on the GPU the same copy 20 times back to back (since session
+ * 10: a steady rate at small N), and PyTorch's copy of the same image.
  * A per-kernel breakdown (profiled run: a sync around each launch) follows.
  *
  * Then, per N, end to end from host memory (see e2e()): whole, split by a
@@ -39,6 +45,12 @@
 #ifndef RV_BENCH_GPU
 #  define RV_BENCH_GPU 0
 #endif
+#ifndef RV_BENCH_EVENTS
+#  define RV_BENCH_EVENTS 0
+#endif
+#if RV_BENCH_EVENTS
+#  include <cuda.h>
+#endif
 
 static double now(void)
 {
@@ -53,9 +65,93 @@ static void die(RV_Context *ctx, const char *what, int err)
     exit(1);
 }
 
+#if RV_BENCH_EVENTS
+/*
+ * GPU time of what `fn` queues: a one-thread kernel spins on the GPU's clock for
+ * ~0.3 ms (longer than the host takes to queue a transform), the events bracket
+ * fn's work behind it on the NULL stream, so the time is the GPU's alone.
+ */
+static const char spin_ptx[] =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry rv_bench_spin(.param .u64 ns)\n{\n"
+    "  .reg .u64 %rd<5>;\n  .reg .pred %p;\n"
+    "  ld.param.u64 %rd1, [ns];\n  mov.u64 %rd2, %globaltimer;\n"
+    "L:\n  mov.u64 %rd3, %globaltimer;\n  sub.u64 %rd4, %rd3, %rd2;\n"
+    "  setp.lt.u64 %p, %rd4, %rd1;\n  @%p bra L;\n  ret;\n}\n";
+static CUmodule ev_mod;
+static CUfunction ev_spin;
+static CUevent ev0, ev1;
+static int ev_state; /* 0: not tried, 1: ready, -1: unavailable */
+
+static int ev_ready(void)
+{
+    if (ev_state == 0) {
+        ev_state = cuModuleLoadData(&ev_mod, spin_ptx) == CUDA_SUCCESS &&
+                           cuModuleGetFunction(&ev_spin, ev_mod, "rv_bench_spin") == CUDA_SUCCESS &&
+                           cuEventCreate(&ev0, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+                           cuEventCreate(&ev1, CU_EVENT_DEFAULT) == CUDA_SUCCESS
+                       ? 1
+                       : -1;
+        if (ev_state < 0)
+            fprintf(stderr, "rv-bench-gpu-dwt: CUDA events unavailable: host-clock times only\n");
+    }
+    return ev_state > 0;
+}
+
+/* Seconds of GPU time of fn(arg)'s work, or NAN. */
+static double ev_time(RV_Context *ctx, int (*fn)(void *), void *arg)
+{
+    if (!ev_ready())
+        return NAN;
+    rv_context_sync(ctx);
+    unsigned long long ns = 300000;
+    void *prm[1] = {&ns};
+    float ms = 0;
+    if (cuLaunchKernel(ev_spin, 1, 1, 1, 1, 1, 1, 0, NULL, prm, NULL) != CUDA_SUCCESS ||
+        cuEventRecord(ev0, NULL) != CUDA_SUCCESS)
+        return NAN;
+    const int err = fn(arg);
+    if (err < 0)
+        die(ctx, "timed run", err);
+    if (cuEventRecord(ev1, NULL) != CUDA_SUCCESS || cuEventSynchronize(ev1) != CUDA_SUCCESS ||
+        cuEventElapsedTime(&ms, ev0, ev1) != CUDA_SUCCESS)
+        return NAN;
+    return ms * 1e-3;
+}
+#endif
+
+typedef struct copy_run {
+    const RV_Kernel *k;
+    RV_LaunchShape *sh;
+    dwt_split_args *a;
+    int reps;
+} copy_run;
+
+static int copy_fn(void *p)
+{
+    const copy_run *c = (const copy_run *)p;
+    int err = 0;
+    for (int i = 0; i < c->reps && err >= 0; i++)
+        err = rv_launch_raw(c->k, c->sh, c->a, sizeof(*c->a));
+    return err;
+}
+
+typedef struct fwd_run {
+    RV_Dwt *d;
+    RV_Buffer *buf;
+    int N, levels;
+} fwd_run;
+
+static int fwd_fn(void *p)
+{
+    const fwd_run *f = (const fwd_run *)p;
+    return rv_dwt_forward_buffer(f->d, f->buf, f->N, f->N, (size_t)f->N * 4, f->levels);
+}
+
 /* Measured bandwidth: copy src -> dst (N x N floats) with dwt_split mode 2; reps copies
- * back to back between two syncs a round (1: one copy, its launch and sync included). */
-static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N, int cpu, int reps)
+ * back to back between two syncs a round (1: one copy, its launch and sync included);
+ * ev (RV_BENCH_EVENTS): the GPU time of the copies by events instead (see ev_time). */
+static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N, int cpu, int reps, int ev)
 {
     RV_Module *m = NULL;
     const RV_Kernel *k = NULL;
@@ -85,14 +181,27 @@ static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N,
     sh.grid[0] = (unsigned)((N + a.tile_a - 1) / a.tile_a);
     sh.grid[1] = (unsigned)((N + a.tile_b - 1) / a.tile_b);
     double best = 1e30;
+    copy_run c = {k, &sh, &a, reps};
     for (int r = 0; r < 6; r++) {
-        rv_context_sync(ctx);
-        double t0 = now();
-        for (int i = 0; i < reps; i++)
-            if ((err = rv_launch_raw(k, &sh, &a, sizeof(a))) < 0)
+        double t;
+#if RV_BENCH_EVENTS
+        if (ev) {
+            t = ev_time(ctx, copy_fn, &c) / reps;
+            if (isnan(t)) {
+                rv_module_unload(&m);
+                return NAN;
+            }
+        } else
+#endif
+        {
+            (void)ev;
+            rv_context_sync(ctx);
+            double t0 = now();
+            if ((err = copy_fn(&c)) < 0)
                 die(ctx, "copy", err);
-        rv_context_sync(ctx);
-        double t = (now() - t0) / reps;
+            rv_context_sync(ctx);
+            t = (now() - t0) / reps;
+        }
         if (r > 0 && t < best)
             best = t;
     }
@@ -364,10 +473,12 @@ int main(int argc, char **argv)
         }
         if ((err = rv_buffer_upload(buf, 0, host, bytes)) < 0)
             die(ctx, "upload", err);
-        const double Pk = measure_bw(ctx, buf, aux, N, cpu, 1);
+        const double Pk = measure_bw(ctx, buf, aux, N, cpu, 1, 0);
         /* GPU: the same copy 20 times back to back (no launch gap or clock ramp in the
          * time: a steady rate where the image is small, e.g. 16 MiB at 2K) */
-        const double Pb = cpu ? NAN : measure_bw(ctx, buf, aux, N, cpu, 20);
+        const double Pb = cpu ? NAN : measure_bw(ctx, buf, aux, N, cpu, 20, 0);
+        /* GPU, events: one copy's GPU time (as the transforms are timed) */
+        const double Pe = cpu || !RV_BENCH_EVENTS ? NAN : measure_bw(ctx, buf, aux, N, cpu, 1, 1);
         rv_buffer_destroy(&aux); /* the transforms run with the image alone */
         double tms[2][2], Pt;
         torch_ms(argv[0], N, tms, &Pt);
@@ -375,8 +486,12 @@ int main(int argc, char **argv)
         double P = isnan(Pt) || Pt < Pk ? Pk : Pt;
         if (!isnan(Pb) && Pb > P)
             P = Pb;
-        char back[64] = "";
-        if (!isnan(Pb))
+        if (!isnan(Pe) && Pe > P)
+            P = Pe;
+        char back[96] = "";
+        if (!isnan(Pb) && !isnan(Pe))
+            snprintf(back, sizeof(back), " (20 back to back: %.1f; one, events: %.1f)", Pb / 1e9, Pe / 1e9);
+        else if (!isnan(Pb))
             snprintf(back, sizeof(back), " (20 back to back: %.1f)", Pb / 1e9);
         printf("\nN = %d (%.0f MiB): copy bandwidth: module copy kernel %.1f GB/s%s, torch copy %.1f GB/s; P = %.1f GB/s\n",
                N, bytes / 1048576.0, Pk / 1e9, back, Pt / 1e9, P / 1e9);
@@ -384,12 +499,14 @@ int main(int argc, char **argv)
         const unsigned variant = variants[vi];
         if (nv > 1 || variant)
             printf("\ngpu_variant %u:\n", variant);
-        printf("| N | wavelet | L | in-place ms | E | mem | out-of-place ms | E | mem | %s ms | %s/in-place | %s/out-of-place |\n",
-               cpu ? "plain C" : "torch", cpu ? "plain C" : "torch", cpu ? "plain C" : "torch");
-        printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        const int evs = !cpu && RV_BENCH_EVENTS;
+        printf("| N | wavelet | L | in-place ms | E | mem | out-of-place ms | E | mem | %s ms | %s/in-place | %s/out-of-place |%s\n",
+               cpu ? "plain C" : "torch", cpu ? "plain C" : "torch", cpu ? "plain C" : "torch",
+               evs ? " in-place host ms | out-of-place host ms |" : "");
+        printf("|---|---|---|---|---|---|---|---|---|---|---|---|%s\n", evs ? "---|---|" : "");
         for (int wi = 0; wi < 2; wi++)
             for (int li = 0; li < nlev; li++) {
-                double ms[2], E[2], mem[2];
+                double ms[2], E[2], mem[2], hms[2];
                 RV_DwtStats prof[2];
                 for (int mi = 0; mi < 2; mi++) {
                     RV_DwtSettings s;
@@ -402,13 +519,14 @@ int main(int argc, char **argv)
                     RV_Dwt *d = NULL;
                     if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
                         die(ctx, "dwt", err);
-                    double best = 1e30;
+                    double best = 1e30, gbest = 1e30;
                     RV_DwtStats stt;
+                    fwd_run fr = {d, buf, N, levs[li]};
                     for (int r = 0; r < (cpu ? 3 : 6); r++) {
                         rv_dwt_stats_reset(d);
                         rv_context_sync(ctx);
                         double t0 = now();
-                        if ((err = rv_dwt_forward_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0)
+                        if ((err = fwd_fn(&fr)) < 0)
                             die(ctx, rv_dwt_error(d), err);
                         rv_context_sync(ctx);
                         double t = now() - t0;
@@ -417,10 +535,22 @@ int main(int argc, char **argv)
                             die(ctx, rv_dwt_error(d), err);
                         if (r > 0 && t < best)
                             best = t;
+#if RV_BENCH_EVENTS
+                        if (!cpu) {
+                            const double tg = ev_time(ctx, fwd_fn, &fr);
+                            if ((err = rv_dwt_inverse_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0)
+                                die(ctx, rv_dwt_error(d), err);
+                            if (r > 0 && tg < gbest)
+                                gbest = tg;
+                        }
+#endif
                     }
                     double moved = 0;
                     for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
                         moved += stt.bytes[k];
+                    hms[mi] = best * 1e3;
+                    if (gbest < 1e30)
+                        best = gbest; /* the table's time: the events' (kernel time) */
                     ms[mi] = best * 1e3;
                     E[mi] = moved / best / P;
                     mem[mi] = (double)(bytes + rv_dwt_memory(d)) / (double)bytes;
@@ -442,9 +572,12 @@ int main(int argc, char **argv)
                 }
                 double pms = cpu ? (N <= 4096 ? plain_ms(host, N, levs[li], wvs[wi]) : NAN)
                                  : levs[li] == 1 ? tms[wi][0] : levs[li] == 5 ? tms[wi][1] : NAN;
-                printf("| %d | %s | %d | %.3f | %.1f%% | %.3fn | %.3f | %.1f%% | %.3fn | %.3f | %.2fx | %.2fx |\n", N,
+                printf("| %d | %s | %d | %.3f | %.1f%% | %.3fn | %.3f | %.1f%% | %.3fn | %.3f | %.2fx | %.2fx |", N,
                        wnames[wi], levs[li], ms[0], 100 * E[0], mem[0], ms[1], 100 * E[1], mem[1], pms, pms / ms[0],
                        pms / ms[1]);
+                if (evs)
+                    printf(" %.3f | %.3f |", hms[0], hms[1]);
+                printf("\n");
                 for (int mi = 0; mi < 2; mi++) {
                     printf("    %s %s L%d breakdown:", wnames[wi], mi ? "out-of-place" : "in-place", levs[li]);
                     for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
