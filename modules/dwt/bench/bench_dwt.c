@@ -3,14 +3,14 @@
  *
  * N x N float images, CDF 9/7 and DD(13,7), 1 and 5 levels, in place and out
  * of place side by side. For each case:
- *   ms       forward transform time, best of R runs. GPU (built with the CUDA
- *            toolkit, RV_BENCH_EVENTS): GPU time between two CUDA events on
+ *   ms       forward transform time, best of R runs. GPU (RV_BENCH_EVENTS, the
+ *            driver's event calls found at run time): GPU time between two CUDA events on
  *            the NULL stream (ravioli's streams are blocking, so they order
  *            with it), recorded while a spin kernel holds the GPU until the
  *            host has queued every launch of the transform: kernel time
  *            without the host's launch latency and the final sync. Also
- *            printed ("host ms"), and the only time without the toolkit or
- *            on the CPU: host clock around the launches, with rv_context_sync
+ *            printed ("host ms"), and the only time where events are not
+ *            available or on the CPU: host clock around the launches, with rv_context_sync
  *            before and after (the method before session 11);
  *   E        bytes the kernels must move (Ikuzawa et al. Table 3 counting,
  *            from rv_dwt_stats) / time / measured bandwidth P;
@@ -45,11 +45,11 @@
 #ifndef RV_BENCH_GPU
 #  define RV_BENCH_GPU 0
 #endif
-#ifndef RV_BENCH_EVENTS
-#  define RV_BENCH_EVENTS 0
-#endif
+/* GPU: kernel times by CUDA events, the driver's functions looked up at run time (the
+ * bench, like the library, starts and says why on a machine without the driver) */
+#define RV_BENCH_EVENTS RV_BENCH_GPU
 #if RV_BENCH_EVENTS
-#  include <cuda.h>
+#  include <dlfcn.h>
 #endif
 
 static double now(void)
@@ -78,20 +78,49 @@ static const char spin_ptx[] =
     "  ld.param.u64 %rd1, [ns];\n  mov.u64 %rd2, %globaltimer;\n"
     "L:\n  mov.u64 %rd3, %globaltimer;\n  sub.u64 %rd4, %rd3, %rd2;\n"
     "  setp.lt.u64 %p, %rd4, %rd1;\n  @%p bra L;\n  ret;\n}\n";
-static CUmodule ev_mod;
-static CUfunction ev_spin;
-static CUevent ev0, ev1;
+/* the few driver entry points used (cuda.h's signatures; 0 is CUDA_SUCCESS) */
+static struct {
+    int (*module_load_data)(void **mod, const void *image);
+    int (*module_get_function)(void **fn, void *mod, const char *name);
+    int (*event_create)(void **ev, unsigned flags);
+    int (*event_record)(void *ev, void *stream);
+    int (*event_synchronize)(void *ev);
+    int (*event_elapsed)(float *ms, void *a, void *b);
+    int (*launch)(void *fn, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+                  unsigned shmem, void *stream, void **params, void **extra);
+} cu;
+static void *ev_mod, *ev_spin, *ev0, *ev1;
 static int ev_state; /* 0: not tried, 1: ready, -1: unavailable */
+
+/* *slot (a function pointer of size n) = the driver's symbol `name`; 1 if found */
+static int ev_sym(void *lib, const char *name, void *slot, size_t n)
+{
+    void *p = dlsym(lib, name);
+    if (p)
+        memcpy(slot, &p, n);
+    return p != NULL;
+}
 
 static int ev_ready(void)
 {
     if (ev_state == 0) {
-        ev_state = cuModuleLoadData(&ev_mod, spin_ptx) == CUDA_SUCCESS &&
-                           cuModuleGetFunction(&ev_spin, ev_mod, "rv_bench_spin") == CUDA_SUCCESS &&
-                           cuEventCreate(&ev0, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
-                           cuEventCreate(&ev1, CU_EVENT_DEFAULT) == CUDA_SUCCESS
-                       ? 1
-                       : -1;
+        ev_state = -1;
+        /* the library has loaded the driver already (the CUDA context is current) */
+        void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (lib) {
+#  define EV_SYM(field, name) ev_sym(lib, name, &cu.field, sizeof(cu.field))
+            int ok = EV_SYM(module_load_data, "cuModuleLoadData") &&
+                     EV_SYM(module_get_function, "cuModuleGetFunction") && EV_SYM(event_create, "cuEventCreate") &&
+                     EV_SYM(event_record, "cuEventRecord") && EV_SYM(event_synchronize, "cuEventSynchronize") &&
+                     EV_SYM(launch, "cuLaunchKernel");
+            /* newer drivers: cuEventElapsedTime_v2, older ones only the first (same signature) */
+            ok = ok && (EV_SYM(event_elapsed, "cuEventElapsedTime_v2") || EV_SYM(event_elapsed, "cuEventElapsedTime"));
+#  undef EV_SYM
+            if (ok && cu.module_load_data(&ev_mod, spin_ptx) == 0 &&
+                cu.module_get_function(&ev_spin, ev_mod, "rv_bench_spin") == 0 && cu.event_create(&ev0, 0) == 0 &&
+                cu.event_create(&ev1, 0) == 0)
+                ev_state = 1;
+        }
         if (ev_state < 0)
             fprintf(stderr, "rv-bench-gpu-dwt: CUDA events unavailable: host-clock times only\n");
     }
@@ -107,14 +136,12 @@ static double ev_time(RV_Context *ctx, int (*fn)(void *), void *arg)
     unsigned long long ns = 300000;
     void *prm[1] = {&ns};
     float ms = 0;
-    if (cuLaunchKernel(ev_spin, 1, 1, 1, 1, 1, 1, 0, NULL, prm, NULL) != CUDA_SUCCESS ||
-        cuEventRecord(ev0, NULL) != CUDA_SUCCESS)
+    if (cu.launch(ev_spin, 1, 1, 1, 1, 1, 1, 0, NULL, prm, NULL) != 0 || cu.event_record(ev0, NULL) != 0)
         return NAN;
     const int err = fn(arg);
     if (err < 0)
         die(ctx, "timed run", err);
-    if (cuEventRecord(ev1, NULL) != CUDA_SUCCESS || cuEventSynchronize(ev1) != CUDA_SUCCESS ||
-        cuEventElapsedTime(&ms, ev0, ev1) != CUDA_SUCCESS)
+    if (cu.event_record(ev1, NULL) != 0 || cu.event_synchronize(ev1) != 0 || cu.event_elapsed(&ms, ev0, ev1) != 0)
         return NAN;
     return ms * 1e-3;
 }
