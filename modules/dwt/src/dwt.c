@@ -547,11 +547,6 @@ static int run_split(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t 
     return launch(d, d->k_split, &sh, &a, sizeof(a), RV_DWT_KERNEL_SPLIT, 8.0 * n * nlines);
 }
 
-/*
- * dwt_rowreg takes one level of the block layout whose every step is one of
- * the symmetric forms it lifts by shuffles (CDF 5/3, 9/7, DD(13,7)): D += f(S[g],
- * S[g+1]) or f(S[g-1..g+2]); S += f(D[g-1], D[g]) or f(D[g-2..g+1]).
- */
 /* A step of 2 or 4 taps with symmetric weights: the lifting keeps a symmetric extension symmetric, bit for bit. */
 static int step_symmetric(const dwt_step *st)
 {
@@ -564,6 +559,11 @@ static int step_symmetric(const dwt_step *st)
     return 1;
 }
 
+/*
+ * dwt_rowreg takes one level of the block layout whose every step is one of
+ * the symmetric forms it lifts by shuffles (CDF 5/3, 9/7, DD(13,7)): D += f(S[g],
+ * S[g+1]) or f(S[g-1..g+2]); S += f(D[g-1], D[g]) or f(D[g-2..g+1]).
+ */
 static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
 {
     if (interleaved || levels != 1 || n < 2 || n > DWT_ROW_MAX)
