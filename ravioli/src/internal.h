@@ -127,7 +127,12 @@ struct rv_backend_ops {
     int (*buffer_download)(RV_Context *ctx, RV_Buffer *b, size_t off, void *dst, size_t n);
 
     int (*sync)(RV_Context *ctx);
+
+    /* Side queue (ops.h rv_side_*): op is RV__SIDE_BEGIN, _END or _JOIN.
+     * NULL on the CPU backend, which runs every launch in order. */
+    int (*side)(RV_Context *ctx, int op);
 };
+enum { RV__SIDE_BEGIN = 0, RV__SIDE_END = 1, RV__SIDE_JOIN = 2 };
 
 struct RV_Context {
     RV_Settings settings;
@@ -139,6 +144,7 @@ struct RV_Context {
     int threads;
     rv_list images, modules, buffers;
     RV_Image *scratch;          /* reused output of in-place procNbr */
+    int in_side;                /* between rv_side_begin and rv_side_end */
     pthread_mutex_t lock;       /* guards err and the object lists */
     char err[1024];
 };

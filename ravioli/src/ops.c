@@ -493,3 +493,40 @@ RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape, const 
                          sh.block[2]);
     return ctx->ops->launch_raw(ctx, k, &sh, args, args_size);
 }
+
+/* ---------------------------------------------------------------- */
+/* Side queue                                                         */
+/* ---------------------------------------------------------------- */
+
+static int side_op(RV_Context *ctx, int op, const char *fn)
+{
+    if (!ctx)
+        return RV_EINVAL;
+    if (op == RV__SIDE_BEGIN && ctx->in_side)
+        return rv__error(ctx, RV_EINVAL, "%s: already inside a side section (they do not nest)", fn);
+    if (op == RV__SIDE_END && !ctx->in_side)
+        return rv__error(ctx, RV_EINVAL, "%s: no side section to end (rv_side_begin first)", fn);
+    if (op == RV__SIDE_JOIN && ctx->in_side)
+        return rv__error(ctx, RV_EINVAL, "%s: inside a side section (rv_side_end first)", fn);
+    int err = ctx->ops->side ? ctx->ops->side(ctx, op) : 0;
+    if (err < 0)
+        return err;
+    if (op != RV__SIDE_JOIN)
+        ctx->in_side = op == RV__SIDE_BEGIN;
+    return 0;
+}
+
+RV_API int rv_side_begin(RV_Context *ctx)
+{
+    return side_op(ctx, RV__SIDE_BEGIN, "rv_side_begin");
+}
+
+RV_API int rv_side_end(RV_Context *ctx)
+{
+    return side_op(ctx, RV__SIDE_END, "rv_side_end");
+}
+
+RV_API int rv_side_join(RV_Context *ctx)
+{
+    return side_op(ctx, RV__SIDE_JOIN, "rv_side_join");
+}

@@ -65,6 +65,16 @@ typedef struct rvc_state {
     CUstream streams[RVC_MAX_STREAMS];
     int nstreams;
     int cur; /* stream index in use */
+    /* side queues (rv_side_*): side[i] runs beside streams[i] at a lower
+     * priority; ev_side[i] orders the two (recorded and waited at once) */
+    CUstream side[RVC_MAX_STREAMS];
+    CUevent ev_side[RVC_MAX_STREAMS];
+    int nside;
+    int in_side;
+    /* stream priorities: the frames' streams one step above the side queues
+     * when the device has priorities (prio_main == prio_side: it has not) */
+    int prio_main, prio_side;
+    rvc_stream_prio_fn create_prio;
     /* device memory pool */
     rvc_free_block *free_list;
     size_t cached_bytes, live_bytes;
@@ -97,7 +107,22 @@ static rvc_state *st_of(RV_Context *ctx)
 
 static CUstream cur_stream(rvc_state *st)
 {
-    return st->streams[st->cur];
+    return st->in_side ? st->side[st->cur] : st->streams[st->cur];
+}
+
+/* Whether work may be queued on more than one stream (pooled memory then
+ * waits for all of them before it is reused or freed). */
+static int multi_stream(const rvc_state *st)
+{
+    return st->nstreams > 1 || st->nside > 0;
+}
+
+/* A stream of the given priority (plain when the driver has no priorities). */
+static CUresult stream_new(rvc_state *st, CUstream *s, int prio)
+{
+    if (st->create_prio && st->prio_main != st->prio_side)
+        return st->create_prio(s, RVC_STREAM_DEFAULT, prio);
+    return st->drv.cuStreamCreate(s, RVC_STREAM_DEFAULT);
 }
 
 /* ---------------------------------------------------------------- */
@@ -188,7 +213,7 @@ static int pool_alloc(RV_Context *ctx, size_t n, CUdeviceptr *out, const char *w
              * and stream order protects only the current stream. Wait for
              * all of them before handing it out. The pipeline allocates
              * only while warming up, so this costs nothing per frame. */
-            if (st->nstreams > 1 && st->drv.cuCtxSynchronize() != CUDA_SUCCESS) {
+            if (multi_stream(st) && st->drv.cuCtxSynchronize() != CUDA_SUCCESS) {
                 st->drv.cuMemFree(*out);
                 st->live_bytes -= sz;
                 *out = 0;
@@ -233,7 +258,7 @@ static void pool_free(RV_Context *ctx, CUdeviceptr p, size_t n)
     if (!b) {
         /* stream-ordered users of p are done once the stream is (with
          * several streams in use, once all of them are: pipeline) */
-        if (st->nstreams > 1)
+        if (multi_stream(st))
             st->drv.cuCtxSynchronize();
         else
             st->drv.cuStreamSynchronize(cur_stream(st));
@@ -900,6 +925,36 @@ static int cuda_sync(RV_Context *ctx)
         return err;
     for (int i = 0; i < st->nstreams; i++)
         CK(ctx, st->drv.cuStreamSynchronize(st->streams[i]), "rv_context_sync");
+    for (int i = 0; i < RVC_MAX_STREAMS; i++)
+        if (st->side[i])
+            CK(ctx, st->drv.cuStreamSynchronize(st->side[i]), "rv_context_sync (side queue)");
+    return 0;
+}
+
+/* rv_side_*: the side stream of the current stream, created on first use. */
+static int cuda_side(RV_Context *ctx, int op)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    const int i = st->cur;
+    if (!st->side[i]) {
+        CK(ctx, stream_new(st, &st->side[i], st->prio_side), "creating a side stream");
+        st->nside++;
+    }
+    if (!st->ev_side[i])
+        CK(ctx, st->drv.cuEventCreate(&st->ev_side[i], RVC_EVENT_DISABLE_TIMING), "cuEventCreate (side queue)");
+    if (op == RV__SIDE_BEGIN) {
+        CK(ctx, st->drv.cuEventRecord(st->ev_side[i], st->streams[i]), "cuEventRecord (rv_side_begin)");
+        CK(ctx, st->drv.cuStreamWaitEvent(st->side[i], st->ev_side[i], 0), "cuStreamWaitEvent (rv_side_begin)");
+        st->in_side = 1;
+    } else if (op == RV__SIDE_END) {
+        st->in_side = 0;
+    } else {
+        CK(ctx, st->drv.cuEventRecord(st->ev_side[i], st->side[i]), "cuEventRecord (rv_side_join)");
+        CK(ctx, st->drv.cuStreamWaitEvent(st->streams[i], st->ev_side[i], 0), "cuStreamWaitEvent (rv_side_join)");
+    }
     return 0;
 }
 
@@ -926,6 +981,12 @@ static void state_close(rvc_state *st)
             st->drv.cuMemFreeHost(st->box_result);
         for (int i = 0; i < st->nstreams; i++)
             st->drv.cuStreamDestroy(st->streams[i]);
+        for (int i = 0; i < RVC_MAX_STREAMS; i++) {
+            if (st->side[i])
+                st->drv.cuStreamDestroy(st->side[i]);
+            if (st->ev_side[i])
+                st->drv.cuEventDestroy(st->ev_side[i]);
+        }
         st->drv.cuCtxSetCurrent(NULL);
         st->drv.cuDevicePrimaryCtxRelease(st->dev);
     }
@@ -965,6 +1026,7 @@ static const struct rv_backend_ops rv_cuda_backend = {
     .buffer_upload = cuda_buffer_upload,
     .buffer_download = cuda_buffer_download,
     .sync = cuda_sync,
+    .side = cuda_side,
 };
 
 #define RVC_LOAD_SYM(name, sym, params)                                                        \
@@ -1065,7 +1127,22 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
     }
     if ((r = d->cuCtxSetCurrent(st->cu)) != CUDA_SUCCESS)
         return open_fail(st, r, "cuCtxSetCurrent", why, why_size);
-    if ((r = d->cuStreamCreate(&st->streams[0], RVC_STREAM_DEFAULT)) != CUDA_SUCCESS)
+    /* priorities (optional): the frames' streams one step above the least,
+     * which the side queues take */
+    {
+        void *cp = dlsym(d->lib, "cuStreamCreateWithPriority"), *pr = dlsym(d->lib, "cuCtxGetStreamPriorityRange");
+        int least = 0, greatest = 0;
+        rvc_prio_range_fn range = NULL;
+        if (cp && pr) {
+            memcpy(&st->create_prio, &cp, sizeof(cp));
+            memcpy(&range, &pr, sizeof(pr));
+            if (range(&least, &greatest) != CUDA_SUCCESS)
+                least = greatest = 0;
+        }
+        st->prio_side = least;
+        st->prio_main = greatest < least ? least - 1 : least;
+    }
+    if ((r = stream_new(st, &st->streams[0], st->prio_main)) != CUDA_SUCCESS)
         return open_fail(st, r, "cuStreamCreate", why, why_size);
     st->nstreams = 1;
     /* the procBox result: page-locked and mapped, the kernel writes it
@@ -1128,8 +1205,10 @@ int rv__cuda_set_stream(RV_Context *ctx, int index)
         return err;
     if (index < 0 || index >= RVC_MAX_STREAMS)
         return rv__error(ctx, RV_EINVAL, "CUDA stream index %d outside 0..%d", index, RVC_MAX_STREAMS - 1);
+    if (st->in_side)
+        return rv__error(ctx, RV_EINVAL, "CUDA stream %d selected inside a side section (rv_side_end first)", index);
     while (st->nstreams <= index) {
-        CK(ctx, st->drv.cuStreamCreate(&st->streams[st->nstreams], RVC_STREAM_DEFAULT), "cuStreamCreate");
+        CK(ctx, stream_new(st, &st->streams[st->nstreams], st->prio_main), "cuStreamCreate");
         st->nstreams++;
     }
     st->cur = index;

@@ -81,6 +81,9 @@ typedef struct rvc_launch_config {
     rvc_launch_attr *attrs;
     unsigned num_attrs;
 } rvc_launch_config;
+/* optional (looked up apart from the table): stream priorities for side queues */
+typedef CUresult (*rvc_stream_prio_fn)(CUstream *s, unsigned int flags, int priority);
+typedef CUresult (*rvc_prio_range_fn)(int *least, int *greatest);
 typedef CUresult (*rvc_launch_ex_fn)(const rvc_launch_config *cfg, CUfunction f, void **params, void **extra);
 
 #define RVC_STREAM_DEFAULT 0x0u  /* synchronises with the legacy NULL stream */

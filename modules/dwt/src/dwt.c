@@ -54,6 +54,7 @@ struct RV_Dwt {
     size_t ntab;
     RV_DwtStats stats;
     char err[512];
+    int side_pending;         /* columns queued on the side queue, not yet joined */
 };
 
 static int fail(RV_Dwt *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -778,6 +779,34 @@ static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
                             1);
 }
 
+/*
+ * Forward columns of one level, src (rows done) -> dst. When more levels
+ * follow (`more`), only the left half (the S columns: the LL and LH bands,
+ * which the next level reads) stays on the context's queue; the right half
+ * (HL and HH: no later level reads or writes them) goes to the side queue,
+ * where it runs beside the next levels' launches, which at the small levels
+ * leave most multiprocessors idle (docs/perf/dwt.md, session 12). The two
+ * halves touch disjoint columns; transform() joins the side queue at the end.
+ */
+static int cols_forward(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int m, int n, int more)
+{
+    const int nS = (n + 1) / 2;
+    /* the right half starts at column nS: 16-byte aligned tiles need nS % 4 == 0 */
+    if (!more || (d->s.gpu_variant & RV_DWT_VARIANT_NO_SIDE) || n < 2 || nS % 4)
+        return run_colfused(d, src, sp, dst, dp, m, n, 0);
+    int err = rv_side_begin(d->ctx);
+    if (err < 0)
+        return rvfail(d, err, "rv_side_begin");
+    d->side_pending = 1;
+    err = run_colfused(d, src + (uint64_t)nS * 4, sp, dst + (uint64_t)nS * 4, dp, m, n - nS, 0);
+    const int e2 = rv_side_end(d->ctx);
+    if (err < 0)
+        return err;
+    if (e2 < 0)
+        return rvfail(d, e2, "rv_side_end");
+    return run_colfused(d, src, sp, dst, dp, m, nS, 0);
+}
+
 /* Whether the LL region w x h fits the shared memory of dwt_tilefused. */
 static int tile_ok(const RV_Dwt *d, int w, int h)
 {
@@ -1111,7 +1140,22 @@ static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
     return 1;
 }
 
+static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse);
+
+/* transform_plan(), then the side queue joined (cols_forward): later work sees every band. */
 static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
+{
+    int err = transform_plan(d, base, pitch, w, h, levels, inverse);
+    if (d->side_pending) {
+        d->side_pending = 0;
+        const int e2 = rv_side_join(d->ctx);
+        if (err >= 0 && e2 < 0)
+            err = rvfail(d, e2, "rv_side_join");
+    }
+    return err;
+}
+
+static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
 {
     int err;
     if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM)
@@ -1183,7 +1227,7 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
                 const int n = p.w, m = p.h;
                 if (!inverse) {
                     if ((err = run_rowfused(d, base, pitch, sb, sp, n, m, 1, 0, 0)) < 0 ||
-                        (err = run_colfused(d, sb, sp, base, pitch, m, n, 0)) < 0)
+                        (err = cols_forward(d, sb, sp, base, pitch, m, n, dims == 2 && i + 1 < levels)) < 0)
                         return err;
                 } else if ((err = run_colfused(d, base, pitch, sb, sp, m, n, 1)) < 0 ||
                            (err = run_rowfused(d, sb, sp, base, pitch, n, m, 1, 1, 0)) < 0) {
@@ -1228,7 +1272,7 @@ static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int 
             if (dims == 1 || m < 2)
                 err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 2);
             else
-                err = run_colfused(d, tb, pitch, base, pitch, m, n, 0);
+                err = cols_forward(d, tb, pitch, base, pitch, m, n, i + 1 < levels);
             if (err < 0)
                 return err;
         } else {

@@ -97,6 +97,30 @@ typedef struct RV_LaunchShape {
 RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape,
                          const void *args, size_t args_size);
 
+/*
+ * Side queue: work that may run beside the launches that follow it.
+ *
+ * Launches between rv_side_begin() and rv_side_end() go to the side queue of
+ * the context's current queue. They start once everything queued on the
+ * current queue before rv_side_begin() has finished, and may then run at the
+ * same time as what is queued on the current queue after rv_side_end(); the
+ * caller guarantees that the two touch disjoint memory (or only read the
+ * same). rv_side_join() makes everything queued on the current queue from
+ * then on wait for all side work queued so far; rv_context_sync() waits for
+ * both queues. Use it for work off the critical path, e.g. the bands of a
+ * wavelet level that the next level does not read: on the GPU the side queue
+ * is a stream of lower priority, so that the blocks of the current queue's
+ * kernels are scheduled first and the side work fills the multiprocessors
+ * they leave idle.
+ *
+ * The CPU backend runs every launch in order: there the three calls only
+ * check their use. Errors: RV_EINVAL for a nested rv_side_begin(), for
+ * rv_side_end() outside one and for rv_side_join() inside one.
+ */
+RV_API int rv_side_begin(RV_Context *ctx);
+RV_API int rv_side_end(RV_Context *ctx);
+RV_API int rv_side_join(RV_Context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

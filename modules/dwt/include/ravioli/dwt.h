@@ -192,7 +192,13 @@ typedef enum RV_DwtGpuVariant {
                                     and last tile of a column lift in shared memory, one
                                     barrier a step (the kernels before session 10), instead
                                     of in registers through the symmetric extension
-                                    (CDF 5/3, 9/7, DD(13,7)) */
+                                    (CDF 5/3, 9/7, DD(13,7)) */,
+    RV_DWT_VARIANT_NO_SIDE = 4096 /* forward, 2-D: the column pass of a level that more
+                                    levels follow in one launch on the context's queue,
+                                    instead of its right half (the HL and HH bands, which
+                                    no later level reads) on the side queue (rv_side_begin),
+                                    beside the next levels. Applies to the CPU backend too
+                                    (there both halves run in order either way) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
