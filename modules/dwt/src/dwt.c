@@ -54,7 +54,11 @@ struct RV_Dwt {
     size_t ntab;
     RV_DwtStats stats;
     char err[512];
-    int side_pending;         /* columns queued on the side queue, not yet joined */
+    /* cols_forward: right halves of column passes held back (pend), and whether
+     * any went to the side queue since the last join */
+    struct side_cols { uint64_t src, dst; int64_t sp, dp; int m, n; } pend[32];
+    int npend, side_pending;
+    long long side_from;      /* held back until a level of at most this many samples */
 };
 
 static int fail(RV_Dwt *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -187,6 +191,10 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         d->s = *settings;
     else
         rv_dwt_settings_default(&d->s);
+    d->side_from = 1 << 20;
+    const char *sf = getenv("RV_DWT_SIDE_FROM"); /* EXPERIMENT */
+    if (sf && *sf)
+        d->side_from = atoll(sf);
     int err = 0;
     if (d->s.type != RV_DWT_F32 && d->s.type != RV_DWT_I32)
         err = fail(d, RV_EINVAL, "rv_dwt_create: unknown type %d", (int)d->s.type);
@@ -792,19 +800,39 @@ static int cols_forward(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
 {
     const int nS = (n + 1) / 2;
     /* the right half starts at column nS: 16-byte aligned tiles need nS % 4 == 0 */
-    if (!more || (d->s.gpu_variant & RV_DWT_VARIANT_NO_SIDE) || n < 2 || nS % 4)
+    if (!more || (d->s.gpu_variant & RV_DWT_VARIANT_NO_SIDE) || n < 2 || nS % 4 ||
+        d->npend == (int)(sizeof(d->pend) / sizeof(d->pend[0])))
         return run_colfused(d, src, sp, dst, dp, m, n, 0);
-    int err = rv_side_begin(d->ctx);
+    d->pend[d->npend++] = (struct side_cols){src + (uint64_t)nS * 4, dst + (uint64_t)nS * 4, sp, dp, m, n - nS};
+    return run_colfused(d, src, sp, dst, dp, m, nS, 0);
+}
+
+/* The held-back right halves: on the side queue (side != 0) or the context's. */
+static int side_flush(RV_Dwt *d, int side)
+{
+    if (!d->npend)
+        return 0;
+    int err = side ? rv_side_begin(d->ctx) : 0;
     if (err < 0)
         return rvfail(d, err, "rv_side_begin");
-    d->side_pending = 1;
-    err = run_colfused(d, src + (uint64_t)nS * 4, sp, dst + (uint64_t)nS * 4, dp, m, n - nS, 0);
-    const int e2 = rv_side_end(d->ctx);
+    d->side_pending |= side;
+    for (int i = 0; i < d->npend && err >= 0; i++) {
+        const struct side_cols *c = &d->pend[i];
+        /* (run_colfused takes the whole-column form: ncols columns from src / dst) */
+        err = run_colfused(d, c->src, c->sp, c->dst, c->dp, c->m, c->n, 0);
+    }
+    d->npend = 0;
+    const int e2 = side ? rv_side_end(d->ctx) : 0;
     if (err < 0)
         return err;
-    if (e2 < 0)
-        return rvfail(d, e2, "rv_side_end");
-    return run_colfused(d, src, sp, dst, dp, m, nS, 0);
+    return e2 < 0 ? rvfail(d, e2, "rv_side_end") : 0;
+}
+
+/* Before a level of w x h: the held-back halves go to the side queue once the
+ * levels are small enough to leave multiprocessors idle. */
+static int side_before(RV_Dwt *d, int w, int h)
+{
+    return d->npend && (long long)w * h <= d->side_from ? side_flush(d, 1) : 0;
 }
 
 /* Whether the LL region w x h fits the shared memory of dwt_tilefused. */
@@ -1146,6 +1174,11 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
 static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
 {
     int err = transform_plan(d, base, pitch, w, h, levels, inverse);
+    if (d->npend) {
+        const int e1 = side_flush(d, 0);
+        if (err >= 0)
+            err = e1;
+    }
     if (d->side_pending) {
         d->side_pending = 0;
         const int e2 = rv_side_join(d->ctx);
@@ -1218,6 +1251,8 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
             plan_level p = d->lv[l];
             if (dims == 1)
                 p.h = h;
+            if ((err = side_before(d, p.w, p.h)) < 0)
+                return err;
             uint64_t sb;
             int64_t sp;
             if ((err = inplace_scratch(d, l, &sb, &sp)) < 0)
@@ -1247,8 +1282,11 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
                     return err;
             }
         }
-        if (tl < levels && !inverse)
+        if (tl < levels && !inverse) {
+            if ((err = side_flush(d, 1)) < 0)
+                return err;
             return run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 0);
+        }
         return 0;
     }
 
@@ -1260,6 +1298,8 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
         const int l = inverse ? tl - 1 - i : i;
         const plan_level *p = &d->lv[l];
         const int rows = dims == 2 ? p->h : h, n = p->w, m = p->h;
+        if ((err = side_before(d, n, m)) < 0)
+            return err;
         if (!inverse) {
             if (n < 2)
                 err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 2);
@@ -1292,8 +1332,11 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
                 return err;
         }
     }
-    if (tl < levels && !inverse)
+    if (tl < levels && !inverse) {
+        if ((err = side_flush(d, 1)) < 0)
+            return err;
         return run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 0);
+    }
     return 0;
 }
 
