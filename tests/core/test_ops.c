@@ -628,6 +628,29 @@ static void test_raw(void **state)
     }
     assert_int_equal(rv_buffer_download(cb[1], 0, got, sizeof(got)), 0);
     assert_memory_equal(got, w, sizeof(w));
+
+    /* the side queue (rv_side_*): on the CPU launches run in order; misuse is an error */
+    assert_int_equal(rv_side_begin(NULL), RV_EINVAL);
+    assert_int_equal(rv_side_end(ctx), RV_EINVAL);
+    assert_non_null(strstr(rv_context_error(ctx), "rv_side_begin first"));
+    assert_int_equal(rv_side_begin(ctx), 0);
+    assert_int_equal(rv_side_begin(ctx), RV_EINVAL);
+    assert_non_null(strstr(rv_context_error(ctx), "do not nest"));
+    assert_int_equal(rv_side_join(ctx), RV_EINVAL);
+    assert_non_null(strstr(rv_context_error(ctx), "rv_side_end first"));
+    {
+        rv_chainmix_args ca = {rv_buffer_address(cb[1]), rv_buffer_address(cb[0]), 5, 9u};
+        RV_LaunchShape csh = {{2, 1, 1}, {1, 1, 1}, 0};
+        assert_int_equal(rv_launch_raw(ck, &csh, &ca, sizeof(ca)), 0);
+        uint32_t t[5];
+        for (int i = 0; i < 5; i++)
+            t[i] = w[(i + 1) % 5] * 2654435761u + 9u;
+        memcpy(w, t, sizeof(w));
+    }
+    assert_int_equal(rv_side_end(ctx), 0);
+    assert_int_equal(rv_side_join(ctx), 0);
+    assert_int_equal(rv_buffer_download(cb[0], 0, got, sizeof(got)), 0);
+    assert_memory_equal(got, w, sizeof(w));
     rv_buffer_destroy(&cb[0]);
     rv_buffer_destroy(&cb[1]);
 }

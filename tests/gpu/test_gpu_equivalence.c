@@ -493,6 +493,96 @@ static void test_raw_chained(void **state)
     free(got);
 }
 
+/* One pass of chainmix in plain C: out[i] = in[i + 1 (wrapping)] * 2654435761 + k. */
+static void mix_ref(uint32_t *out, const uint32_t *in, int n, uint32_t k)
+{
+    for (int i = 0; i < n; i++)
+        out[i] = in[i + 1 < n ? i + 1 : 0] * 2654435761u + k;
+}
+
+/*
+ * Side queue (rv_side_begin / end / join): a chain on the context's queue, a
+ * chain on the side queue that starts from the main chain's result (begin
+ * must wait for it), more main work beside it that reads the same buffer,
+ * and a last main pass after rv_side_join that reads the side chain's result
+ * (join must wait for it). Both backends, against the chains in plain C; and
+ * the misuse errors.
+ */
+static void test_side_queue(void **state)
+{
+    (void)state;
+    const int n = (1 << 21) + 7, P = 8, Q = 24;
+    const size_t bytes = (size_t)n * 4;
+    uint32_t *start = malloc(bytes), *a = malloc(bytes), *b = malloc(bytes), *t = malloc(bytes), *got = malloc(bytes);
+    assert_true(start && a && b && t && got);
+    for (int i = 0; i < n; i++)
+        start[i] = (uint32_t)i * 0x85ebca6bu ^ 0xc2b2ae35u;
+    /* reference: main P passes -> M; side Q passes from M -> S; main Q passes from M -> A; last: S -> L */
+    memcpy(a, start, bytes);
+    for (int p = 0; p < P; p++) {
+        mix_ref(t, a, n, (uint32_t)p);
+        memcpy(a, t, bytes);
+    }
+    memcpy(b, a, bytes); /* M */
+    for (int q = 0; q < Q; q++) {
+        mix_ref(t, b, n, 1000u + (uint32_t)q);
+        memcpy(b, t, bytes); /* S */
+    }
+    for (int q = 0; q < Q; q++) {
+        mix_ref(t, a, n, 2000u + (uint32_t)q);
+        memcpy(a, t, bytes); /* A */
+    }
+    mix_ref(t, b, n, 3000u); /* L */
+    for (int side = 0; side < 2; side++) {
+        RV_Context *c = side ? gpu : cpu;
+        const RV_Kernel *k = kern(side ? mgpu : mcpu, "chainmix");
+        RV_LaunchShape sh = {{side ? 528u : 4u, 1, 1}, {side ? 256u : 1u, 1, 1}, 0};
+        RV_Buffer *bf[7] = {NULL};
+        uint64_t ad[7];
+        for (int i = 0; i < 7; i++) {
+            assert_int_equal(rv_buffer_create(c, bytes, &bf[i]), 0);
+            ad[i] = rv_buffer_address(bf[i]);
+        }
+        assert_int_equal(rv_buffer_upload(bf[0], 0, start, bytes), 0);
+#define MIX(FROM, TO, K)                                                                  \
+    do {                                                                                 \
+        rv_chainmix_args ca_ = {ad[FROM], ad[TO], n, (uint32_t)(K)};                      \
+        if (rv_launch_raw(k, &sh, &ca_, sizeof(ca_)) < 0)                                 \
+            fail_msg("chainmix: %s", rv_context_error(c));                                \
+    } while (0)
+        /* misuse first: nothing is queued by these */
+        assert_int_equal(rv_side_end(c), RV_EINVAL);
+        assert_non_null(strstr(rv_context_error(c), "rv_side_begin first"));
+        for (int p = 0; p < P; p++)
+            MIX(p & 1, (p + 1) & 1, p);
+        const int m = P & 1; /* buffer holding M */
+        assert_int_equal(rv_side_begin(c), 0);
+        assert_int_equal(rv_side_begin(c), RV_EINVAL);
+        assert_non_null(strstr(rv_context_error(c), "do not nest"));
+        assert_int_equal(rv_side_join(c), RV_EINVAL);
+        for (int q = 0; q < Q; q++)
+            MIX(q == 0 ? m : 2 + ((q + 1) & 1), 2 + (q & 1), 1000 + q);
+        assert_int_equal(rv_side_end(c), 0);
+        for (int q = 0; q < Q; q++)
+            MIX(q == 0 ? m : 4 + ((q + 1) & 1), 4 + (q & 1), 2000 + q);
+        assert_int_equal(rv_side_join(c), 0);
+        MIX(2 + ((Q - 1) & 1), 6, 3000);
+#undef MIX
+        assert_int_equal(rv_buffer_download(bf[6], 0, got, bytes), 0);
+        assert_memory_equal(got, t, bytes);
+        assert_int_equal(rv_buffer_download(bf[4 + ((Q - 1) & 1)], 0, got, bytes), 0);
+        assert_memory_equal(got, a, bytes);
+        for (int i = 0; i < 7; i++)
+            rv_buffer_destroy(&bf[i]);
+        g_checks++;
+    }
+    free(start);
+    free(a);
+    free(b);
+    free(t);
+    free(got);
+}
+
 /* Raw kernel addk on a float plane. */
 
 static void test_raw(void **state)
@@ -735,6 +825,7 @@ int main(void)
         cmocka_unit_test(test_box_ties_sad),
         cmocka_unit_test(test_raw),
         cmocka_unit_test(test_raw_chained),
+        cmocka_unit_test(test_side_queue),
         cmocka_unit_test(test_coherence),
         cmocka_unit_test(test_pool_oom_errors),
     };

@@ -58,8 +58,15 @@ struct RV_Dwt {
      * any went to the side queue since the last join */
     struct side_cols { uint64_t src, dst; int64_t sp, dp; int m, n; } pend[32];
     int npend, side_pending;
-    long long side_from;      /* held back until a level of at most this many samples */
 };
+
+/* cols_forward: the side queue only for images of at most SIDE_MAX samples (at
+ * 2K x 2K the image and its copy fit the L2 of an H100 or H200 and the side
+ * work only takes idle multiprocessors; from 4K x 4K it competes with the
+ * next levels for DRAM and measured slower: docs/perf/dwt.md, session 12),
+ * held back until a level of at most SIDE_FROM samples */
+#define SIDE_MAX (1ll << 22)
+#define SIDE_FROM (1ll << 20)
 
 static int fail(RV_Dwt *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(RV_Dwt *d, int code, const char *fmt, ...)
@@ -191,10 +198,6 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         d->s = *settings;
     else
         rv_dwt_settings_default(&d->s);
-    d->side_from = 1 << 20;
-    const char *sf = getenv("RV_DWT_SIDE_FROM"); /* EXPERIMENT */
-    if (sf && *sf)
-        d->side_from = atoll(sf);
     int err = 0;
     if (d->s.type != RV_DWT_F32 && d->s.type != RV_DWT_I32)
         err = fail(d, RV_EINVAL, "rv_dwt_create: unknown type %d", (int)d->s.type);
@@ -788,13 +791,17 @@ static int run_colfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
 }
 
 /*
- * Forward columns of one level, src (rows done) -> dst. When more levels
- * follow (`more`), only the left half (the S columns: the LL and LH bands,
- * which the next level reads) stays on the context's queue; the right half
- * (HL and HH: no later level reads or writes them) goes to the side queue,
- * where it runs beside the next levels' launches, which at the small levels
- * leave most multiprocessors idle (docs/perf/dwt.md, session 12). The two
- * halves touch disjoint columns; transform() joins the side queue at the end.
+ * Forward columns of one level, src (rows done) -> dst, out of place. When
+ * more levels follow (`more`), only the left half (the S columns: the LL and
+ * LH bands, which the next level reads) is launched now; the right half (HL
+ * and HH: no later level reads or writes them, nor the columns of the row
+ * buffer they come from) is held back (d->pend) and goes to the side queue
+ * before the first level of at most SIDE_FROM samples (side_before), where it
+ * runs beside those latency-bound launches; transform() launches what is
+ * still held back and joins the side queue at the end. Not in place: there
+ * the small levels' scratch (inplace_scratch) is one buffer at each level's
+ * own pitch, so a later level's rows would overwrite what a held-back half
+ * still reads.
  */
 static int cols_forward(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int m, int n, int more)
 {
@@ -832,7 +839,7 @@ static int side_flush(RV_Dwt *d, int side)
  * levels are small enough to leave multiprocessors idle. */
 static int side_before(RV_Dwt *d, int w, int h)
 {
-    return d->npend && (long long)w * h <= d->side_from ? side_flush(d, 1) : 0;
+    return d->npend && (long long)w * h <= SIDE_FROM ? side_flush(d, 1) : 0;
 }
 
 /* Whether the LL region w x h fits the shared memory of dwt_tilefused. */
@@ -1262,7 +1269,7 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
                 const int n = p.w, m = p.h;
                 if (!inverse) {
                     if ((err = run_rowfused(d, base, pitch, sb, sp, n, m, 1, 0, 0)) < 0 ||
-                        (err = cols_forward(d, sb, sp, base, pitch, m, n, dims == 2 && i + 1 < levels)) < 0)
+                        (err = run_colfused(d, sb, sp, base, pitch, m, n, 0)) < 0)
                         return err;
                 } else if ((err = run_colfused(d, base, pitch, sb, sp, m, n, 1)) < 0 ||
                            (err = run_rowfused(d, sb, sp, base, pitch, n, m, 1, 1, 0)) < 0) {
@@ -1312,7 +1319,7 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
             if (dims == 1 || m < 2)
                 err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 2);
             else
-                err = cols_forward(d, tb, pitch, base, pitch, m, n, i + 1 < levels);
+                err = cols_forward(d, tb, pitch, base, pitch, m, n, i + 1 < levels && (long long)w * h <= SIDE_MAX);
             if (err < 0)
                 return err;
         } else {
