@@ -60,11 +60,12 @@ struct RV_Dwt {
     int npend, side_pending;
 };
 
-/* cols_forward: the side queue only for images of at most SIDE_MAX samples (at
- * 2K x 2K the image and its copy fit the L2 of an H100 or H200 and the side
- * work only takes idle multiprocessors; from 4K x 4K it competes with the
- * next levels for DRAM and measured slower: docs/perf/dwt.md, session 12),
- * held back until a level of at most SIDE_FROM samples */
+/* cols_forward: the side queue only for levels of at most SIDE_MAX samples
+ * (2048 x 2048: such a level and its row buffer fit the L2 of an H100 or
+ * H200, so the side work only takes idle multiprocessors; a larger level's
+ * right half competes with the next levels for DRAM and measured slower:
+ * docs/perf/dwt.md, session 12), held back until a level of at most SIDE_FROM
+ * samples */
 #define SIDE_MAX (1ll << 22)
 #define SIDE_FROM (1ll << 20)
 
@@ -1319,7 +1320,7 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
             if (dims == 1 || m < 2)
                 err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 2);
             else
-                err = cols_forward(d, tb, pitch, base, pitch, m, n, i + 1 < levels && (long long)w * h <= SIDE_MAX);
+                err = cols_forward(d, tb, pitch, base, pitch, m, n, i + 1 < levels && (long long)n * m <= SIDE_MAX);
             if (err < 0)
                 return err;
         } else {
