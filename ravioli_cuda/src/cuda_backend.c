@@ -939,6 +939,8 @@ static int cuda_side(RV_Context *ctx, int op)
     if (err < 0)
         return err;
     const int i = st->cur;
+    if (op == RV__SIDE_JOIN && !st->side[i])
+        return 0; /* nothing was ever queued beside this stream */
     if (!st->side[i]) {
         CK(ctx, stream_new(st, &st->side[i], st->prio_side), "creating a side stream");
         st->nside++;

@@ -1182,11 +1182,10 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
 static int transform(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse)
 {
     int err = transform_plan(d, base, pitch, w, h, levels, inverse);
-    if (d->npend) {
-        const int e1 = side_flush(d, 0);
-        if (err >= 0)
-            err = e1;
-    }
+    if (err < 0)
+        d->npend = 0; /* after a failure, no more launches: the result is undefined anyway */
+    else if (d->npend)
+        err = side_flush(d, 0);
     if (d->side_pending) {
         d->side_pending = 0;
         const int e2 = rv_side_join(d->ctx);
