@@ -8,6 +8,7 @@
 #include "rv_test.h"
 
 #include "dwt_ref.h"
+#include "copy16_check.h"
 
 typedef struct cfg {
     RV_DwtWavelet wv;
@@ -444,6 +445,13 @@ static void test_host_split(void **state)
     rv_dwt_destroy(&d);
 }
 
+/* The benchmarks' copy floor kernel, dwt_copy16 (its CPU body). */
+static void test_copy16(void **state)
+{
+    (void)state;
+    copy16_check(g_ctx, 0);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -468,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_1d_block),      cmocka_unit_test(test_1d_interleaved),
         cmocka_unit_test(test_long_rows),     cmocka_unit_test(test_image_api),
         cmocka_unit_test(test_denoise),       cmocka_unit_test(test_host_split),
+        cmocka_unit_test(test_copy16),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <ravioli/dwt.h>
 
+#include "copy16_check.h"
+
 static RV_Context *g_gpu, *g_cpu;
 
 static void *run(RV_Context *ctx, const RV_DwtSettings *s, const void *in, int w, int h, int levels, int inverse)
@@ -366,6 +368,14 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
     free(rec);
 }
 
+/* The benchmarks' copy floor kernel, dwt_copy16 (its CUDA body; its CPU body too). */
+static void test_gpu_copy16(void **state)
+{
+    (void)state;
+    copy16_check(g_gpu, 1);
+    copy16_check(g_cpu, 0);
+}
+
 static void test_gpu_host_split(void **state)
 {
     (void)state;
@@ -399,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_gpu_inplace_small),
         cmocka_unit_test(test_gpu_denoise),
         cmocka_unit_test(test_gpu_host_split),
+        cmocka_unit_test(test_gpu_copy16),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

@@ -20,10 +20,13 @@
  *            implementation), CPU: a plain single-threaded C lifting loop;
  *            the ratio is peer time / our time.
  * P (the floor) is measured in the same run: the best of a device-to-device
- * copy of the image through the module's own copy kernel (dwt_split, mode
- * copy, 4-byte accesses; with RV_BENCH_EVENTS also one copy timed by events
- * as above), on the GPU the same copy 20 times back to back (since session
- * 10: a steady rate at small N), and PyTorch's copy of the same image.
+ * copy of the image through the module's own copy kernel (GPU: dwt_copy16,
+ * 16-byte copies with DWT_COPY_Q of them in flight a thread, since session 12;
+ * before, dwt_split's 4-byte copy, which reached about half of PyTorch's rate
+ * from 4K on; CPU: dwt_split, mode copy, a memcpy a row; with RV_BENCH_EVENTS
+ * also one copy timed by events as above), on the GPU the same copy 20 times
+ * back to back (since session 10: a steady rate at small N), and PyTorch's
+ * copy of the same image.
  * A per-kernel breakdown (profiled run: a sync around each launch) follows.
  *
  * Then, per N, end to end from host memory (see e2e()): whole, split by a
@@ -150,7 +153,8 @@ static double ev_time(RV_Context *ctx, int (*fn)(void *), void *arg)
 typedef struct copy_run {
     const RV_Kernel *k;
     RV_LaunchShape *sh;
-    dwt_split_args *a;
+    const void *a;
+    size_t asize;
     int reps;
 } copy_run;
 
@@ -159,7 +163,7 @@ static int copy_fn(void *p)
     const copy_run *c = (const copy_run *)p;
     int err = 0;
     for (int i = 0; i < c->reps && err >= 0; i++)
-        err = rv_launch_raw(c->k, c->sh, c->a, sizeof(*c->a));
+        err = rv_launch_raw(c->k, c->sh, c->a, c->asize);
     return err;
 }
 
@@ -183,8 +187,15 @@ static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N,
     RV_Module *m = NULL;
     const RV_Kernel *k = NULL;
     int err;
-    if ((err = rv_module_load(ctx, "dwt", &m)) < 0 || (err = rv_kernel_get(m, "dwt_split", &k)) < 0)
+    /* the GPU copies 16 bytes a thread, DWT_COPY_Q in flight (dwt_copy16); the CPU
+     * copies rows with memcpy (dwt_split, mode copy) */
+    if ((err = rv_module_load(ctx, "dwt", &m)) < 0 || (err = rv_kernel_get(m, cpu ? "dwt_split" : "dwt_copy16", &k)) < 0)
         die(ctx, "module", err);
+    dwt_copy_args a16;
+    memset(&a16, 0, sizeof(a16));
+    a16.src = rv_buffer_address(src);
+    a16.dst = rv_buffer_address(dst);
+    a16.words = (int64_t)N * N;
     dwt_split_args a;
     memset(&a, 0, sizeof(a));
     a.src = rv_buffer_address(src);
@@ -200,15 +211,19 @@ static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N,
         a.tile_a = N;
         a.tile_b = N >= 16384 ? 1 : 16384 / N;
         sh.block[0] = 1;
-    } else {
-        a.tile_a = 256;
-        a.tile_b = 2;
-        sh.block[0] = 256;
     }
     sh.grid[0] = (unsigned)((N + a.tile_a - 1) / a.tile_a);
     sh.grid[1] = (unsigned)((N + a.tile_b - 1) / a.tile_b);
+    copy_run c = {k, &sh, &a, sizeof(a), reps};
+    if (!cpu) {
+        const int64_t per = 4ll * DWT_COPY_Q * 256;
+        sh.block[0] = 256;
+        sh.grid[0] = (unsigned)((a16.words + per - 1) / per);
+        sh.grid[1] = 1;
+        c.a = &a16;
+        c.asize = sizeof(a16);
+    }
     double best = 1e30;
-    copy_run c = {k, &sh, &a, reps};
     (void)ev; /* (events: GPU builds only) */
     for (int r = 0; r < 6; r++) {
         double t;

@@ -149,6 +149,14 @@ typedef struct dwt_split_args {
     int32_t tile_a, tile_b, pad0, pad1;
 } dwt_split_args;
 
+/** dwt_copy16: words 32-bit words src -> dst, 16 bytes a copy where both are 16-byte
+ *  aligned (the benchmarks' copy floor: DWT_COPY_Q 16-byte copies a thread in flight). */
+typedef struct dwt_copy_args {
+    uint64_t src, dst;
+    int64_t words;
+} dwt_copy_args;
+#define DWT_COPY_Q 4
+
 /** dwt_chunkgen: in each run of 2b samples of a row, evens first then odds (in place). */
 typedef struct dwt_chunk_args {
     uint64_t base;

@@ -578,6 +578,40 @@ RV_FN void dwt_split_one(const dwt_split_args *a, int q, int l)
     *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, a->axis, l, qd) = v;
 }
 
+/*
+ * dwt_copy16: block b copies words [b W, (b + 1) W), W = 4 DWT_COPY_Q blockDim
+ * words: thread t's DWT_COPY_Q 16-byte copies are loaded before any is stored
+ * (all in flight), consecutive threads at consecutive 16 bytes. Unaligned
+ * bases or a tail of fewer than 4 words go 4 bytes at a time.
+ */
+RV_RAW_KERNEL_CHAINED(dwt_copy16, dwt_copy_args, a, blk)
+{
+#if defined(RV_CUDA)
+    const int T = (int)blockDim.x, t = (int)threadIdx.x;
+    const int64_t w0 = (int64_t)blk.x * 4 * DWT_COPY_Q * T;
+    const int64_t w1 = w0 + 4ll * DWT_COPY_Q * T < a->words ? w0 + 4ll * DWT_COPY_Q * T : a->words;
+    const uint32_t *src = (const uint32_t *)(uintptr_t)a->src;
+    uint32_t *dst = (uint32_t *)(uintptr_t)a->dst;
+    if (((a->src | a->dst) & 15) == 0 && w1 - w0 == 4ll * DWT_COPY_Q * T) {
+        uint4 v[DWT_COPY_Q];
+#  pragma unroll
+        for (int q = 0; q < DWT_COPY_Q; q++)
+            v[q] = __ldcs((const uint4 *)(src + w0) + q * T + t);
+#  pragma unroll
+        for (int q = 0; q < DWT_COPY_Q; q++)
+            __stcs((uint4 *)(dst + w0) + q * T + t, v[q]);
+    } else {
+        for (int64_t w = w0 + t; w < w1; w += T)
+            dst[w] = src[w];
+    }
+#else
+    const int64_t per = a->words < 65536 ? a->words : 65536;
+    const int64_t w0 = (int64_t)blk.x * per, w1 = w0 + per < a->words ? w0 + per : a->words;
+    if (w1 > w0)
+        memcpy((uint32_t *)(uintptr_t)a->dst + w0, (const uint32_t *)(uintptr_t)a->src + w0, (size_t)(w1 - w0) * 4);
+#endif
+}
+
 RV_RAW_KERNEL_CHAINED(dwt_split, dwt_split_args, a, blk)
 {
     const int na = a->axis == 0 ? a->n : a->nlines;
