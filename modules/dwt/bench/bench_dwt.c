@@ -191,35 +191,33 @@ static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N,
      * copies rows with memcpy (dwt_split, mode copy) */
     if ((err = rv_module_load(ctx, "dwt", &m)) < 0 || (err = rv_kernel_get(m, cpu ? "dwt_split" : "dwt_copy16", &k)) < 0)
         die(ctx, "module", err);
-    dwt_copy_args a16;
-    memset(&a16, 0, sizeof(a16));
-    a16.src = rv_buffer_address(src);
-    a16.dst = rv_buffer_address(dst);
-    a16.words = (int64_t)N * N;
-    dwt_split_args a;
-    memset(&a, 0, sizeof(a));
-    a.src = rv_buffer_address(src);
-    a.dst = rv_buffer_address(dst);
-    a.src_pitch = a.dst_pitch = (int64_t)N * 4;
-    a.axis = 0;
-    a.n = N;
-    a.nlines = N;
-    a.mode = 2;
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
+    dwt_split_args a; /* CPU */
+    dwt_copy_args a16; /* GPU */
+    memset(&a, 0, sizeof(a));
+    memset(&a16, 0, sizeof(a16));
+    copy_run c = {k, &sh, &a, sizeof(a), reps};
     if (cpu) {
+        a.src = rv_buffer_address(src);
+        a.dst = rv_buffer_address(dst);
+        a.src_pitch = a.dst_pitch = (int64_t)N * 4;
+        a.axis = 0;
+        a.n = N;
+        a.nlines = N;
+        a.mode = 2;
         a.tile_a = N;
         a.tile_b = N >= 16384 ? 1 : 16384 / N;
         sh.block[0] = 1;
-    }
-    sh.grid[0] = (unsigned)((N + a.tile_a - 1) / a.tile_a);
-    sh.grid[1] = (unsigned)((N + a.tile_b - 1) / a.tile_b);
-    copy_run c = {k, &sh, &a, sizeof(a), reps};
-    if (!cpu) {
+        sh.grid[0] = 1;
+        sh.grid[1] = (unsigned)((N + a.tile_b - 1) / a.tile_b);
+    } else {
         const int64_t per = 4ll * DWT_COPY_Q * 256;
+        a16.src = rv_buffer_address(src);
+        a16.dst = rv_buffer_address(dst);
+        a16.words = (int64_t)N * N;
         sh.block[0] = 256;
         sh.grid[0] = (unsigned)((a16.words + per - 1) / per);
-        sh.grid[1] = 1;
         c.a = &a16;
         c.asize = sizeof(a16);
     }

@@ -1258,8 +1258,6 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
             plan_level p = d->lv[l];
             if (dims == 1)
                 p.h = h;
-            if ((err = side_before(d, p.w, p.h)) < 0)
-                return err;
             uint64_t sb;
             int64_t sp;
             if ((err = inplace_scratch(d, l, &sb, &sp)) < 0)
@@ -1289,11 +1287,8 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
                     return err;
             }
         }
-        if (tl < levels && !inverse) {
-            if ((err = side_flush(d, 1)) < 0)
-                return err;
+        if (tl < levels && !inverse)
             return run_tilefused(d, base, pitch, d->lv[tl].w, d->lv[tl].h, levels - tl, 0);
-        }
         return 0;
     }
 
