@@ -102,11 +102,13 @@ static void test_gpu_variants(void **state)
     static const int sizes[][2] = {{16384, 6}, {8200, 9}, {1000, 700}, {100, 300}, {1920, 1080}};
     /* the 64 combinations of bits 1..32, then ROW_SHARED (64) alone, with each of them and
      * with all, then INPLACE_NO_SCRATCH (128) and HALO_OWN (256) alone and with some, then
-     * HALO_N32 (512) and L0_STEPS (1024) alone and with some */
+     * HALO_N32 (512) and L0_STEPS (1024) alone and with some, then COL_TOPDOWN (the column
+     * tiles in the order before session 13) alone and with shared-memory lifting */
     static const unsigned more[] = {64, 64 | 1, 64 | 2, 64 | 4, 64 | 8, 64 | 16, 64 | 32, 64 | 63,
                                     128, 128 | 8, 128 | 32, 128 | 64, 128 | 63,
                                     256, 256 | 128, 256 | 32, 256 | 128 | 64 | 63,
-                                    512, 512 | 128, 512 | 256, 1024, 1024 | 32, 1024 | 512};
+                                    512, 512 | 128, 512 | 256, 1024, 1024 | 32, 1024 | 512,
+                                    RV_DWT_VARIANT_COL_TOPDOWN, RV_DWT_VARIANT_COL_TOPDOWN | 64 | 8};
     for (unsigned vi = 0; vi < 64 + sizeof(more) / sizeof(more[0]); vi++) {
         const unsigned v = vi < 64 ? vi : more[vi - 64];
         for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)

@@ -105,6 +105,9 @@ typedef struct dwt_col_args {
      * symmetric taps (the lifting then keeps the extension symmetric, bit for
      * bit, as in dwt_rowreg) */
     int32_t reg;
+    /* 1: tile row t is blk.y = ny - 1 - t (the blocks start at the column's end,
+     * where the row pass before stored last, so their reads find it in the L2) */
+    int32_t rev, pad0;
     /* In place (dst = src): when halo != 0, the pairs a tile reads but does not
      * write come from the saved copy of dwt_halo (tile t, row r of 4H at
      * halo + ((t * 4H + r) * ncols + c) * 4), so tiles never read what another

@@ -1386,6 +1386,8 @@ static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint3
  */
 RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
 {
+    if (a->rev)
+        blk.y = blk.ny - 1 - blk.y;
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
     const int R = a->R, H = a->H, TR = R + 2 * H, tc = a->tile_cols;
     const int c0 = blk.x * tc, c1 = RV__MIN(c0 + tc, a->ncols), nc = c1 - c0;

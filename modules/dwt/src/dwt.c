@@ -749,6 +749,7 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
         sh.block[0] = 1;
     } else {
         a.tile_cols = 32;
+        a.rev = !(d->s.gpu_variant & RV_DWT_VARIANT_COL_TOPDOWN);
         sh.block[0] = 32;
         sh.block[1] = 8;
         const uint64_t al = src_s | src_d | dst_s | dst_d | (uint64_t)src_str | (uint64_t)dst_str | halo |

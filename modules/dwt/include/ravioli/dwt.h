@@ -198,7 +198,12 @@ typedef enum RV_DwtGpuVariant {
                                     instead of its right half (the HL and HH bands, which
                                     no later level reads) on the side queue (rv_side_begin),
                                     beside the next levels. Applies to the CPU backend too
-                                    (there both halves run in order either way) */
+                                    (there both halves run in order either way) */,
+    RV_DWT_VARIANT_COL_TOPDOWN = 8192 /* GPU: column passes start their tiles at the
+                                    columns' first pairs, instead of at their last ones
+                                    (the rows the row pass before stored last, which the
+                                    L2 still holds; and the tiles that store the rows the
+                                    next level reads first go last) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
