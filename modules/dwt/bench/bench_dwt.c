@@ -629,6 +629,18 @@ int main(int argc, char **argv)
                 }
             }
         }
+        {
+            /* every forward above was followed by its inverse: the image must have come back
+             * (a check that the transforms ran right at this size, e.g. no overflow at 32K) */
+            float *rt = malloc(bytes);
+            if (!rt || (err = rv_buffer_download(buf, 0, rt, bytes)) < 0)
+                die(ctx, "download", rt ? err : RV_ENOMEM);
+            double mx = 0;
+            for (size_t i = 0; i < (size_t)N * N; i++)
+                mx = fmax(mx, fabs((double)rt[i] - (double)host[i]));
+            printf("round trip of all the runs above at N = %d: max |error| %.3g (samples in [0, 1))\n", N, mx);
+            free(rt);
+        }
         if (!getenv("RV_DWT_BENCH_NO_E2E"))
             e2e(ctx, buf, host, N, cpu);
         free(host);
