@@ -398,6 +398,53 @@ static void test_gpu_host_split(void **state)
     rv_context_destroy(&xfer);
 }
 
+/*
+ * Forward rows too long for a fused row pass (fuse_max_shared 4096: from 1025
+ * samples; the default: from 16385) in one windowed pass (dwt_rowwin, out of
+ * place): the CPU's result for CDF 9/7, DD(13,7) (f32, i32) and CDF 5/3 (i32)
+ * with one and several windows a row, rows ending inside a window or a
+ * segment, odd lengths; then that it is the pass taken (no step passes) and
+ * that NO_ROW_WIN takes the split and the step passes instead.
+ */
+static void test_gpu_row_win(void **state)
+{
+    (void)state;
+    static const int sizes[][4] = {{1030, 40, 1, 4096},  {4099, 33, 3, 4096}, {9000, 5, 2, 4096},
+                                   {20001, 3, 3, 4096},  {8193, 9, 1, 4096},  {40000, 4, 2, 0},
+                                   {32768, 3, 3, 0},     {16386, 5, 1, 0}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int c = 0; c < 4; c++) {
+            RV_DwtSettings s;
+            rv_dwt_settings_default(&s);
+            s.wavelet = c == 0 ? RV_DWT_CDF97 : c == 3 ? RV_DWT_CDF53 : RV_DWT_DD137;
+            s.type = c == 0 || c == 1 ? RV_DWT_F32 : RV_DWT_I32;
+            s.method = RV_DWT_OUT_OF_PLACE;
+            if (sizes[z][3])
+                s.fuse_max_shared = sizes[z][3];
+            compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
+        }
+    for (int v = 0; v < 2; v++) {
+        RV_DwtSettings s;
+        rv_dwt_settings_default(&s);
+        s.method = RV_DWT_OUT_OF_PLACE;
+        s.dims = 1;
+        s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
+        const int w = 20000, h = 2;
+        RV_Dwt *d = NULL;
+        assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
+        RV_Buffer *b = NULL;
+        assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
+        assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
+        RV_DwtStats st;
+        rv_dwt_stats(d, &st);
+        if (st.launches[RV_DWT_KERNEL_STEP] != (v ? 4 : 0) || st.launches[RV_DWT_KERNEL_ROWFUSED] != (v ? 0 : 1))
+            fail_msg("variant %d: %lld step passes, %lld row passes", v, st.launches[RV_DWT_KERNEL_STEP],
+                     st.launches[RV_DWT_KERNEL_ROWFUSED]);
+        rv_buffer_destroy(&b);
+        rv_dwt_destroy(&d);
+    }
+}
+
 int main(void)
 {
     g_gpu = rv_test_gpu_context();
@@ -412,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_gpu_denoise),
         cmocka_unit_test(test_gpu_host_split),
         cmocka_unit_test(test_gpu_copy16),
+        cmocka_unit_test(test_gpu_row_win),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

@@ -972,8 +972,9 @@ RV_RAW_KERNEL_CHAINED(dwt_rowasync, dwt_row_args, a, blk)
     } while (0)
 static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, const uint32_t *sh, uint32_t *dst,
                                                       int n, int seg, int lane, int edge, const int TYPE,
-                                                      const int INV, const int M)
+                                                      const int INV, const int M, int xs)
 {
+    /* sh holds samples [xs, ...) of the row (xs a multiple of 4; 0 unless a window, forward) */
     const int A = M + 2; /* M (a constant where it is called) pairs a lane and a window row each side */
     const int nS = (n + 1) >> 1, nD = n >> 1;
     uint32_t S[DWT_RM + 2], D[DWT_RM + 2];
@@ -981,7 +982,7 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
     if (!edge) {
         /* interior: no reflection */
         if (!INV) {
-            const uint2 *s2 = (const uint2 *)sh + p0; /* the row as it is: pair p at sh[2p] */
+            const uint2 *s2 = (const uint2 *)sh + (p0 - (xs >> 1)); /* the row as it is: pair p at sh[2p - xs] */
 #  pragma unroll
             for (int i = 0; i < A; i++) {
                 const uint2 v = s2[32 * i];
@@ -1004,8 +1005,8 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
                 qs = dwt_mirror(qs, n);
                 qd = dwt_mirror(qd, n);
             }
-            S[i] = INV ? sh[qs >> 1] : sh[qs];
-            D[i] = INV ? sh[nS + (qd >> 1)] : sh[qd];
+            S[i] = INV ? sh[qs >> 1] : sh[qs - xs];
+            D[i] = INV ? sh[nS + (qd >> 1)] : sh[qd - xs];
         }
     }
     const int ns = a->nsteps;
@@ -1059,46 +1060,69 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
 #endif
 
 #if defined(RV_CUDA)
-/* dwt_rowreg's body with M pairs a lane (a constant at both entries) */
-static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv_block blk, const int M)
+/* dwt_rowreg's body with M pairs a lane (a constant at each entry); WIN (a constant):
+ * the windowed form (a->win, dwt_rowwin), so that the plain entries keep their registers */
+static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv_block blk, const int M,
+                                                       const int WIN)
 {
     /* the host launches it for one level, block layout, f32 or i32, the step forms above,
-     * a multiple of 32 threads; shared: n words */
+     * a multiple of 32 threads; shared: n words, or with a window (forward) what
+     * dwt_row_win_words gives */
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
-    const int r0 = blk.x * a->tile_rows, r1 = RV__MIN(r0 + a->tile_rows, a->rows);
     const int T = (int)blockDim.x, tid = (int)threadIdx.x, lane = tid & 31;
     const int nseg = (nS + 32 * M - 1) / (32 * M);
+    int r0, r1, sg0 = 0, sg1 = nseg, xs = 0, xe = n;
+    if (WIN) {
+        /* window c of row r: segments [c win, (c + 1) win), samples [xs, xe) they read
+         * (pairs from 32 before the first segment to 32 (M + 1) past the last one's
+         * start, and at the row's end the pairs the reflection brings back) */
+        const int nch = (nS + a->win - 1) / a->win, c = blk.x % nch;
+        r0 = blk.x / nch;
+        r1 = r0 + 1;
+        sg0 = c * a->win / (32 * M);
+        sg1 = RV__MIN(sg0 + a->win / (32 * M), nseg);
+        const int hiP = (sg1 - 1) * 32 * M + 32 * (M + 1); /* pairs read: < hiP */
+        xs = 2 * (sg0 * 32 * M - 32);
+        if (2 * hiP > n)
+            xs = RV__MIN(xs, 2 * n - 1 - 2 * hiP);
+        xs = xs < 0 ? 0 : xs & ~3;
+        xe = RV__MIN(n, 2 * hiP);
+    } else {
+        r0 = blk.x * a->tile_rows;
+        r1 = RV__MIN(r0 + a->tile_rows, a->rows);
+    }
     uint32_t *sh = dwt_sh;
     for (int row = r0; row < r1; row++) {
-        const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch));
+        const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch)) + xs;
         uint32_t *dst = (uint32_t *)(uintptr_t)(a->dst + (uint64_t)((int64_t)row * a->dst_pitch));
-        /* the row unchanged into shared memory, all of it in flight */
+        const int len = xe - xs;
+        /* the row (or the window) unchanged into shared memory, all of it in flight */
         if (((uintptr_t)src & 15) == 0) {
-            const int nq = n >> 2;
+            const int nq = len >> 2;
             for (int q = tid; q < nq; q += T)
                 dwt_cp16(sh + 4 * q, (const unsigned char *)(src + 4 * q));
-            for (int p = 4 * nq + tid; p < n; p += T)
+            for (int p = 4 * nq + tid; p < len; p += T)
                 dwt_cp4(sh + p, src + p);
         } else {
-            for (int p = tid; p < n; p += T)
+            for (int p = tid; p < len; p += T)
                 dwt_cp4(sh + p, src + p);
         }
         dwt_cp_wait();
         __syncthreads();
-        for (int sg = tid >> 5; sg < nseg; sg += T >> 5) {
+        for (int sg = sg0 + (tid >> 5); sg < sg1; sg += T >> 5) {
             const int seg = sg * 32 * M;
             /* edge: the window reaches beyond the row (reflection) */
             const int edge = seg < 32 || seg + 32 * (M + 1) > nD;
             if (a->type == DWT_F32) {
                 if (a->inverse)
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 1, M);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 1, M, 0);
                 else
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 0, M);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 0, M, xs);
             } else {
                 if (a->inverse)
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 1, M);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 1, M, 0);
                 else
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 0, M);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 0, M, xs);
             }
         }
         __syncthreads(); /* before the next row overwrites sh */
@@ -1110,9 +1134,20 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
 RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
 {
 #if defined(RV_CUDA)
-    dwt_rowreg_body(a, blk, DWT_RM);
+    dwt_rowreg_body(a, blk, DWT_RM, 0);
 #else
     dwt_row_body(a, blk, 0); /* never launched on the CPU (the host picks dwt_rowfused there) */
+#endif
+}
+
+/* The forward rows in windows of a->win pairs (rows too long for one block's shared memory). */
+RV_RAW_KERNEL_CHAINED(dwt_rowwin, dwt_row_args, a, blk)
+{
+#if defined(RV_CUDA)
+    dwt_rowreg_body(a, blk, DWT_RM, 1);
+#else
+    (void)a; /* never launched on the CPU (its rows always fit a task) */
+    (void)blk;
 #endif
 }
 
@@ -1121,7 +1156,7 @@ RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
 RV_RAW_KERNEL_CHAINED(dwt_rowreg_s, dwt_row_args, a, blk)
 {
 #if defined(RV_CUDA)
-    dwt_rowreg_body(a, blk, DWT_RM_SMALL);
+    dwt_rowreg_body(a, blk, DWT_RM_SMALL, 0);
 #else
     dwt_row_body(a, blk, 0); /* never launched on the CPU */
 #endif

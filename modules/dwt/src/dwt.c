@@ -34,7 +34,7 @@ struct RV_Dwt {
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
     /* GPU only: the 16-byte, cp.async and register forms of k_col and k_row */
-    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s;
+    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s, *k_rowwin;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -230,7 +230,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_convert", &d->k_conv},  {"dwt_shrink", &d->k_shrink}, {"dwt_colfused", &d->k_col},
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
         {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg}, {"dwt_rowreg", &d->k_rowreg},
-        {"dwt_rowreg_s", &d->k_rowreg_s},
+        {"dwt_rowreg_s", &d->k_rowreg_s}, {"dwt_rowwin", &d->k_rowwin},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -577,10 +577,8 @@ static int step_symmetric(const dwt_step *st)
  * the symmetric forms it lifts by shuffles (CDF 5/3, 9/7, DD(13,7)): D += f(S[g],
  * S[g+1]) or f(S[g-1..g+2]); S += f(D[g-1], D[g]) or f(D[g-2..g+1]).
  */
-static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
+static int row_forms_ok(const RV_Dwt *d)
 {
-    if (interleaved || levels != 1 || n < 2 || n > DWT_ROW_MAX)
-        return 0;
     for (int i = 0; i < d->nsteps; i++) {
         const dwt_step *st = &d->steps[i];
         const int o = st->off0, t = st->ntaps;
@@ -590,6 +588,52 @@ static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
             return 0;
     }
     return 1;
+}
+
+static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
+{
+    return !interleaved && levels == 1 && n >= 2 && n <= DWT_ROW_MAX && row_forms_ok(d);
+}
+
+/* Pairs a block of the windowed dwt_rowreg takes (a multiple of 32 DWT_RM), and
+ * its shared memory in words (the window and the reach of its segments). */
+#define ROW_WIN 4096
+#define ROW_WIN_WORDS (2 * ROW_WIN + 128 * (DWT_RM + 2) + 8)
+
+/*
+ * Forward rows longer than a fused pass takes (n > fuse_max_shared / 4 or
+ * DWT_ROW_MAX) in one pass anyway, GPU: dwt_rowreg over windows of ROW_WIN
+ * pairs, each block loading only its window and the reach of its lifting,
+ * for the step forms dwt_rowreg lifts. Otherwise 0: split, then a pass a step.
+ */
+static int row_win_ok(const RV_Dwt *d, int n)
+{
+    return !d->cpu && !(d->s.gpu_variant & RV_DWT_VARIANT_NO_ROW_WIN) && n > 32 * DWT_RM && row_forms_ok(d);
+}
+
+static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows)
+{
+    dwt_row_args a;
+    memset(&a, 0, sizeof(a));
+    a.src = src;
+    a.dst = dst;
+    a.src_pitch = sp;
+    a.dst_pitch = dp;
+    a.n = n;
+    a.rows = rows;
+    a.levels = 1;
+    a.type = d->type;
+    a.nsteps = d->nsteps;
+    a.tile_rows = 1;
+    a.win = ROW_WIN;
+    memcpy(a.steps, d->steps, sizeof(a.steps));
+    const int nS = (n + 1) / 2, nch = (nS + ROW_WIN - 1) / ROW_WIN;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.block[0] = ROW_WIN / (32 * DWT_RM) * 32; /* a warp a segment */
+    sh.shared_bytes = 4 * ROW_WIN_WORDS;
+    sh.grid[0] = (unsigned)((long long)rows * nch);
+    return launch(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
 }
 
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
@@ -1308,6 +1352,8 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
                 err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 2);
             else if (fused_ok(d, n, 1))
                 err = run_rowfused(d, base, pitch, tb, pitch, n, rows, 1, 0, 0);
+            else if (row_win_ok(d, n))
+                err = run_rowwin(d, base, pitch, tb, pitch, n, rows);
             else if ((err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 0)) >= 0)
                 err = run_steps(d, tb, pitch, 0, n, rows, 0);
             if (err < 0)

@@ -203,7 +203,12 @@ typedef enum RV_DwtGpuVariant {
                                     columns' first pairs, instead of at their last ones
                                     (the rows the row pass before stored last, which the
                                     L2 still holds; and the tiles that store the rows the
-                                    next level reads first go last) */
+                                    next level reads first go last) */,
+    RV_DWT_VARIANT_NO_ROW_WIN = 16384 /* forward, out of place: rows longer than a fused
+                                    row pass takes (fuse_max_shared, 16K samples) split,
+                                    then one pass a lifting step, instead of one pass of
+                                    dwt_rowreg over windows of 4096 pairs (CDF 5/3, 9/7,
+                                    DD(13,7)) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
