@@ -450,6 +450,7 @@ static void test_copy16(void **state)
 {
     (void)state;
     copy16_check(g_ctx, 0);
+    copyrect_check(g_ctx, 0);
 }
 
 static int setup(void **state)

@@ -376,6 +376,8 @@ static void test_gpu_copy16(void **state)
     (void)state;
     copy16_check(g_gpu, 1);
     copy16_check(g_cpu, 0);
+    copyrect_check(g_gpu, 1);
+    copyrect_check(g_cpu, 0);
 }
 
 static void test_gpu_host_split(void **state)
@@ -403,8 +405,9 @@ static void test_gpu_host_split(void **state)
  * samples; the default: from 16385) in one windowed pass (dwt_rowwin, out of
  * place): the CPU's result for CDF 9/7, DD(13,7) (f32, i32) and CDF 5/3 (i32)
  * with one and several windows a row, rows ending inside a window or a
- * segment, odd lengths; then that it is the pass taken (no step passes) and
- * that NO_ROW_WIN takes the split and the step passes instead.
+ * segment, odd lengths; in place (2-D) the same rows in groups through level
+ * 0's halo buffer; then that these are the passes taken (no chunk generation,
+ * no step passes) and that NO_ROW_WIN takes the old passes instead.
  */
 static void test_gpu_row_win(void **state)
 {
@@ -423,6 +426,38 @@ static void test_gpu_row_win(void **state)
                 s.fuse_max_shared = sizes[z][3];
             compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
         }
+    /* in place, 2-D: groups of long rows through level 0's halo buffer */
+    static const int ip[][2] = {{4100, 1000}, {6001, 700}, {2050, 1200}};
+    for (size_t z = 0; z < sizeof(ip) / sizeof(ip[0]); z++)
+        for (int c = 0; c < 4; c++) {
+            RV_DwtSettings s;
+            rv_dwt_settings_default(&s);
+            s.wavelet = c == 0 ? RV_DWT_CDF97 : c == 3 ? RV_DWT_CDF53 : RV_DWT_DD137;
+            s.type = c == 0 || c == 1 ? RV_DWT_F32 : RV_DWT_I32;
+            s.method = RV_DWT_IN_PLACE;
+            s.fuse_max_shared = 4096;
+            compare_s(&s, ip[z][0], ip[z][1], 2);
+        }
+    for (int v = 0; v < 2; v++) { /* taken: no chunk generation, no step pass; NO_ROW_WIN: both */
+        RV_DwtSettings s;
+        rv_dwt_settings_default(&s);
+        s.method = RV_DWT_IN_PLACE;
+        s.fuse_max_shared = 4096;
+        s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
+        const int w = 4100, h = 1000;
+        RV_Dwt *d = NULL;
+        assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
+        RV_Buffer *b = NULL;
+        assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
+        assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
+        RV_DwtStats st;
+        rv_dwt_stats(d, &st);
+        if ((st.launches[RV_DWT_KERNEL_CHUNKGEN] > 0) != v || (st.launches[RV_DWT_KERNEL_STEP] > 0) != v)
+            fail_msg("in place, variant %d: %lld chunk generations, %lld step passes", v,
+                     st.launches[RV_DWT_KERNEL_CHUNKGEN], st.launches[RV_DWT_KERNEL_STEP]);
+        rv_buffer_destroy(&b);
+        rv_dwt_destroy(&d);
+    }
     for (int v = 0; v < 2; v++) {
         RV_DwtSettings s;
         rv_dwt_settings_default(&s);

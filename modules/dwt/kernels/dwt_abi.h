@@ -165,6 +165,15 @@ typedef struct dwt_copy_args {
 } dwt_copy_args;
 #define DWT_COPY_Q 4
 
+/** dwt_copyrect: rows of words 32-bit words, src + r * src_pitch -> dst + r * dst_pitch
+ *  (GPU: 16 bytes a copy, DWT_COPY_Q in flight a thread, where bases and pitches are
+ *  16-byte aligned; a block copies one stretch of DWT_COPY_Q * 4 * blockDim words of a row). */
+typedef struct dwt_rect_args {
+    uint64_t src, dst;
+    int64_t src_pitch, dst_pitch;
+    int32_t words, rows;
+} dwt_rect_args;
+
 /** dwt_chunkgen: in each run of 2b samples of a row, evens first then odds (in place). */
 typedef struct dwt_chunk_args {
     uint64_t base;

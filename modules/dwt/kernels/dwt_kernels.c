@@ -612,6 +612,40 @@ RV_RAW_KERNEL_CHAINED(dwt_copy16, dwt_copy_args, a, blk)
 #endif
 }
 
+/*
+ * dwt_copyrect: block (x, y) copies stretch x (4 DWT_COPY_Q blockDim words; the
+ * CPU: 65536 words) of row y. Like dwt_copy16, 16-byte copies all in flight
+ * before any is stored where the row's bases are 16-byte aligned.
+ */
+RV_RAW_KERNEL_CHAINED(dwt_copyrect, dwt_rect_args, a, blk)
+{
+    const unsigned char *srow = (const unsigned char *)(uintptr_t)a->src + (int64_t)blk.y * a->src_pitch;
+    unsigned char *drow = (unsigned char *)(uintptr_t)a->dst + (int64_t)blk.y * a->dst_pitch;
+    const uint32_t *src = (const uint32_t *)srow;
+    uint32_t *dst = (uint32_t *)drow;
+#if defined(RV_CUDA)
+    const int T = (int)blockDim.x, t = (int)threadIdx.x;
+    const int w0 = blk.x * 4 * DWT_COPY_Q * T;
+    const int w1 = RV__MIN(w0 + 4 * DWT_COPY_Q * T, a->words);
+    if ((((uintptr_t)srow | (uintptr_t)drow) & 15) == 0 && w1 - w0 == 4 * DWT_COPY_Q * T) {
+        uint4 v[DWT_COPY_Q];
+#  pragma unroll
+        for (int q = 0; q < DWT_COPY_Q; q++)
+            v[q] = __ldcs((const uint4 *)(src + w0) + q * T + t);
+#  pragma unroll
+        for (int q = 0; q < DWT_COPY_Q; q++)
+            __stcs((uint4 *)(dst + w0) + q * T + t, v[q]);
+    } else {
+        for (int w = w0 + t; w < w1; w += T)
+            dst[w] = src[w];
+    }
+#else
+    const int w0 = blk.x * 65536, w1 = RV__MIN(w0 + 65536, a->words);
+    if (w1 > w0)
+        memcpy(dst + w0, src + w0, (size_t)(w1 - w0) * 4);
+#endif
+}
+
 RV_RAW_KERNEL_CHAINED(dwt_split, dwt_split_args, a, blk)
 {
     const int na = a->axis == 0 ? a->n : a->nlines;

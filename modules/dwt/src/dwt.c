@@ -34,7 +34,7 @@ struct RV_Dwt {
     RV_Module *mod;
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
     /* GPU only: the 16-byte, cp.async and register forms of k_col and k_row */
-    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s, *k_rowwin;
+    const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s, *k_rowwin, *k_rect;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -231,6 +231,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         {"dwt_colvec", &d->k_colvec}, {"dwt_tilefused", &d->k_tile}, {"dwt_halo", &d->k_halo},
         {"dwt_rowasync", &d->k_rowasync}, {"dwt_colreg", &d->k_colreg}, {"dwt_rowreg", &d->k_rowreg},
         {"dwt_rowreg_s", &d->k_rowreg_s}, {"dwt_rowwin", &d->k_rowwin},
+        {"dwt_copyrect", &d->k_rect},
     };
     for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
         if ((err = rv_kernel_get(d->mod, ks[i].name, ks[i].k)) < 0) {
@@ -993,6 +994,28 @@ static int run_rotate(RV_Dwt *d, uint64_t base, int64_t pitch, int start, int le
 /* ---------------------------------------------------------------- */
 
 /* In-place row pass of level p (block layout). */
+/* rows x words 32-bit words, src -> dst (dwt_copyrect). */
+static int run_rect(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int words, int rows)
+{
+    dwt_rect_args a;
+    memset(&a, 0, sizeof(a));
+    a.src = src;
+    a.dst = dst;
+    a.src_pitch = sp;
+    a.dst_pitch = dp;
+    a.words = words;
+    a.rows = rows;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    const int T = 256;
+    sh.block[0] = d->cpu ? 1 : (unsigned)T;
+    sh.grid[0] = d->cpu ? cdiv(words, 65536) : cdiv(words, 4LL * DWT_COPY_Q * T);
+    sh.grid[1] = (unsigned)rows;
+    return launch(d, d->k_rect, &sh, &a, sizeof(a), RV_DWT_KERNEL_SPLIT, 8.0 * words * rows);
+}
+
+static size_t halo_level0(const RV_Dwt *d);
+
 static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
 {
     const int n = p->w, rows = p->h;
@@ -1001,6 +1024,27 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
         return 0;
     if (!p->row_chunked)
         return run_rowfused(d, base, pitch, base, pitch, n, rows, 1, inverse, 0);
+    if (!inverse && row_win_ok(d, n)) {
+        /* GPU, 2-D, rows too long for a fused pass: groups of rows through the halo buffer
+         * that level 0 holds anyway (free until its column halos are saved), the windowed
+         * row pass into it, then copied back: 4 n bytes moved instead of the chunk
+         * rearrangement and a pass a step */
+        const size_t hb = halo_level0(d);
+        const int64_t sp = ((int64_t)n * 4 + 15) / 16 * 16;
+        const long long G = (long long)(hb / (size_t)sp);
+        if (G >= 16) {
+            if ((err = buf_ensure(d, &d->halo, hb, "column halo buffer")) < 0)
+                return err;
+            const uint64_t sb = rv_buffer_address(d->halo);
+            for (int r0 = 0; r0 < rows; r0 += (int)(G < rows ? G : rows)) {
+                const int g = rows - r0 < G ? rows - r0 : (int)G;
+                const uint64_t rb = base + (uint64_t)r0 * (uint64_t)pitch;
+                if ((err = run_rowwin(d, rb, pitch, sb, sp, n, g)) < 0 || (err = run_rect(d, sb, sp, rb, pitch, n, g)) < 0)
+                    return err;
+            }
+            return 0;
+        }
+    }
     const int q = n / (2 * ROW_CHUNK), t = n % (2 * ROW_CHUNK), ts = (t + 1) / 2;
     const int lanes = ROW_CHUNK * rows;
     if (!inverse) {

@@ -204,11 +204,13 @@ typedef enum RV_DwtGpuVariant {
                                     (the rows the row pass before stored last, which the
                                     L2 still holds; and the tiles that store the rows the
                                     next level reads first go last) */,
-    RV_DWT_VARIANT_NO_ROW_WIN = 16384 /* forward, out of place: rows longer than a fused
-                                    row pass takes (fuse_max_shared, 16K samples) split,
-                                    then one pass a lifting step, instead of one pass of
+    RV_DWT_VARIANT_NO_ROW_WIN = 16384 /* forward: rows longer than a fused row pass takes
+                                    (fuse_max_shared, 16K samples) out of place split, then
+                                    one pass a lifting step, and in place the chunk
+                                    rearrangement and a pass a step, instead of one pass of
                                     dwt_rowreg over windows of 4096 pairs (CDF 5/3, 9/7,
-                                    DD(13,7)) */
+                                    DD(13,7); in place, 2-D: groups of rows through level
+                                    0's halo buffer, copied back) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
