@@ -48,9 +48,12 @@
  *     whose leaders are computed on the host);
  *     long rows then take one pass per lifting step, columns one pass for all
  *     steps (tiles in shared memory, the pairs around each tile saved first).
+ *     On the GPU (2-D, forward, CDF 5/3, 9/7, DD(13,7)) long rows instead go
+ *     in groups through the halo buffer: one windowed pass into it, copied back.
  *   RV_DWT_OUT_OF_PLACE: a second buffer of n samples (owned by the RV_Dwt and
- *     kept between calls): rows go image -> buffer (fused in shared memory, or
- *     split then lifted), columns buffer -> image in tiles of 64 pairs with a
+ *     kept between calls): rows go image -> buffer (fused in shared memory; long
+ *     rows on the GPU, forward, in windows of 4096 pairs; otherwise split then
+ *     lifted), columns buffer -> image in tiles of 64 pairs with a
  *     halo, all steps fused in shared memory (van der Laan et al. style).
  * Both give the same coefficients. Once the 2-D LL region fits in shared memory
  * (8 w h <= fuse_max_shared), all remaining levels run in one pass.
