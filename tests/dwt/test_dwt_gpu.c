@@ -400,6 +400,19 @@ static void test_gpu_host_split(void **state)
     rv_context_destroy(&xfer);
 }
 
+/* The launch counts of one forward transform (one level) of a w x h buffer on the GPU. */
+static void forward_stats(const RV_DwtSettings *s, int w, int h, RV_DwtStats *st)
+{
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_gpu, s, &d), 0);
+    RV_Buffer *b = NULL;
+    assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
+    assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
+    rv_dwt_stats(d, st);
+    rv_buffer_destroy(&b);
+    rv_dwt_destroy(&d);
+}
+
 /*
  * Forward rows too long for a fused row pass (fuse_max_shared 4096: from 1025
  * samples; the default: from 16385) in one windowed pass (dwt_rowwin, out of
@@ -444,39 +457,19 @@ static void test_gpu_row_win(void **state)
         s.method = RV_DWT_IN_PLACE;
         s.fuse_max_shared = 4096;
         s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
-        const int w = 4100, h = 1000;
-        RV_Dwt *d = NULL;
-        assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
-        RV_Buffer *b = NULL;
-        assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
-        assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
         RV_DwtStats st;
-        rv_dwt_stats(d, &st);
+        forward_stats(&s, 4100, 1000, &st);
         if ((st.launches[RV_DWT_KERNEL_CHUNKGEN] > 0) != v || (st.launches[RV_DWT_KERNEL_STEP] > 0) != v)
             fail_msg("in place, variant %d: %lld chunk generations, %lld step passes", v,
                      st.launches[RV_DWT_KERNEL_CHUNKGEN], st.launches[RV_DWT_KERNEL_STEP]);
-        rv_buffer_destroy(&b);
-        rv_dwt_destroy(&d);
-    }
-    for (int v = 0; v < 2; v++) {
-        RV_DwtSettings s;
-        rv_dwt_settings_default(&s);
+        rv_dwt_settings_default(&s); /* out of place, 1-D: the windowed pass, or split + 4 steps */
         s.method = RV_DWT_OUT_OF_PLACE;
         s.dims = 1;
         s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
-        const int w = 20000, h = 2;
-        RV_Dwt *d = NULL;
-        assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
-        RV_Buffer *b = NULL;
-        assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
-        assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
-        RV_DwtStats st;
-        rv_dwt_stats(d, &st);
+        forward_stats(&s, 20000, 2, &st);
         if (st.launches[RV_DWT_KERNEL_STEP] != (v ? 4 : 0) || st.launches[RV_DWT_KERNEL_ROWFUSED] != (v ? 0 : 1))
             fail_msg("variant %d: %lld step passes, %lld row passes", v, st.launches[RV_DWT_KERNEL_STEP],
                      st.launches[RV_DWT_KERNEL_ROWFUSED]);
-        rv_buffer_destroy(&b);
-        rv_dwt_destroy(&d);
     }
 }
 

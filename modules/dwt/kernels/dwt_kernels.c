@@ -578,6 +578,28 @@ RV_FN void dwt_split_one(const dwt_split_args *a, int q, int l)
     *(uint32_t *)dwt_addr(a->dst, a->dst_pitch, a->axis, l, qd) = v;
 }
 
+#if defined(RV_CUDA)
+/* Block's stretch of cnt words src -> dst (dwt_copy16, dwt_copyrect): a full stretch of
+ * 4 DWT_COPY_Q blockDim words from 16-byte aligned bases (al) as DWT_COPY_Q 16-byte
+ * copies a thread, all loaded before any is stored; otherwise 4 bytes at a time. */
+static __device__ __forceinline__ void dwt_copy_stretch(const uint32_t *src, uint32_t *dst, int cnt, int al)
+{
+    const int T = (int)blockDim.x, t = (int)threadIdx.x;
+    if (al && cnt == 4 * DWT_COPY_Q * T) {
+        uint4 v[DWT_COPY_Q];
+#  pragma unroll
+        for (int q = 0; q < DWT_COPY_Q; q++)
+            v[q] = __ldcs((const uint4 *)src + q * T + t);
+#  pragma unroll
+        for (int q = 0; q < DWT_COPY_Q; q++)
+            __stcs((uint4 *)dst + q * T + t, v[q]);
+    } else {
+        for (int w = t; w < cnt; w += T)
+            dst[w] = src[w];
+    }
+}
+#endif
+
 /*
  * dwt_copy16: block b copies words [b W, (b + 1) W), W = 4 DWT_COPY_Q blockDim
  * words: thread t's DWT_COPY_Q 16-byte copies are loaded before any is stored
@@ -587,23 +609,11 @@ RV_FN void dwt_split_one(const dwt_split_args *a, int q, int l)
 RV_RAW_KERNEL_CHAINED(dwt_copy16, dwt_copy_args, a, blk)
 {
 #if defined(RV_CUDA)
-    const int T = (int)blockDim.x, t = (int)threadIdx.x;
-    const int64_t w0 = (int64_t)blk.x * 4 * DWT_COPY_Q * T;
-    const int64_t w1 = w0 + 4ll * DWT_COPY_Q * T < a->words ? w0 + 4ll * DWT_COPY_Q * T : a->words;
-    const uint32_t *src = (const uint32_t *)(uintptr_t)a->src;
-    uint32_t *dst = (uint32_t *)(uintptr_t)a->dst;
-    if (((a->src | a->dst) & 15) == 0 && w1 - w0 == 4ll * DWT_COPY_Q * T) {
-        uint4 v[DWT_COPY_Q];
-#  pragma unroll
-        for (int q = 0; q < DWT_COPY_Q; q++)
-            v[q] = __ldcs((const uint4 *)(src + w0) + q * T + t);
-#  pragma unroll
-        for (int q = 0; q < DWT_COPY_Q; q++)
-            __stcs((uint4 *)(dst + w0) + q * T + t, v[q]);
-    } else {
-        for (int64_t w = w0 + t; w < w1; w += T)
-            dst[w] = src[w];
-    }
+    const int64_t w0 = (int64_t)blk.x * 4 * DWT_COPY_Q * (int)blockDim.x;
+    const int64_t w1 = w0 + 4ll * DWT_COPY_Q * (int)blockDim.x < a->words ? w0 + 4ll * DWT_COPY_Q * (int)blockDim.x
+                                                                            : a->words;
+    dwt_copy_stretch((const uint32_t *)(uintptr_t)a->src + w0, (uint32_t *)(uintptr_t)a->dst + w0, (int)(w1 - w0),
+                     ((a->src | a->dst) & 15) == 0);
 #else
     const int64_t per = a->words < 65536 ? a->words : 65536;
     const int64_t w0 = (int64_t)blk.x * per, w1 = w0 + per < a->words ? w0 + per : a->words;
@@ -624,21 +634,9 @@ RV_RAW_KERNEL_CHAINED(dwt_copyrect, dwt_rect_args, a, blk)
     const uint32_t *src = (const uint32_t *)srow;
     uint32_t *dst = (uint32_t *)drow;
 #if defined(RV_CUDA)
-    const int T = (int)blockDim.x, t = (int)threadIdx.x;
-    const int w0 = blk.x * 4 * DWT_COPY_Q * T;
-    const int w1 = RV__MIN(w0 + 4 * DWT_COPY_Q * T, a->words);
-    if ((((uintptr_t)srow | (uintptr_t)drow) & 15) == 0 && w1 - w0 == 4 * DWT_COPY_Q * T) {
-        uint4 v[DWT_COPY_Q];
-#  pragma unroll
-        for (int q = 0; q < DWT_COPY_Q; q++)
-            v[q] = __ldcs((const uint4 *)(src + w0) + q * T + t);
-#  pragma unroll
-        for (int q = 0; q < DWT_COPY_Q; q++)
-            __stcs((uint4 *)(dst + w0) + q * T + t, v[q]);
-    } else {
-        for (int w = w0 + t; w < w1; w += T)
-            dst[w] = src[w];
-    }
+    const int w0 = blk.x * 4 * DWT_COPY_Q * (int)blockDim.x;
+    const int w1 = RV__MIN(w0 + 4 * DWT_COPY_Q * (int)blockDim.x, a->words);
+    dwt_copy_stretch(src + w0, dst + w0, w1 - w0, (((uintptr_t)srow | (uintptr_t)drow) & 15) == 0);
 #else
     const int w0 = blk.x * 65536, w1 = RV__MIN(w0 + 65536, a->words);
     if (w1 > w0)

@@ -612,22 +612,31 @@ static int row_win_ok(const RV_Dwt *d, int n)
     return !d->cpu && !(d->s.gpu_variant & RV_DWT_VARIANT_NO_ROW_WIN) && n > 32 * DWT_RM && row_forms_ok(d);
 }
 
+/* The arguments of the row kernels, launch fields (tile_rows, async, win) left 0. */
+static void row_args(const RV_Dwt *d, dwt_row_args *a, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n,
+                     int rows, int levels, int inverse, int interleaved)
+{
+    memset(a, 0, sizeof(*a));
+    a->src = src;
+    a->dst = dst;
+    a->src_pitch = sp;
+    a->dst_pitch = dp;
+    a->n = n;
+    a->rows = rows;
+    a->levels = levels;
+    a->type = d->type;
+    a->inverse = inverse;
+    a->interleaved = interleaved;
+    a->nsteps = d->nsteps;
+    memcpy(a->steps, d->steps, sizeof(a->steps));
+}
+
 static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows)
 {
     dwt_row_args a;
-    memset(&a, 0, sizeof(a));
-    a.src = src;
-    a.dst = dst;
-    a.src_pitch = sp;
-    a.dst_pitch = dp;
-    a.n = n;
-    a.rows = rows;
-    a.levels = 1;
-    a.type = d->type;
-    a.nsteps = d->nsteps;
+    row_args(d, &a, src, sp, dst, dp, n, rows, 1, 0, 0);
     a.tile_rows = 1;
     a.win = ROW_WIN;
-    memcpy(a.steps, d->steps, sizeof(a.steps));
     const int nS = (n + 1) / 2, nch = (nS + ROW_WIN - 1) / ROW_WIN;
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
@@ -641,19 +650,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
                         int inverse, int interleaved)
 {
     dwt_row_args a;
-    memset(&a, 0, sizeof(a));
-    a.src = src;
-    a.dst = dst;
-    a.src_pitch = sp;
-    a.dst_pitch = dp;
-    a.n = n;
-    a.rows = rows;
-    a.levels = levels;
-    a.type = d->type;
-    a.inverse = inverse;
-    a.interleaved = interleaved;
-    a.nsteps = d->nsteps;
-    memcpy(a.steps, d->steps, sizeof(a.steps));
+    row_args(d, &a, src, sp, dst, dp, n, rows, levels, inverse, interleaved);
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
     if (d->cpu) {
@@ -993,7 +990,6 @@ static int run_rotate(RV_Dwt *d, uint64_t base, int64_t pitch, int start, int le
 /* Passes                                                             */
 /* ---------------------------------------------------------------- */
 
-/* In-place row pass of level p (block layout). */
 /* rows x words 32-bit words, src -> dst (dwt_copyrect). */
 static int run_rect(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int words, int rows)
 {
@@ -1016,6 +1012,7 @@ static int run_rect(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t d
 
 static size_t halo_level0(const RV_Dwt *d);
 
+/* In-place row pass of level p (block layout). */
 static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
 {
     const int n = p->w, rows = p->h;
