@@ -70,7 +70,7 @@ typedef struct dwt_row_args {
      * cp.async (the forward splits with 4-byte copies straight into S and D;
      * the inverse copies 16 bytes) and stored 16 bytes a thread where aligned */
     int32_t async;
-    /* dwt_rowreg, forward, GPU: 0 (a block takes whole rows), or the pairs of a
+    /* dwt_rowwin (forward, GPU): 0 in every other row kernel, else the pairs of a
      * window: block b takes pairs [(b % c) win, (b % c + 1) win) of row b / c
      * (c = ceil(nS / win); win a multiple of 32 DWT_RM), loading only the samples
      * its segments read (rows longer than shared memory holds) */

@@ -1098,8 +1098,8 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
                                                        const int WIN)
 {
     /* the host launches it for one level, block layout, f32 or i32, the step forms above,
-     * a multiple of 32 threads; shared: n words, or with a window (forward) what
-     * dwt_row_win_words gives */
+     * a multiple of 32 threads; shared: n words, or with a window (forward) the
+     * host's ROW_WIN_WORDS */
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
     const int T = (int)blockDim.x, tid = (int)threadIdx.x, lane = tid & 31;
     const int nseg = (nS + 32 * M - 1) / (32 * M);
@@ -1178,7 +1178,7 @@ RV_RAW_KERNEL_CHAINED(dwt_rowwin, dwt_row_args, a, blk)
 #if defined(RV_CUDA)
     dwt_rowreg_body(a, blk, DWT_RM, 1);
 #else
-    (void)a; /* never launched on the CPU (its rows always fit a task) */
+    (void)a; /* never launched on the CPU (row_win_ok is GPU only) */
     (void)blk;
 #endif
 }

@@ -1033,8 +1033,9 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
             if ((err = buf_ensure(d, &d->halo, hb, "column halo buffer")) < 0)
                 return err;
             const uint64_t sb = rv_buffer_address(d->halo);
-            for (int r0 = 0; r0 < rows; r0 += (int)(G < rows ? G : rows)) {
-                const int g = rows - r0 < G ? rows - r0 : (int)G;
+            const int step = G < rows ? (int)G : rows;
+            for (int r0 = 0; r0 < rows; r0 += step) {
+                const int g = rows - r0 < step ? rows - r0 : step;
                 const uint64_t rb = base + (uint64_t)r0 * (uint64_t)pitch;
                 if ((err = run_rowwin(d, rb, pitch, sb, sp, n, g)) < 0 || (err = run_rect(d, sb, sp, rb, pitch, n, g)) < 0)
                     return err;
