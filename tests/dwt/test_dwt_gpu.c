@@ -117,7 +117,8 @@ static void test_gpu_variants(void **state)
                 rv_dwt_settings_default(&s);
                 s.wavelet = c == 0 ? RV_DWT_CDF97 : RV_DWT_DD137;
                 s.type = c == 2 ? RV_DWT_I32 : RV_DWT_F32;
-                s.gpu_variant = v;
+                /* the in-place tile variants (16, 32) with the passes they shape, not dwt_colclu */
+                s.gpu_variant = v | (v & 48 ? RV_DWT_VARIANT_NO_COLCLU : 0);
                 s.col_fuse_min = 1;
                 for (int m = 0; m < 2; m++) {
                     s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
@@ -216,9 +217,10 @@ static void test_gpu_col_reg_edges(void **state)
 static void test_gpu_inplace_levels(void **state)
 {
     (void)state;
-    static const unsigned vs[] = {0, RV_DWT_VARIANT_HALO_OWN, RV_DWT_VARIANT_INPLACE_NO_SCRATCH,
-                                  RV_DWT_VARIANT_HALO_N32,
-                                  RV_DWT_VARIANT_INPLACE_NO_SCRATCH | RV_DWT_VARIANT_HALO_OWN};
+    enum { NC = RV_DWT_VARIANT_NO_COLCLU };
+    static const unsigned vs[] = {0, NC, RV_DWT_VARIANT_HALO_OWN | NC, RV_DWT_VARIANT_INPLACE_NO_SCRATCH | NC,
+                                  RV_DWT_VARIANT_HALO_N32 | NC,
+                                  RV_DWT_VARIANT_INPLACE_NO_SCRATCH | RV_DWT_VARIANT_HALO_OWN | NC};
     for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
         for (int c = 0; c < 3; c++) {
             RV_DwtSettings s;
@@ -242,8 +244,9 @@ static void test_gpu_inplace_levels(void **state)
 static void test_gpu_inplace_small(void **state)
 {
     (void)state;
-    static const unsigned vs[] = {0, RV_DWT_VARIANT_HALO_N32, RV_DWT_VARIANT_L0_STEPS,
-                                  RV_DWT_VARIANT_HALO_N32 | RV_DWT_VARIANT_L0_STEPS};
+    enum { NC = RV_DWT_VARIANT_NO_COLCLU };
+    static const unsigned vs[] = {0, NC, RV_DWT_VARIANT_HALO_N32 | NC, RV_DWT_VARIANT_L0_STEPS | NC,
+                                  RV_DWT_VARIANT_HALO_N32 | RV_DWT_VARIANT_L0_STEPS | NC};
     static const int sizes[][2] = {{2048, 1024}, {1031, 1100}, {1500, 777}};
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
@@ -473,6 +476,41 @@ static void test_gpu_row_win(void **state)
     }
 }
 
+/*
+ * dwt_colclu (in place, sm_90: a column pass by clusters that hold whole
+ * 32-column strips) equals the CPU for every wavelet and type, forward and
+ * inverse, 1-3 levels: columns of 2 and 3 samples (one pair: a tile of 8
+ * pairs and seven empty ones), 129 (tiles of 16 pairs, the last three
+ * empty), 1000, 4095 and 4096 (tiles of 256 pairs, 1024 threads), 4097 (too
+ * long: the old passes), widths of one partial tile (4, 100), many (1028) and
+ * not a multiple of 4 (37: the old passes); then the passes taken: one
+ * column pass and no chunk permutation, and with NO_COLCLU the permutation.
+ */
+static void test_gpu_colclu(void **state)
+{
+    (void)state;
+    static const int sizes[][3] = {{64, 2, 1},   {100, 3, 1},   {36, 129, 2}, {1028, 1000, 3}, {4, 4095, 2},
+                                   {40, 4096, 1}, {100, 4097, 1}, {37, 500, 2}, {4096, 64, 3}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int c = 0; c < DWT_WT; c++) {
+            RV_DwtSettings s;
+            wavelet_type(c, &s);
+            s.method = RV_DWT_IN_PLACE;
+            compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
+        }
+    for (int v = 0; v < 2; v++) {
+        RV_DwtSettings s;
+        rv_dwt_settings_default(&s);
+        s.method = RV_DWT_IN_PLACE;
+        s.gpu_variant = v ? RV_DWT_VARIANT_NO_COLCLU : 0;
+        RV_DwtStats st;
+        forward_stats(&s, 1024, 1024, &st);
+        if ((st.launches[RV_DWT_KERNEL_PERMUTE] > 0) != v || st.launches[RV_DWT_KERNEL_COLFUSED] != (v ? 2 : 1))
+            fail_msg("variant %d: %lld permutations, %lld column passes", v, st.launches[RV_DWT_KERNEL_PERMUTE],
+                     st.launches[RV_DWT_KERNEL_COLFUSED]);
+    }
+}
+
 int main(void)
 {
     g_gpu = rv_test_gpu_context();
@@ -488,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_gpu_host_split),
         cmocka_unit_test(test_gpu_copy16),
         cmocka_unit_test(test_gpu_row_win),
+        cmocka_unit_test(test_gpu_colclu),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

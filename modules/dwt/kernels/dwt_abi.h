@@ -121,6 +121,11 @@ typedef struct dwt_col_args {
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_col_args;
 
+/* dwt_colclu (GPU, sm_90): blocks a cluster, along y; the grid is that many
+ * tiles high, so a cluster holds every tile of its 32 columns (in place
+ * without rearrangement, see dwt_kernels.c) */
+#define DWT_COL_CLUSTER 8
+
 /*
  * dwt_halo: saves, for every tile t of dwt_colfused (pairs [t R, min(t R + R,
  * nS)) of both bands), the pairs around it that it reads but does not write:

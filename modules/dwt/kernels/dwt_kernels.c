@@ -1446,10 +1446,38 @@ static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint3
 #  undef DWT_RCL
 #endif
 
+#if defined(RV_CUDA)
 /*
- * The column pass; vk (a literal at both call sites, so each kernel keeps
+ * The barrier of a cluster, split: arrive (release: this block's loads are
+ * done) and wait (acquire: every block's are). Clusters exist from sm_90 on;
+ * before, dwt_colclu is a trap and the host never takes it (DWT_CLUSTER_ARCH).
+ */
+#  if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+static __device__ __forceinline__ void dwt_cl_arrive(void)
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+}
+static __device__ __forceinline__ void dwt_cl_wait(void)
+{
+    asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+#  else
+static __device__ __forceinline__ void dwt_cl_arrive(void)
+{
+    __trap();
+}
+static __device__ __forceinline__ void dwt_cl_wait(void)
+{
+}
+#  endif
+#endif
+
+/*
+ * The column pass; vk (a literal at every call site, so each kernel keeps
  * only its own load and store code and registers): 1 for dwt_colvec, the
- * 16-byte form the host launches when a->vec (GPU), 0 for dwt_colfused.
+ * 16-byte form the host launches when a->vec (GPU), 0 for dwt_colfused, 2
+ * for dwt_colreg (whole tiles lifted in registers), 3 for dwt_colclu
+ * (dwt_colreg whose stores wait for the loads of the whole cluster).
  */
 RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
 {
@@ -1513,12 +1541,16 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     if (vec)
         dwt_cp_wait();
     __syncthreads();
+    /* dwt_colclu (vk 3): this block has read all it reads of global memory;
+     * its stores wait (below) until every block of the column has too */
+    if (vk == 3)
+        dwt_cl_arrive();
     /* dwt_colreg (vk 2): a whole tile of R = M TY pairs lifts in registers
      * (dwt_col_regs) when its window of E pairs lies inside both bands (every
      * tile but the first and last of a column) or, with DWT_COL_REG_EDGE (the
      * host sets it for symmetric 2- and 4-tap steps), reaches past an end of the
      * column; partial tiles and the others as below, a barrier a step */
-    const int rM = vk == 2 ? (a->reg >> 4) & 255 : 0, rE = a->reg & 15;
+    const int rM = vk >= 2 ? (a->reg >> 4) & 255 : 0, rE = a->reg & 15;
     const int rin = k0 - rE >= 0 && kend + rE <= nD;
     if (rM && kend - k0 == R && R == rM * TY && (rin || (a->reg & DWT_COL_REG_EDGE))) {
         const int g0 = k0 + ty * rM - rE, redge = !rin;
@@ -1559,6 +1591,8 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
         }
         __syncthreads();
     }
+    if (vk == 3)
+        dwt_cl_wait();
     /* store the middle pairs [k0, kend) */
     if (vec) {
         if (se > k0)
@@ -1630,6 +1664,47 @@ RV_RAW_KERNEL_CHAINED(dwt_colreg, dwt_col_args, a, blk)
 {
     dwt_col_body(a, blk, 2);
 }
+
+/*
+ * dwt_colclu (CUDA, sm_90): a whole column pass in place, by clusters of
+ * DWT_COL_CLUSTER blocks along y that hold every tile of their 32 columns:
+ * each block loads its tile with its halo, lifts, and stores only after every
+ * block of the cluster has loaded (a split cluster barrier), so that the
+ * stores, which land in other tiles' rows (evens to the top half, odds to the
+ * bottom), overwrite nothing still to be read. No rearrangement, no halo
+ * buffer: 2 n bytes and one launch. Blocks past the column's pairs (the
+ * grid is DWT_COL_CLUSTER tiles high) only take part in the barrier. There is
+ * no CPU entry: the CPU backend runs blocks one after another.
+ */
+#if defined(RV_CUDA)
+RV__DESC_CHAINED(dwt_colclu, sizeof(dwt_col_args))
+extern "C" __global__ void
+#  if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    __cluster_dims__(1, DWT_COL_CLUSTER, 1)
+#  endif
+    __launch_bounds__(1024, 1) rvk_dwt_colclu(const RV__GRID_CONST dwt_col_args rv__args)
+{
+    RV__GRID_CHAIN()
+    rv_block b;
+    b.x = (int32_t)blockIdx.x;
+    b.y = (int32_t)blockIdx.y;
+    b.z = (int32_t)blockIdx.z;
+    b.nx = (int32_t)gridDim.x;
+    b.ny = (int32_t)gridDim.y;
+    b.nz = (int32_t)gridDim.z;
+    b.tx = (int32_t)blockDim.x;
+    b.ty = (int32_t)blockDim.y;
+    b.tz = (int32_t)blockDim.z;
+    b.pad_ = 0;
+    b.shared = 0;
+    if (rv__args.k_first + b.y * rv__args.R >= rv__args.k_end) {
+        dwt_cl_arrive();
+        dwt_cl_wait();
+        return;
+    }
+    dwt_col_body(&rv__args, b, 3);
+}
+#endif
 
 /* ---------------------------------------------------------------- */
 /* dwt_tilefused: small LL regions, all remaining 2-D levels at once   */

@@ -35,6 +35,7 @@ struct RV_Dwt {
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
     /* GPU only: the 16-byte, cp.async and register forms of k_col and k_row */
     const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s, *k_rowwin, *k_rect;
+    const RV_Kernel *k_colclu; /* GPU, PTX for sm_90 or later (clusters): dwt_colclu; else NULL */
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -240,6 +241,13 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
             return err;
         }
     }
+#if defined(DWT_CLUSTER_ARCH) && DWT_CLUSTER_ARCH >= 90
+    if (!d->cpu && (err = rv_kernel_get(d->mod, "dwt_colclu", &d->k_colclu)) < 0) {
+        rv_module_unload(&d->mod);
+        free(d);
+        return err;
+    }
+#endif
     *out = d;
     return 0;
 }
@@ -761,29 +769,51 @@ static int run_colfused_win(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t s
                               0);
 }
 
+/* The arguments every column pass shares (the GPU's tile shape and forms are the caller's). */
+static void col_args(const RV_Dwt *d, dwt_col_args *a, uint64_t src_s, uint64_t src_d, int64_t src_str,
+                     uint64_t dst_s, uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end,
+                     int inverse, int R, uint64_t halo)
+{
+    memset(a, 0, sizeof(*a));
+    a->src_s = src_s;
+    a->src_d = src_d;
+    a->src_s_str = a->src_d_str = src_str;
+    a->dst_s = dst_s;
+    a->dst_d = dst_d;
+    a->dst_s_str = a->dst_d_str = dst_str;
+    a->n = n;
+    a->ncols = ncols;
+    a->R = R;
+    a->H = steps_reach(d);
+    a->type = d->type;
+    a->inverse = inverse;
+    a->nsteps = d->nsteps;
+    a->k_first = k_first;
+    a->k_end = k_end;
+    a->halo = halo;
+    memcpy(a->steps, d->steps, sizeof(a->steps));
+}
+
+/* Bytes a column pass moves: every tile reads its pairs and halo, writes its pairs. */
+static double col_bytes(const dwt_col_args *a)
+{
+    double rows_read = 0, rows_written = 0;
+    const int nS = (a->n + 1) / 2, nD = a->n / 2;
+    for (int k0 = a->k_first; k0 < a->k_end; k0 += a->R) {
+        const int lo = k0 - a->H < 0 ? 0 : k0 - a->H, e = k0 + a->R < a->k_end ? k0 + a->R : a->k_end;
+        rows_read += (e + a->H < nS ? e + a->H : nS) - lo;
+        rows_read += (e + a->H < nD ? e + a->H : nD) - (lo < nD ? lo : nD);
+        rows_written += (e < nS ? e : nS) - k0 + ((e < nD ? e : nD) - (k0 < nD ? k0 : nD));
+    }
+    return 4.0 * a->ncols * (rows_read + rows_written);
+}
+
 static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t src_str, uint64_t dst_s,
                               uint64_t dst_d, int64_t dst_str, int n, int ncols, int k_first, int k_end, int inverse,
                               int R, uint64_t halo)
 {
     dwt_col_args a;
-    memset(&a, 0, sizeof(a));
-    a.src_s = src_s;
-    a.src_d = src_d;
-    a.src_s_str = a.src_d_str = src_str;
-    a.dst_s = dst_s;
-    a.dst_d = dst_d;
-    a.dst_s_str = a.dst_d_str = dst_str;
-    a.n = n;
-    a.ncols = ncols;
-    a.R = R;
-    a.H = steps_reach(d);
-    a.type = d->type;
-    a.inverse = inverse;
-    a.nsteps = d->nsteps;
-    a.k_first = k_first;
-    a.k_end = k_end;
-    a.halo = halo;
-    memcpy(a.steps, d->steps, sizeof(a.steps));
+    col_args(d, &a, src_s, src_d, src_str, dst_s, dst_d, dst_str, n, ncols, k_first, k_end, inverse, R, halo);
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
     if (d->cpu) {
@@ -810,17 +840,8 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
     sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
     sh.grid[0] = cdiv(ncols, a.tile_cols);
     sh.grid[1] = cdiv(k_end - k_first, a.R);
-    /* bytes: every tile reads its pairs and halo, writes its pairs */
-    double rows_read = 0, rows_written = 0;
-    const int nS = (n + 1) / 2, nD = n / 2;
-    for (int k0 = k_first; k0 < k_end; k0 += a.R) {
-        const int lo = k0 - a.H < 0 ? 0 : k0 - a.H, e = k0 + a.R < k_end ? k0 + a.R : k_end;
-        rows_read += (e + a.H < nS ? e + a.H : nS) - lo;
-        rows_read += (e + a.H < nD ? e + a.H : nD) - (lo < nD ? lo : nD);
-        rows_written += (e < nS ? e : nS) - k0 + ((e < nD ? e : nD) - (k0 < nD ? k0 : nD));
-    }
     return launch(d, a.reg ? d->k_colreg : a.vec ? d->k_colvec : d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED,
-                  4.0 * ncols * (rows_read + rows_written));
+                  col_bytes(&a));
 }
 
 /* Whole columns of an n x ncols region: interleaved rows <-> [S rows | D rows]. */
@@ -1194,12 +1215,57 @@ static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, in
     return 0;
 }
 
+/*
+ * In place, GPU (sm_90): the thread rows TY of dwt_colclu's tiles for the
+ * columns of an n x cols level at base (8 pairs a thread, tiles of R = 8 TY
+ * pairs, DWT_COL_CLUSTER of them cover a column's nS pairs), or 0 when it
+ * does not take them: no clusters, switched off, columns over 4096 samples
+ * (a block of 1024 threads at most), rows not 16-byte aligned, or steps the
+ * register lifting does not cover.
+ */
+static int colclu_ty(const RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols)
+{
+    const unsigned off = RV_DWT_VARIANT_NO_COLCLU | RV_DWT_VARIANT_COL_SYNC | RV_DWT_VARIANT_COL_SHARED;
+    if (!d->k_colclu || (d->s.gpu_variant & off) || d->s.fuse_max_shared <= 0 || n < 2 || cols < 1)
+        return 0;
+    const int nS = (n + 1) / 2, TY = (nS + 8 * DWT_COL_CLUSTER - 1) / (8 * DWT_COL_CLUSTER);
+    if (TY > 32 || (base | (uint64_t)pitch | (uint64_t)cols * 4) % 16)
+        return 0;
+    return col_reg_code(d, 8 * TY, TY) ? TY : 0;
+}
+
+static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse, int TY)
+{
+    const int nS = (n + 1) / 2, R = 8 * TY;
+    const uint64_t top = base, bottom = base + (uint64_t)((int64_t)nS * pitch);
+    dwt_col_args a;
+    /* forward: pair g at rows 2g, 2g + 1 -> rows g, nS + g; inverse the reverse */
+    if (!inverse)
+        col_args(d, &a, base, base + (uint64_t)pitch, 2 * pitch, top, bottom, pitch, n, cols, 0, nS, 0, R, 0);
+    else
+        col_args(d, &a, top, bottom, pitch, base, base + (uint64_t)pitch, 2 * pitch, n, cols, 0, nS, 1, R, 0);
+    a.tile_cols = 32;
+    a.vec = 1;
+    a.reg = col_reg_code(d, R, TY);
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.block[0] = 32;
+    sh.block[1] = (unsigned)TY;
+    sh.grid[0] = cdiv(cols, 32);
+    sh.grid[1] = DWT_COL_CLUSTER;
+    sh.shared_bytes = (unsigned)(2 * (R + 2 * a.H) * a.tile_cols * 4);
+    return launch(d, d->k_colclu, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
+}
+
 static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
 {
     const int n = p->h, cols = p->w;
     int err;
     if (n < 2)
         return 0;
+    const int cty = colclu_ty(d, base, pitch, n, cols);
+    if (cty)
+        return run_colclu(d, base, pitch, n, cols, inverse, cty);
     const long long fmin = col_fuse_from(d);
     /* small levels fuse too when one group of their halos fits level 0's buffer (not with HALO_OWN) */
     const size_t h0 = halo_level0(d);
