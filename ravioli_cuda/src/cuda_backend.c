@@ -481,6 +481,25 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
        "reading a kernel descriptor");
     CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "reading a kernel descriptor");
 
+    /* an entry with a compile-time cluster of more than 8 blocks (the portable
+     * limit; the H100 and H200 take 16) must be allowed the larger size before it
+     * launches; where the device refuses, the kernel is not handed out (RV_ENOSYS,
+     * said at debug level: the caller may have another way) */
+    int cw = 0, chh = 0, cd = 0;
+    if (st->drv.cuFuncGetAttribute(&cw, RVC_FATTR_REQUIRED_CLUSTER_WIDTH, f) == CUDA_SUCCESS &&
+        st->drv.cuFuncGetAttribute(&chh, RVC_FATTR_REQUIRED_CLUSTER_HEIGHT, f) == CUDA_SUCCESS &&
+        st->drv.cuFuncGetAttribute(&cd, RVC_FATTR_REQUIRED_CLUSTER_DEPTH, f) == CUDA_SUCCESS &&
+        (long long)cw * chh * cd > 8) {
+        r = st->drv.cuFuncSetAttribute(f, RVC_FATTR_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+        if (r != CUDA_SUCCESS) {
+            char dsc[320];
+            describe(&st->drv, r, dsc, sizeof(dsc));
+            rv__log(ctx, RV_LOG_DEBUG, "kernel %s: clusters of %lld blocks not allowed on this device: %s", name,
+                    (long long)cw * chh * cd, dsc);
+            return RV_ENOSYS;
+        }
+    }
+
     rvc_kernel *kb = calloc(1, sizeof(*kb));
     if (!kb)
         return rv__error(ctx, RV_ENOMEM, "rv_kernel_get: out of memory");

@@ -1666,44 +1666,51 @@ RV_RAW_KERNEL_CHAINED(dwt_colreg, dwt_col_args, a, blk)
 }
 
 /*
- * dwt_colclu (CUDA, sm_90): a whole column pass in place, by clusters of
- * DWT_COL_CLUSTER blocks along y that hold every tile of their 32 columns:
+ * dwt_colclu, dwt_colclu16 (CUDA, sm_90): a whole column pass in place, by
+ * clusters of 8 or 16 blocks along y that hold every tile of their 32 columns:
  * each block loads its tile with its halo, lifts, and stores only after every
  * block of the cluster has loaded (a split cluster barrier), so that the
  * stores, which land in other tiles' rows (evens to the top half, odds to the
  * bottom), overwrite nothing still to be read. No rearrangement, no halo
  * buffer: 2 n bytes and one launch. Blocks past the column's pairs (the
- * grid is DWT_COL_CLUSTER tiles high) only take part in the barrier. There is
+ * grid is one cluster high) only take part in the barrier. There is
  * no CPU entry: the CPU backend runs blocks one after another.
  */
 #if defined(RV_CUDA)
-RV__DESC_CHAINED(dwt_colclu, sizeof(dwt_col_args))
-extern "C" __global__ void
 #  if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __cluster_dims__(1, DWT_COL_CLUSTER, 1)
+#    define DWT_CLUSTER_DIMS(C) __cluster_dims__(1, C, 1)
+#  else
+#    define DWT_CLUSTER_DIMS(C)
 #  endif
-    __launch_bounds__(1024, 1) rvk_dwt_colclu(const RV__GRID_CONST dwt_col_args rv__args)
-{
-    RV__GRID_CHAIN()
-    rv_block b;
-    b.x = (int32_t)blockIdx.x;
-    b.y = (int32_t)blockIdx.y;
-    b.z = (int32_t)blockIdx.z;
-    b.nx = (int32_t)gridDim.x;
-    b.ny = (int32_t)gridDim.y;
-    b.nz = (int32_t)gridDim.z;
-    b.tx = (int32_t)blockDim.x;
-    b.ty = (int32_t)blockDim.y;
-    b.tz = (int32_t)blockDim.z;
-    b.pad_ = 0;
-    b.shared = 0;
-    if (rv__args.k_first + b.y * rv__args.R >= rv__args.k_end) {
-        dwt_cl_arrive();
-        dwt_cl_wait();
-        return;
+#  define DWT_COLCLU_ENTRY(NAME, C)                                                                    \
+    RV__DESC_CHAINED(NAME, sizeof(dwt_col_args))                                                       \
+    extern "C" __global__ void DWT_CLUSTER_DIMS(C) __launch_bounds__(1024, 1)                          \
+        rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args)                                         \
+    {                                                                                                  \
+        RV__GRID_CHAIN()                                                                               \
+        rv_block b;                                                                                    \
+        b.x = (int32_t)blockIdx.x;                                                                     \
+        b.y = (int32_t)blockIdx.y;                                                                     \
+        b.z = (int32_t)blockIdx.z;                                                                     \
+        b.nx = (int32_t)gridDim.x;                                                                     \
+        b.ny = (int32_t)gridDim.y;                                                                     \
+        b.nz = (int32_t)gridDim.z;                                                                     \
+        b.tx = (int32_t)blockDim.x;                                                                    \
+        b.ty = (int32_t)blockDim.y;                                                                    \
+        b.tz = (int32_t)blockDim.z;                                                                    \
+        b.pad_ = 0;                                                                                    \
+        b.shared = 0;                                                                                  \
+        if (rv__args.k_first + b.y * rv__args.R >= rv__args.k_end) {                                   \
+            dwt_cl_arrive();                                                                           \
+            dwt_cl_wait();                                                                             \
+            return;                                                                                    \
+        }                                                                                              \
+        dwt_col_body(&rv__args, b, 3);                                                                 \
     }
-    dwt_col_body(&rv__args, b, 3);
-}
+DWT_COLCLU_ENTRY(dwt_colclu, DWT_COL_CLUSTER)
+DWT_COLCLU_ENTRY(dwt_colclu16, DWT_COL_CLUSTER16)
+#  undef DWT_COLCLU_ENTRY
+#  undef DWT_CLUSTER_DIMS
 #endif
 
 /* ---------------------------------------------------------------- */

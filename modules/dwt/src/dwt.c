@@ -35,7 +35,9 @@ struct RV_Dwt {
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
     /* GPU only: the 16-byte, cp.async and register forms of k_col and k_row */
     const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s, *k_rowwin, *k_rect;
-    const RV_Kernel *k_colclu; /* GPU, PTX for sm_90 or later (clusters): dwt_colclu; else NULL */
+    /* GPU, PTX for sm_90 or later (clusters): dwt_colclu and, where the device allows
+     * clusters of 16, dwt_colclu16; else NULL */
+    const RV_Kernel *k_colclu, *k_colclu16;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -247,6 +249,8 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         free(d);
         return err;
     }
+    if (!d->cpu && rv_kernel_get(d->mod, "dwt_colclu16", &d->k_colclu16) < 0)
+        d->k_colclu16 = NULL;
 #endif
     *out = d;
     return 0;
@@ -1216,25 +1220,35 @@ static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, in
 }
 
 /*
- * In place, GPU (sm_90): the thread rows TY of dwt_colclu's tiles for the
- * columns of an n x cols level at base (8 pairs a thread, tiles of R = 8 TY
- * pairs, DWT_COL_CLUSTER of them cover a column's nS pairs), or 0 when it
- * does not take them: no clusters, switched off, columns over 4096 samples
- * (a block of 1024 threads at most), rows not 16-byte aligned, or steps the
- * register lifting does not cover.
+ * In place, GPU (sm_90): dwt_colclu's shape for the columns of an n x cols
+ * level at base: tiles of R = 8 TY pairs (8 a thread, TY thread rows), *C
+ * (8 or 16) of them a cluster covering a column's nS pairs; blocks of at most
+ * 512 threads (two a multiprocessor) while clusters of 16 are there for it, so
+ * columns of up to 2048 samples take clusters of 8 and up to 4096 of 16,
+ * then 1024 threads (one block a multiprocessor) up to 8192 samples.
+ * Returns TY, or 0 where it does not apply: no clusters, switched off,
+ * columns too long, rows not 16-byte aligned, or steps the register lifting
+ * does not cover.
  */
-static int colclu_ty(const RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols)
+static int colclu_ty(const RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int *C)
 {
     const unsigned off = RV_DWT_VARIANT_NO_COLCLU | RV_DWT_VARIANT_COL_SYNC | RV_DWT_VARIANT_COL_SHARED;
-    if (!d->k_colclu || (d->s.gpu_variant & off) || d->s.fuse_max_shared <= 0 || n < 2 || cols < 1)
+    if (!d->k_colclu || (d->s.gpu_variant & off) || d->s.fuse_max_shared <= 0 || n < 2 || cols < 1 ||
+        (base | (uint64_t)pitch | (uint64_t)cols * 4) % 16)
         return 0;
-    const int nS = (n + 1) / 2, TY = (nS + 8 * DWT_COL_CLUSTER - 1) / (8 * DWT_COL_CLUSTER);
-    if (TY > 32 || (base | (uint64_t)pitch | (uint64_t)cols * 4) % 16)
+    const int nS = (n + 1) / 2;
+    int c = DWT_COL_CLUSTER, TY = (nS + 8 * c - 1) / (8 * c);
+    if (TY > 16 && d->k_colclu16) {
+        c = DWT_COL_CLUSTER16;
+        TY = (nS + 8 * c - 1) / (8 * c);
+    }
+    if (TY > 32 || !col_reg_code(d, 8 * TY, TY))
         return 0;
-    return col_reg_code(d, 8 * TY, TY) ? TY : 0;
+    *C = c;
+    return TY;
 }
 
-static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse, int TY)
+static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse, int TY, int C)
 {
     const int nS = (n + 1) / 2, R = 8 * TY;
     const uint64_t top = base, bottom = base + (uint64_t)((int64_t)nS * pitch);
@@ -1252,9 +1266,9 @@ static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, 
     sh.block[0] = 32;
     sh.block[1] = (unsigned)TY;
     sh.grid[0] = cdiv(cols, 32);
-    sh.grid[1] = DWT_COL_CLUSTER;
+    sh.grid[1] = (unsigned)C;
     sh.shared_bytes = (unsigned)(2 * (R + 2 * a.H) * a.tile_cols * 4);
-    return launch(d, d->k_colclu, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
+    return launch(d, C == DWT_COL_CLUSTER16 ? d->k_colclu16 : d->k_colclu, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
 }
 
 static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
@@ -1263,9 +1277,10 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
     int err;
     if (n < 2)
         return 0;
-    const int cty = colclu_ty(d, base, pitch, n, cols);
+    int cc = 0;
+    const int cty = colclu_ty(d, base, pitch, n, cols, &cc);
     if (cty)
-        return run_colclu(d, base, pitch, n, cols, inverse, cty);
+        return run_colclu(d, base, pitch, n, cols, inverse, cty, cc);
     const long long fmin = col_fuse_from(d);
     /* small levels fuse too when one group of their halos fits level 0's buffer (not with HALO_OWN) */
     const size_t h0 = halo_level0(d);
