@@ -479,21 +479,21 @@ static void test_gpu_row_win(void **state)
 /*
  * dwt_colclu (in place, sm_90: a column pass by clusters that hold whole
  * 32-column strips) equals the CPU for every wavelet and type, forward and
- * inverse, 1-3 levels: columns of 2 and 3 samples (one pair: a tile of 8
- * pairs and seven empty ones), 129 (tiles of 16 pairs, the last three
- * empty), 1000, 2048 (clusters of 8, 512 threads), 2050 (clusters of 16,
- * tiles of 72 pairs, the last one partial), 4095 and 4096 (clusters of 16,
- * 512 threads), 8191 and 8192 (1024 threads), 8193 (too long: the old
- * passes), widths of one partial tile (4, 100), many (1028) and not a
- * multiple of 4 (37: the old passes); then the passes taken: one column pass
- * and no chunk permutation, and with NO_COLCLU the permutation.
+ * inverse, 1-3 levels (clusters of 16 on the H100 and H200): columns of 2
+ * and 3 samples (one pair: a tile of 8 pairs and fifteen empty ones), 129
+ * (tiles of 8 pairs, the last seven empty), 1000, 2048 (tiles of 64 pairs),
+ * 2050 (72 pairs, the last tile partial), 4095 and 4096 (128 pairs, 512
+ * threads), 4097 and 8192 (too long: the old passes), widths of one partial
+ * tile (4, 100), many (1028) and not a multiple of 4 (37: the old passes);
+ * then the passes taken: one column pass and no chunk permutation, and with
+ * NO_COLCLU the permutation.
  */
 static void test_gpu_colclu(void **state)
 {
     (void)state;
     static const int sizes[][3] = {{64, 2, 1},    {100, 3, 1},  {36, 129, 2},  {1028, 1000, 3}, {40, 2048, 1},
-                                   {36, 2050, 2},  {4, 4095, 2}, {40, 4096, 1}, {4, 8191, 2},    {8, 8192, 1},
-                                   {100, 8193, 1}, {37, 500, 2}, {4096, 64, 3}};
+                                   {36, 2050, 2},  {4, 4095, 2}, {40, 4096, 1}, {100, 4097, 1},  {8, 8192, 1},
+                                   {37, 500, 2},   {4096, 64, 3}};
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (int c = 0; c < DWT_WT; c++) {
             RV_DwtSettings s;

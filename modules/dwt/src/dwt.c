@@ -1221,14 +1221,15 @@ static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, in
 
 /*
  * In place, GPU (sm_90): dwt_colclu's shape for the columns of an n x cols
- * level at base: tiles of R = 8 TY pairs (8 a thread, TY thread rows), *C
- * (8 or 16) of them a cluster covering a column's nS pairs; blocks of at most
- * 512 threads (two a multiprocessor) while clusters of 16 are there for it, so
- * columns of up to 2048 samples take clusters of 8 and up to 4096 of 16,
- * then 1024 threads (one block a multiprocessor) up to 8192 samples.
- * Returns TY, or 0 where it does not apply: no clusters, switched off,
- * columns too long, rows not 16-byte aligned, or steps the register lifting
- * does not cover.
+ * level at base: tiles of R = 8 TY pairs (8 a thread, TY thread rows), *C of
+ * them a cluster covering a column's nS pairs: clusters of 16 where the
+ * device allows them, else of 8; blocks of at most 512 threads (TY <= 16, two
+ * or more a multiprocessor), so columns of up to 4096 samples (2048 with
+ * clusters of 8). Blocks of 1024 threads (one a multiprocessor, 8192-sample
+ * columns) measured slower than the chunk permutation at 8K (docs/perf/dwt.md,
+ * session 14). Returns TY, or 0 where it does not apply: no clusters,
+ * switched off, columns too long, rows not 16-byte aligned, or steps the
+ * register lifting does not cover.
  */
 static int colclu_ty(const RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int *C)
 {
@@ -1236,13 +1237,9 @@ static int colclu_ty(const RV_Dwt *d, uint64_t base, int64_t pitch, int n, int c
     if (!d->k_colclu || (d->s.gpu_variant & off) || d->s.fuse_max_shared <= 0 || n < 2 || cols < 1 ||
         (base | (uint64_t)pitch | (uint64_t)cols * 4) % 16)
         return 0;
-    const int nS = (n + 1) / 2;
-    int c = DWT_COL_CLUSTER, TY = (nS + 8 * c - 1) / (8 * c);
-    if (TY > 16 && d->k_colclu16) {
-        c = DWT_COL_CLUSTER16;
-        TY = (nS + 8 * c - 1) / (8 * c);
-    }
-    if (TY > 32 || !col_reg_code(d, 8 * TY, TY))
+    const int c = d->k_colclu16 ? DWT_COL_CLUSTER16 : DWT_COL_CLUSTER;
+    const int TY = ((n + 1) / 2 + 8 * c - 1) / (8 * c);
+    if (TY > 16 || !col_reg_code(d, 8 * TY, TY))
         return 0;
     *C = c;
     return TY;

@@ -214,7 +214,7 @@ typedef enum RV_DwtGpuVariant {
                                     dwt_rowreg over windows of 4096 pairs (CDF 5/3, 9/7,
                                     DD(13,7); in place, 2-D: groups of rows through level
                                     0's halo buffer, copied back) */,
-    RV_DWT_VARIANT_NO_COLCLU = 32768 /* in place, GPU (sm_90): columns of at most 8192
+    RV_DWT_VARIANT_NO_COLCLU = 32768 /* in place, GPU (sm_90): columns of at most 4096
                                     samples by the chunk permutation of their rows, a halo
                                     copy and the fused column pass, instead of one pass of
                                     dwt_colclu (clusters of 8 or 16 blocks that hold whole
