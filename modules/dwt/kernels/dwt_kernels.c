@@ -1684,7 +1684,7 @@ RV_RAW_KERNEL_CHAINED(dwt_colreg, dwt_col_args, a, blk)
 #  endif
 #  define DWT_COLCLU_ENTRY(NAME, C)                                                                    \
     RV__DESC_CHAINED(NAME, sizeof(dwt_col_args))                                                       \
-    extern "C" __global__ void DWT_CLUSTER_DIMS(C) __launch_bounds__(512, 2)                           \
+    extern "C" __global__ void DWT_CLUSTER_DIMS(C) __launch_bounds__(512, 3)                           \
         rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args)                                         \
     {                                                                                                  \
         RV__GRID_CHAIN()                                                                               \
