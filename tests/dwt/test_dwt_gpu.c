@@ -403,27 +403,32 @@ static void test_gpu_host_split(void **state)
     rv_context_destroy(&xfer);
 }
 
-/* The launch counts of one forward transform (one level) of a w x h buffer on the GPU. */
-static void forward_stats(const RV_DwtSettings *s, int w, int h, RV_DwtStats *st)
+/* The launch counts of one transform (one level; forward, or with `inverse` the
+ * inverse) of a w x h buffer on the GPU. */
+static void xform_stats(const RV_DwtSettings *s, int w, int h, int inverse, RV_DwtStats *st)
 {
     RV_Dwt *d = NULL;
     assert_int_equal(rv_dwt_create(g_gpu, s, &d), 0);
     RV_Buffer *b = NULL;
     assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
-    assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
+    if (inverse)
+        assert_int_equal(rv_dwt_inverse_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
+    else
+        assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
     rv_dwt_stats(d, st);
     rv_buffer_destroy(&b);
     rv_dwt_destroy(&d);
 }
 
 /*
- * Forward rows too long for a fused row pass (fuse_max_shared 4096: from 1025
+ * Rows too long for a fused row pass (fuse_max_shared 4096: from 1025
  * samples; the default: from 16385) in one windowed pass (dwt_rowwin, out of
- * place): the CPU's result for CDF 9/7, DD(13,7) (f32, i32) and CDF 5/3 (i32)
- * with one and several windows a row, rows ending inside a window or a
- * segment, odd lengths; in place (2-D) the same rows in groups through level
- * 0's halo buffer; then that these are the passes taken (no chunk generation,
- * no step passes) and that NO_ROW_WIN takes the old passes instead.
+ * place), forward and (since session 14) inverse: the CPU's result for CDF
+ * 9/7, DD(13,7) (f32, i32) and CDF 5/3 (i32) with one and several windows a
+ * row, rows ending inside a window or a segment, odd lengths; in place (2-D)
+ * the same rows in groups through level 0's halo buffer; then that these are
+ * the passes taken, both senses (no chunk generation, no step passes) and
+ * that NO_ROW_WIN takes the old passes instead.
  */
 static void test_gpu_row_win(void **state)
 {
@@ -454,26 +459,28 @@ static void test_gpu_row_win(void **state)
             s.fuse_max_shared = 4096;
             compare_s(&s, ip[z][0], ip[z][1], 2);
         }
-    for (int v = 0; v < 2; v++) { /* taken: no chunk generation, no step pass; NO_ROW_WIN: both */
-        RV_DwtSettings s;
-        rv_dwt_settings_default(&s);
-        s.method = RV_DWT_IN_PLACE;
-        s.fuse_max_shared = 4096;
-        s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
-        RV_DwtStats st;
-        forward_stats(&s, 4100, 1000, &st);
-        if ((st.launches[RV_DWT_KERNEL_CHUNKGEN] > 0) != v || (st.launches[RV_DWT_KERNEL_STEP] > 0) != v)
-            fail_msg("in place, variant %d: %lld chunk generations, %lld step passes", v,
-                     st.launches[RV_DWT_KERNEL_CHUNKGEN], st.launches[RV_DWT_KERNEL_STEP]);
-        rv_dwt_settings_default(&s); /* out of place, 1-D: the windowed pass, or split + 4 steps */
-        s.method = RV_DWT_OUT_OF_PLACE;
-        s.dims = 1;
-        s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
-        forward_stats(&s, 20000, 2, &st);
-        if (st.launches[RV_DWT_KERNEL_STEP] != (v ? 4 : 0) || st.launches[RV_DWT_KERNEL_ROWFUSED] != (v ? 0 : 1))
-            fail_msg("variant %d: %lld step passes, %lld row passes", v, st.launches[RV_DWT_KERNEL_STEP],
-                     st.launches[RV_DWT_KERNEL_ROWFUSED]);
-    }
+    /* taken, forward and inverse: no chunk generation, no step pass; NO_ROW_WIN: both */
+    for (int v = 0; v < 2; v++)
+        for (int inv = 0; inv < 2; inv++) {
+            RV_DwtSettings s;
+            rv_dwt_settings_default(&s);
+            s.method = RV_DWT_IN_PLACE;
+            s.fuse_max_shared = 4096;
+            s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
+            RV_DwtStats st;
+            xform_stats(&s, 4100, 1000, inv, &st);
+            if ((st.launches[RV_DWT_KERNEL_CHUNKGEN] > 0) != v || (st.launches[RV_DWT_KERNEL_STEP] > 0) != v)
+                fail_msg("in place, variant %d, inverse %d: %lld chunk generations, %lld step passes", v, inv,
+                         st.launches[RV_DWT_KERNEL_CHUNKGEN], st.launches[RV_DWT_KERNEL_STEP]);
+            rv_dwt_settings_default(&s); /* out of place, 1-D: the windowed pass, or 4 steps and a split */
+            s.method = RV_DWT_OUT_OF_PLACE;
+            s.dims = 1;
+            s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
+            xform_stats(&s, 20000, 2, inv, &st);
+            if (st.launches[RV_DWT_KERNEL_STEP] != (v ? 4 : 0) || st.launches[RV_DWT_KERNEL_ROWFUSED] != (v ? 0 : 1))
+                fail_msg("variant %d, inverse %d: %lld step passes, %lld row passes", v, inv,
+                         st.launches[RV_DWT_KERNEL_STEP], st.launches[RV_DWT_KERNEL_ROWFUSED]);
+        }
 }
 
 /*
@@ -507,7 +514,7 @@ static void test_gpu_colclu(void **state)
         s.method = RV_DWT_IN_PLACE;
         s.gpu_variant = v ? RV_DWT_VARIANT_NO_COLCLU : 0;
         RV_DwtStats st;
-        forward_stats(&s, 1024, 1024, &st);
+        xform_stats(&s, 1024, 1024, 0, &st);
         if ((st.launches[RV_DWT_KERNEL_PERMUTE] > 0) != v || st.launches[RV_DWT_KERNEL_COLFUSED] != (v ? 2 : 1))
             fail_msg("variant %d: %lld permutations, %lld column passes", v, st.launches[RV_DWT_KERNEL_PERMUTE],
                      st.launches[RV_DWT_KERNEL_COLFUSED]);

@@ -179,6 +179,14 @@ static int fwd_fn(void *p)
     return rv_dwt_forward_buffer(f->d, f->buf, f->N, f->N, (size_t)f->N * 4, f->levels);
 }
 
+#if RV_BENCH_EVENTS
+static int inv_fn(void *p)
+{
+    const fwd_run *f = (const fwd_run *)p;
+    return rv_dwt_inverse_buffer(f->d, f->buf, f->N, f->N, (size_t)f->N * 4, f->levels);
+}
+#endif
+
 /* Measured bandwidth: copy src -> dst (N x N floats) with dwt_split mode 2; reps copies
  * back to back between two syncs a round (1: one copy, its launch and sync included);
  * ev (RV_BENCH_EVENTS): the GPU time of the copies by events instead (see ev_time). */
@@ -546,7 +554,7 @@ int main(int argc, char **argv)
         printf("|---|---|---|---|---|---|---|---|---|---|---|---|%s\n", evs ? "---|---|" : "");
         for (int wi = 0; wi < 2; wi++)
             for (int li = 0; li < nlev; li++) {
-                double ms[2], E[2], mem[2], hms[2];
+                double ms[2], E[2], mem[2], hms[2], ims[2] = {NAN, NAN};
                 RV_DwtStats prof[2];
                 for (int mi = 0; mi < 2; mi++) {
                     RV_DwtSettings s;
@@ -559,7 +567,7 @@ int main(int argc, char **argv)
                     RV_Dwt *d = NULL;
                     if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
                         die(ctx, "dwt", err);
-                    double best = 1e30, gbest = 1e30;
+                    double best = 1e30, gbest = 1e30, ibest = 1e30;
                     RV_DwtStats stt;
                     fwd_run fr = {d, buf, N, levs[li]};
                     for (int r = 0; r < (cpu ? 3 : 6); r++) {
@@ -578,10 +586,11 @@ int main(int argc, char **argv)
 #if RV_BENCH_EVENTS
                         if (!cpu && ev_ready()) { /* (the inverse below only after a forward) */
                             const double tg = ev_time(ctx, fwd_fn, &fr);
-                            if ((err = rv_dwt_inverse_buffer(d, buf, N, N, (size_t)N * 4, levs[li])) < 0)
-                                die(ctx, rv_dwt_error(d), err);
+                            const double ti = ev_time(ctx, inv_fn, &fr); /* the inverse, timed the same way */
                             if (r > 0 && tg < gbest)
                                 gbest = tg;
+                            if (r > 0 && ti < ibest)
+                                ibest = ti;
                         }
 #endif
                     }
@@ -589,6 +598,8 @@ int main(int argc, char **argv)
                     for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
                         moved += stt.bytes[k];
                     hms[mi] = best * 1e3;
+                    if (ibest < 1e30)
+                        ims[mi] = ibest * 1e3;
                     if (gbest < 1e30)
                         best = gbest; /* the table's time: the events' (kernel time) */
                     ms[mi] = best * 1e3;
@@ -618,6 +629,9 @@ int main(int argc, char **argv)
                 if (evs)
                     printf(" %.3f | %.3f |", hms[0], hms[1]);
                 printf("\n");
+                if (!isnan(ims[0]) || !isnan(ims[1]))
+                    printf("    %s L%d inverse (events): in-place %.3f ms, out-of-place %.3f ms\n", wnames[wi],
+                           levs[li], ims[0], ims[1]);
                 for (int mi = 0; mi < 2; mi++) {
                     printf("    %s %s L%d breakdown:", wnames[wi], mi ? "out-of-place" : "in-place", levs[li]);
                     for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)

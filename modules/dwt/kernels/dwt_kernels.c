@@ -1004,9 +1004,11 @@ RV_RAW_KERNEL_CHAINED(dwt_rowasync, dwt_row_args, a, blk)
     } while (0)
 static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, const uint32_t *sh, uint32_t *dst,
                                                       int n, int seg, int lane, int edge, const int TYPE,
-                                                      const int INV, const int M, int xs)
+                                                      const int INV, const int M, int xs, int dof)
 {
-    /* sh holds samples [xs, ...) of the row (xs a multiple of 4; 0 unless a window, forward) */
+    /* forward: sh holds samples [xs, ...) of the row (xs a multiple of 4; 0 unless a
+     * window); inverse: S pairs [xs, ...) at sh[0 ...), D pairs [xs, ...) at sh[dof ...)
+     * (the whole row: xs 0, dof nS) */
     const int A = M + 2; /* M (a constant where it is called) pairs a lane and a window row each side */
     const int nS = (n + 1) >> 1, nD = n >> 1;
     uint32_t S[DWT_RM + 2], D[DWT_RM + 2];
@@ -1024,8 +1026,8 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
         } else {
 #  pragma unroll
             for (int i = 0; i < A; i++) {
-                S[i] = sh[p0 + 32 * i];
-                D[i] = sh[nS + p0 + 32 * i];
+                S[i] = sh[p0 - xs + 32 * i];
+                D[i] = sh[dof + p0 - xs + 32 * i];
             }
         }
     } else {
@@ -1037,8 +1039,8 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
                 qs = dwt_mirror(qs, n);
                 qd = dwt_mirror(qd, n);
             }
-            S[i] = INV ? sh[qs >> 1] : sh[qs - xs];
-            D[i] = INV ? sh[nS + (qd >> 1)] : sh[qd - xs];
+            S[i] = INV ? sh[(qs >> 1) - xs] : sh[qs - xs];
+            D[i] = INV ? sh[dof + (qd >> 1) - xs] : sh[qd - xs];
         }
     }
     const int ns = a->nsteps;
@@ -1094,12 +1096,27 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
 #if defined(RV_CUDA)
 /* dwt_rowreg's body with M pairs a lane (a constant at each entry); WIN (a constant):
  * the windowed form (a->win, dwt_rowwin), so that the plain entries keep their registers */
+/* len words from src into sh, all in flight (16-byte copies where src is aligned); complete after dwt_cp_wait. */
+static __device__ __forceinline__ void dwt_row_copy_in(uint32_t *sh, const uint32_t *src, int len, int tid, int T)
+{
+    if (((uintptr_t)src & 15) == 0) {
+        const int nq = len >> 2;
+        for (int q = tid; q < nq; q += T)
+            dwt_cp16(sh + 4 * q, (const unsigned char *)(src + 4 * q));
+        for (int p = 4 * nq + tid; p < len; p += T)
+            dwt_cp4(sh + p, src + p);
+    } else {
+        for (int p = tid; p < len; p += T)
+            dwt_cp4(sh + p, src + p);
+    }
+}
+
 static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv_block blk, const int M,
                                                        const int WIN)
 {
     /* the host launches it for one level, block layout, f32 or i32, the step forms above,
-     * a multiple of 32 threads; shared: n words, or with a window (forward) the
-     * host's ROW_WIN_WORDS */
+     * a multiple of 32 threads; shared: n words, or with a window the host's
+     * ROW_WIN_WORDS */
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1;
     const int T = (int)blockDim.x, tid = (int)threadIdx.x, lane = tid & 31;
     const int nseg = (nS + 32 * M - 1) / (32 * M);
@@ -1123,21 +1140,27 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
         r0 = blk.x * a->tile_rows;
         r1 = RV__MIN(r0 + a->tile_rows, a->rows);
     }
+    /* inverse: the window's pairs [ps, pe) of the S half at sh[0 ...), of the D half at
+     * sh[dof ...); the whole row: ps 0, dof nS */
+    const int inv = a->inverse;
+    int ps = 0, dof = nS, ls = nS, ld = nD;
+    if (WIN && inv) {
+        ps = (xs >> 1) & ~3;
+        const int pe = (xe + 1) >> 1;
+        ls = RV__MIN(pe, nS) - ps;
+        ld = RV__MIN(pe, nD) - ps;
+        dof = (ls + 3) & ~3;
+    }
     uint32_t *sh = dwt_sh;
     for (int row = r0; row < r1; row++) {
-        const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch)) + xs;
+        const uint32_t *src = (const uint32_t *)(uintptr_t)(a->src + (uint64_t)((int64_t)row * a->src_pitch));
         uint32_t *dst = (uint32_t *)(uintptr_t)(a->dst + (uint64_t)((int64_t)row * a->dst_pitch));
-        const int len = xe - xs;
         /* the row (or the window) unchanged into shared memory, all of it in flight */
-        if (((uintptr_t)src & 15) == 0) {
-            const int nq = len >> 2;
-            for (int q = tid; q < nq; q += T)
-                dwt_cp16(sh + 4 * q, (const unsigned char *)(src + 4 * q));
-            for (int p = 4 * nq + tid; p < len; p += T)
-                dwt_cp4(sh + p, src + p);
+        if (WIN && inv) {
+            dwt_row_copy_in(sh, src + ps, ls, tid, T);
+            dwt_row_copy_in(sh + dof, src + nS + ps, ld, tid, T);
         } else {
-            for (int p = tid; p < len; p += T)
-                dwt_cp4(sh + p, src + p);
+            dwt_row_copy_in(sh, src + xs, xe - xs, tid, T);
         }
         dwt_cp_wait();
         __syncthreads();
@@ -1146,15 +1169,15 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
             /* edge: the window reaches beyond the row (reflection) */
             const int edge = seg < 32 || seg + 32 * (M + 1) > nD;
             if (a->type == DWT_F32) {
-                if (a->inverse)
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 1, M, 0);
+                if (inv)
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 1, M, ps, dof);
                 else
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 0, M, xs);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 0, M, xs, 0);
             } else {
-                if (a->inverse)
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 1, M, 0);
+                if (inv)
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 1, M, ps, dof);
                 else
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 0, M, xs);
+                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 0, M, xs, 0);
             }
         }
         __syncthreads(); /* before the next row overwrites sh */

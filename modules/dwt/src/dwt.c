@@ -614,10 +614,12 @@ static int row_reg_ok(const RV_Dwt *d, int n, int levels, int interleaved)
 #define ROW_WIN_WORDS (2 * ROW_WIN + 128 * (DWT_RM + 2) + 8)
 
 /*
- * Forward rows longer than a fused pass takes (n > fuse_max_shared / 4 or
- * DWT_ROW_MAX) in one pass anyway, GPU: dwt_rowreg over windows of ROW_WIN
- * pairs, each block loading only its window and the reach of its lifting,
- * for the step forms dwt_rowreg lifts. Otherwise 0: split, then a pass a step.
+ * Rows longer than a fused pass takes (n > fuse_max_shared / 4 or
+ * DWT_ROW_MAX) in one pass anyway, GPU, forward and (since session 14)
+ * inverse: dwt_rowreg over windows of ROW_WIN pairs, each block loading only
+ * its window and the reach of its lifting (inverse: those pairs of both
+ * halves), for the step forms dwt_rowreg lifts. Otherwise 0: split, then a
+ * pass a step (inverse: the passes, then the merge).
  */
 static int row_win_ok(const RV_Dwt *d, int n)
 {
@@ -643,10 +645,10 @@ static void row_args(const RV_Dwt *d, dwt_row_args *a, uint64_t src, int64_t sp,
     memcpy(a->steps, d->steps, sizeof(a->steps));
 }
 
-static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows)
+static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int inverse)
 {
     dwt_row_args a;
-    row_args(d, &a, src, sp, dst, dp, n, rows, 1, 0, 0);
+    row_args(d, &a, src, sp, dst, dp, n, rows, 1, inverse, 0);
     a.tile_rows = 1;
     a.win = ROW_WIN;
     const int nS = (n + 1) / 2, nch = (nS + ROW_WIN - 1) / ROW_WIN;
@@ -1046,11 +1048,11 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
         return 0;
     if (!p->row_chunked)
         return run_rowfused(d, base, pitch, base, pitch, n, rows, 1, inverse, 0);
-    if (!inverse && row_win_ok(d, n)) {
+    if (row_win_ok(d, n)) {
         /* GPU, 2-D, rows too long for a fused pass: groups of rows through the halo buffer
-         * that level 0 holds anyway (free until its column halos are saved), the windowed
-         * row pass into it, then copied back: 4 n bytes moved instead of the chunk
-         * rearrangement and a pass a step */
+         * that level 0 holds anyway (free until its column halos are saved, and again
+         * after the inverse's columns), the windowed row pass into it, then copied back:
+         * 4 n bytes moved instead of the chunk rearrangement and a pass a step */
         const size_t hb = halo_level0(d);
         const int64_t sp = ((int64_t)n * 4 + 15) / 16 * 16;
         const long long G = (long long)(hb / (size_t)sp);
@@ -1062,7 +1064,8 @@ static int rows_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
             for (int r0 = 0; r0 < rows; r0 += step) {
                 const int g = rows - r0 < step ? rows - r0 : step;
                 const uint64_t rb = base + (uint64_t)r0 * (uint64_t)pitch;
-                if ((err = run_rowwin(d, rb, pitch, sb, sp, n, g)) < 0 || (err = run_rect(d, sb, sp, rb, pitch, n, g)) < 0)
+                if ((err = run_rowwin(d, rb, pitch, sb, sp, n, g, inverse)) < 0 ||
+                    (err = run_rect(d, sb, sp, rb, pitch, n, g)) < 0)
                     return err;
             }
             return 0;
@@ -1473,7 +1476,7 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
             else if (fused_ok(d, n, 1))
                 err = run_rowfused(d, base, pitch, tb, pitch, n, rows, 1, 0, 0);
             else if (row_win_ok(d, n))
-                err = run_rowwin(d, base, pitch, tb, pitch, n, rows);
+                err = run_rowwin(d, base, pitch, tb, pitch, n, rows, 0);
             else if ((err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 0)) >= 0)
                 err = run_steps(d, tb, pitch, 0, n, rows, 0);
             if (err < 0)
@@ -1495,6 +1498,8 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
                 err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 2);
             else if (fused_ok(d, n, 1))
                 err = run_rowfused(d, tb, pitch, base, pitch, n, rows, 1, 1, 0);
+            else if (row_win_ok(d, n))
+                err = run_rowwin(d, tb, pitch, base, pitch, n, rows, 1);
             else if ((err = run_steps(d, tb, pitch, 0, n, rows, 1)) >= 0)
                 err = run_split(d, tb, pitch, base, pitch, 0, n, rows, 1);
             if (err < 0)

@@ -207,13 +207,14 @@ typedef enum RV_DwtGpuVariant {
                                     (the rows the row pass before stored last, which the
                                     L2 still holds; and the tiles that store the rows the
                                     next level reads first go last) */,
-    RV_DWT_VARIANT_NO_ROW_WIN = 16384 /* forward: rows longer than a fused row pass takes
+    RV_DWT_VARIANT_NO_ROW_WIN = 16384 /* rows longer than a fused row pass takes
                                     (fuse_max_shared, 16K samples) out of place split, then
-                                    one pass a lifting step, and in place the chunk
-                                    rearrangement and a pass a step, instead of one pass of
-                                    dwt_rowreg over windows of 4096 pairs (CDF 5/3, 9/7,
-                                    DD(13,7); in place, 2-D: groups of rows through level
-                                    0's halo buffer, copied back) */,
+                                    one pass a lifting step (inverse: the passes, then the
+                                    merge), and in place the chunk rearrangement and a pass
+                                    a step, instead of one pass of dwt_rowreg over windows
+                                    of 4096 pairs (CDF 5/3, 9/7, DD(13,7); in place, 2-D:
+                                    groups of rows through level 0's halo buffer, copied
+                                    back; the inverse too since session 14) */,
     RV_DWT_VARIANT_NO_COLCLU = 32768 /* in place, GPU (sm_90): columns of at most 4096
                                     samples by the chunk permutation of their rows, a halo
                                     copy and the fused column pass, instead of one pass of
