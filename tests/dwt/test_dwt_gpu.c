@@ -490,17 +490,18 @@ static void test_gpu_row_win(void **state)
  * and 3 samples (one pair: a tile of 8 pairs and fifteen empty ones), 129
  * (tiles of 8 pairs, the last seven empty), 1000, 2048 (tiles of 64 pairs),
  * 2050 (72 pairs, the last tile partial), 4095 and 4096 (128 pairs, 512
- * threads), 4097 and 8192 (too long: the old passes), widths of one partial
- * tile (4, 100), many (1028) and not a multiple of 4 (37: the old passes);
- * then the passes taken: one column pass and no chunk permutation, and with
- * NO_COLCLU the permutation.
+ * threads), 4097 (dwt_colclu16m: 16 pairs a thread, tiles of 144 pairs),
+ * 8191 and 8192 (256 pairs), 8193 (too long: the old passes), widths of one
+ * partial tile (4, 100), many (1028) and not a multiple of 4 (37: the old
+ * passes); then the passes taken: one column pass and no chunk permutation,
+ * and with NO_COLCLU the permutation.
  */
 static void test_gpu_colclu(void **state)
 {
     (void)state;
     static const int sizes[][3] = {{64, 2, 1},    {100, 3, 1},  {36, 129, 2},  {1028, 1000, 3}, {40, 2048, 1},
-                                   {36, 2050, 2},  {4, 4095, 2}, {40, 4096, 1}, {100, 4097, 1},  {8, 8192, 1},
-                                   {37, 500, 2},   {4096, 64, 3}};
+                                   {36, 2050, 2},  {4, 4095, 2}, {40, 4096, 1}, {100, 4097, 1},  {4, 8191, 2},
+                                   {8, 8192, 1},   {36, 8193, 1}, {37, 500, 2}, {4096, 64, 3}};
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (int c = 0; c < DWT_WT; c++) {
             RV_DwtSettings s;

@@ -1413,7 +1413,7 @@ static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint3
                                                     int edge, int g0, const int M, const int E, const int TYPE,
                                                     const int INV)
 {
-    enum { AMAX = 8 + 2 * 3 };
+    enum { AMAX = 16 + 2 * 3 }; /* M 8 or 16 (dwt_colclu16m), E at most 3 */
     const int A = M + 2 * E;
     uint32_t S[AMAX], D[AMAX];
     if (ok) {
@@ -1564,9 +1564,9 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     if (vec)
         dwt_cp_wait();
     __syncthreads();
-    /* dwt_colclu (vk 3): this block has read all it reads of global memory;
-     * its stores wait (below) until every block of the column has too */
-    if (vk == 3)
+    /* dwt_colclu (vk 3; 4: 16 pairs a thread): this block has read all it reads of
+     * global memory; its stores wait (below) until every block of the column has too */
+    if (vk >= 3)
         dwt_cl_arrive();
     /* dwt_colreg (vk 2): a whole tile of R = M TY pairs lifts in registers
      * (dwt_col_regs) when its window of E pairs lies inside both bands (every
@@ -1574,8 +1574,9 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
      * host sets it for symmetric 2- and 4-tap steps), reaches past an end of the
      * column; partial tiles and the others as below, a barrier a step */
     const int rM = vk >= 2 ? (a->reg >> 4) & 255 : 0, rE = a->reg & 15;
+    const int RML = vk == 4 ? 16 : 8; /* the literal pairs a thread of this kernel */
     const int rin = k0 - rE >= 0 && kend + rE <= nD;
-    if (rM && kend - k0 == R && R == rM * TY && (rin || (a->reg & DWT_COL_REG_EDGE))) {
+    if (rM == RML && kend - k0 == R && R == rM * TY && (rin || (a->reg & DWT_COL_REG_EDGE))) {
         const int g0 = k0 + ty * rM - rE, redge = !rin;
         uint32_t *s0 = sh + (g0 - base) * 32 + tx, *d0 = s0 + TR * 32;
         /* literal type, sense and window: each combination its own straight-line code */
@@ -1583,13 +1584,13 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     do {                                                                     \
         if (a->inverse) {                                                    \
             if (rE == 2)                                                     \
-                dwt_col_regs(a, s0, d0, ok, redge, g0, 8, 2, TYPE, 1);       \
+                dwt_col_regs(a, s0, d0, ok, redge, g0, RML, 2, TYPE, 1);     \
             else                                                             \
-                dwt_col_regs(a, s0, d0, ok, redge, g0, 8, 3, TYPE, 1);       \
+                dwt_col_regs(a, s0, d0, ok, redge, g0, RML, 3, TYPE, 1);     \
         } else if (rE == 2)                                                  \
-            dwt_col_regs(a, s0, d0, ok, redge, g0, 8, 2, TYPE, 0);           \
+            dwt_col_regs(a, s0, d0, ok, redge, g0, RML, 2, TYPE, 0);         \
         else                                                                 \
-            dwt_col_regs(a, s0, d0, ok, redge, g0, 8, 3, TYPE, 0);           \
+            dwt_col_regs(a, s0, d0, ok, redge, g0, RML, 3, TYPE, 0);         \
     } while (0)
         if (a->type == DWT_F32)
             DWT_RCALL(DWT_F32);
@@ -1614,7 +1615,7 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
         }
         __syncthreads();
     }
-    if (vk == 3)
+    if (vk >= 3)
         dwt_cl_wait();
     /* store the middle pairs [k0, kend) */
     if (vec) {
@@ -1705,9 +1706,9 @@ RV_RAW_KERNEL_CHAINED(dwt_colreg, dwt_col_args, a, blk)
 #  else
 #    define DWT_CLUSTER_DIMS(C)
 #  endif
-#  define DWT_COLCLU_ENTRY(NAME, C)                                                                    \
+#  define DWT_COLCLU_ENTRY(NAME, C, VK, MINB)                                                          \
     RV__DESC_CHAINED(NAME, sizeof(dwt_col_args))                                                       \
-    extern "C" __global__ void DWT_CLUSTER_DIMS(C) __launch_bounds__(512, 3)                           \
+    extern "C" __global__ void DWT_CLUSTER_DIMS(C) __launch_bounds__(512, MINB)                        \
         rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args)                                         \
     {                                                                                                  \
         RV__GRID_CHAIN()                                                                               \
@@ -1728,10 +1729,13 @@ RV_RAW_KERNEL_CHAINED(dwt_colreg, dwt_col_args, a, blk)
             dwt_cl_wait();                                                                             \
             return;                                                                                    \
         }                                                                                              \
-        dwt_col_body(&rv__args, b, 3);                                                                 \
+        dwt_col_body(&rv__args, b, VK);                                                                \
     }
-DWT_COLCLU_ENTRY(dwt_colclu, DWT_COL_CLUSTER)
-DWT_COLCLU_ENTRY(dwt_colclu16, DWT_COL_CLUSTER16)
+/* 8 pairs a thread: 40 registers, three blocks of 512 threads a multiprocessor;
+ * dwt_colclu16m: 16 pairs a thread (tiles of 256 pairs: 8192-sample columns) */
+DWT_COLCLU_ENTRY(dwt_colclu, DWT_COL_CLUSTER, 3, 3)
+DWT_COLCLU_ENTRY(dwt_colclu16, DWT_COL_CLUSTER16, 3, 3)
+DWT_COLCLU_ENTRY(dwt_colclu16m, DWT_COL_CLUSTER16, 4, 2)
 #  undef DWT_COLCLU_ENTRY
 #  undef DWT_CLUSTER_DIMS
 #endif

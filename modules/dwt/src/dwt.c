@@ -36,8 +36,8 @@ struct RV_Dwt {
     /* GPU only: the 16-byte, cp.async and register forms of k_col and k_row */
     const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s, *k_rowwin, *k_rect;
     /* GPU, PTX for sm_90 or later (clusters): dwt_colclu and, where the device allows
-     * clusters of 16, dwt_colclu16; else NULL */
-    const RV_Kernel *k_colclu, *k_colclu16;
+     * clusters of 16, dwt_colclu16 and dwt_colclu16m; else NULL */
+    const RV_Kernel *k_colclu, *k_colclu16, *k_colclu16m;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -249,8 +249,9 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         free(d);
         return err;
     }
-    if (!d->cpu && rv_kernel_get(d->mod, "dwt_colclu16", &d->k_colclu16) < 0)
-        d->k_colclu16 = NULL;
+    if (!d->cpu && (rv_kernel_get(d->mod, "dwt_colclu16", &d->k_colclu16) < 0 ||
+                    rv_kernel_get(d->mod, "dwt_colclu16m", &d->k_colclu16m) < 0))
+        d->k_colclu16 = d->k_colclu16m = NULL;
 #endif
     *out = d;
     return 0;
@@ -722,7 +723,7 @@ static int steps_reach(const RV_Dwt *d)
 static int col_reg_code(const RV_Dwt *d, int R, int TY)
 {
     const int M = R / TY;
-    if (M != 8 || M * TY != R || d->nsteps > 4)
+    if ((M != 8 && M != 16) || M * TY != R || d->nsteps > 4) /* 16: dwt_colclu16m only */
         return 0;
     int E = 2;
     for (int i = 0; i < d->nsteps; i++) {
@@ -1224,33 +1225,37 @@ static int cols_fused_inplace(RV_Dwt *d, uint64_t base, int64_t pitch, int n, in
 
 /*
  * In place, GPU (sm_90): dwt_colclu's shape for the columns of an n x cols
- * level at base: tiles of R = 8 TY pairs (8 a thread, TY thread rows), *C of
+ * level at base: tiles of R = M TY pairs (M = 8 pairs a thread, TY <= 16
+ * thread rows: blocks of at most 512 threads, three a multiprocessor), *C of
  * them a cluster covering a column's nS pairs: clusters of 16 where the
- * device allows them, else of 8; blocks of at most 512 threads (TY <= 16, two
- * or more a multiprocessor), so columns of up to 4096 samples (2048 with
- * clusters of 8). Blocks of 1024 threads (one a multiprocessor, 8192-sample
- * columns) measured slower than the chunk permutation at 8K (docs/perf/dwt.md,
- * session 14). Returns TY, or 0 where it does not apply: no clusters,
- * switched off, columns too long, rows not 16-byte aligned, or steps the
- * register lifting does not cover.
+ * device allows them (columns of up to 4096 samples), else of 8 (2048); with
+ * clusters of 16, columns of up to 8192 samples take 16 pairs a thread
+ * (dwt_colclu16m, two blocks a multiprocessor). Returns TY (and *C, *M), or
+ * 0 where it does not apply: no clusters, switched off, columns too long,
+ * rows not 16-byte aligned, or steps the register lifting does not cover.
  */
-static int colclu_ty(const RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int *C)
+static int colclu_ty(const RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int *C, int *M)
 {
     const unsigned off = RV_DWT_VARIANT_NO_COLCLU | RV_DWT_VARIANT_COL_SYNC | RV_DWT_VARIANT_COL_SHARED;
     if (!d->k_colclu || (d->s.gpu_variant & off) || d->s.fuse_max_shared <= 0 || n < 2 || cols < 1 ||
         (base | (uint64_t)pitch | (uint64_t)cols * 4) % 16)
         return 0;
-    const int c = d->k_colclu16 ? DWT_COL_CLUSTER16 : DWT_COL_CLUSTER;
-    const int TY = ((n + 1) / 2 + 8 * c - 1) / (8 * c);
-    if (TY > 16 || !col_reg_code(d, 8 * TY, TY))
+    const int c = d->k_colclu16 ? DWT_COL_CLUSTER16 : DWT_COL_CLUSTER, nS = (n + 1) / 2;
+    int m = 8, TY = (nS + m * c - 1) / (m * c);
+    if (TY > 16 && d->k_colclu16m && !(d->s.gpu_variant & RV_DWT_VARIANT_COLCLU_8K_OFF)) {
+        m = 16;
+        TY = (nS + m * c - 1) / (m * c);
+    }
+    if (TY > 16 || !col_reg_code(d, m * TY, TY))
         return 0;
     *C = c;
+    *M = m;
     return TY;
 }
 
-static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse, int TY, int C)
+static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse, int TY, int C, int M)
 {
-    const int nS = (n + 1) / 2, R = 8 * TY;
+    const int nS = (n + 1) / 2, R = M * TY;
     const uint64_t top = base, bottom = base + (uint64_t)((int64_t)nS * pitch);
     dwt_col_args a;
     /* forward: pair g at rows 2g, 2g + 1 -> rows g, nS + g; inverse the reverse */
@@ -1268,7 +1273,8 @@ static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, 
     sh.grid[0] = cdiv(cols, 32);
     sh.grid[1] = (unsigned)C;
     sh.shared_bytes = (unsigned)(2 * (R + 2 * a.H) * a.tile_cols * 4);
-    return launch(d, C == DWT_COL_CLUSTER16 ? d->k_colclu16 : d->k_colclu, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
+    const RV_Kernel *k = M == 16 ? d->k_colclu16m : C == DWT_COL_CLUSTER16 ? d->k_colclu16 : d->k_colclu;
+    return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
 }
 
 static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
@@ -1277,10 +1283,10 @@ static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t p
     int err;
     if (n < 2)
         return 0;
-    int cc = 0;
-    const int cty = colclu_ty(d, base, pitch, n, cols, &cc);
+    int cc = 0, cm = 0;
+    const int cty = colclu_ty(d, base, pitch, n, cols, &cc, &cm);
     if (cty)
-        return run_colclu(d, base, pitch, n, cols, inverse, cty, cc);
+        return run_colclu(d, base, pitch, n, cols, inverse, cty, cc, cm);
     const long long fmin = col_fuse_from(d);
     /* small levels fuse too when one group of their halos fits level 0's buffer (not with HALO_OWN) */
     const size_t h0 = halo_level0(d);

@@ -215,11 +215,14 @@ typedef enum RV_DwtGpuVariant {
                                     of 4096 pairs (CDF 5/3, 9/7, DD(13,7); in place, 2-D:
                                     groups of rows through level 0's halo buffer, copied
                                     back; the inverse too since session 14) */,
-    RV_DWT_VARIANT_NO_COLCLU = 32768 /* in place, GPU (sm_90): columns of at most 4096
+    RV_DWT_VARIANT_NO_COLCLU = 32768 /* in place, GPU (sm_90): columns of at most 8192
                                     samples by the chunk permutation of their rows, a halo
                                     copy and the fused column pass, instead of one pass of
                                     dwt_colclu (clusters of 8 or 16 blocks that hold whole
-                                    32-column strips and store after all have loaded) */
+                                    32-column strips and store after all have loaded) */,
+    RV_DWT_VARIANT_COLCLU_8K_OFF = 65536 /* in place, GPU: dwt_colclu only for columns of
+                                    up to 4096 samples (8 pairs a thread), not up to 8192
+                                    (16 pairs a thread, dwt_colclu16m) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
