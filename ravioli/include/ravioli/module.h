@@ -32,7 +32,11 @@ RV_API const char *rv_module_path(const RV_Module *m);
 
 /**
  * Looks up kernel `name` (declared in the source with RV_PROC_*(name, ...) or
- * RV_RAW_KERNEL(name, ...)). The kernel belongs to the module.
+ * RV_RAW_KERNEL(name, ...)). The kernel belongs to the module. RV_ENOENT when
+ * the module has no such kernel; on the CUDA backend RV_ENOSYS, without an
+ * error message, for an entry whose compile-time cluster shape the device
+ * does not allow (more than 8 blocks where the non-portable size is refused;
+ * docs/cuda.md), so that the caller can take another way.
  */
 RV_API int rv_kernel_get(RV_Module *m, const char *name, const RV_Kernel **out);
 RV_API const char *rv_kernel_name(const RV_Kernel *k);
