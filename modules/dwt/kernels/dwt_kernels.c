@@ -1094,8 +1094,6 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
 #endif
 
 #if defined(RV_CUDA)
-/* dwt_rowreg's body with M pairs a lane (a constant at each entry); WIN (a constant):
- * the windowed form (a->win, dwt_rowwin), so that the plain entries keep their registers */
 /* len words from src into sh, all in flight (16-byte copies where src is aligned); complete after dwt_cp_wait. */
 static __device__ __forceinline__ void dwt_row_copy_in(uint32_t *sh, const uint32_t *src, int len, int tid, int T)
 {
@@ -1111,6 +1109,8 @@ static __device__ __forceinline__ void dwt_row_copy_in(uint32_t *sh, const uint3
     }
 }
 
+/* dwt_rowreg's body with M pairs a lane (a constant at each entry); WIN (a constant):
+ * the windowed form (a->win, dwt_rowwin), so that the plain entries keep their registers */
 static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv_block blk, const int M,
                                                        const int WIN)
 {
