@@ -121,7 +121,7 @@ typedef struct dwt_col_args {
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_col_args;
 
-/* dwt_colclu, dwt_colclu16 (GPU, sm_90): blocks a cluster, along y; the grid
+/* dwt_colclu, dwt_colclu16, dwt_colclu16m (GPU, sm_90): blocks a cluster, along y; the grid
  * is that many tiles high, so a cluster holds every tile of its 32 columns
  * (in place without rearrangement, see dwt_kernels.c). 16 is a non-portable
  * cluster size (H100, H200), which the CUDA backend allows for such entries */
