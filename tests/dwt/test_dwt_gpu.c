@@ -501,14 +501,20 @@ static void test_gpu_colclu(void **state)
     (void)state;
     static const int sizes[][3] = {{64, 2, 1},    {100, 3, 1},  {36, 129, 2},  {1028, 1000, 3}, {40, 2048, 1},
                                    {36, 2050, 2},  {4, 4095, 2}, {40, 4096, 1}, {100, 4097, 1},  {4, 8191, 2},
-                                   {8, 8192, 1},   {36, 8193, 1}, {37, 500, 2}, {4096, 64, 3}};
+                                   {8, 8192, 1},   {36, 8193, 1}, {37, 500, 2}, {4096, 64, 3},
+                                   {4100, 37, 2},  {4128, 1000, 1}};
+    /* both forms of clusters of 16: two strips a cluster (dwt_colclp, from 128
+     * strips: 4100 columns leave the last cluster one strip of 4) and one
+     * (COLCLP_OFF) */
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
-        for (int c = 0; c < DWT_WT; c++) {
-            RV_DwtSettings s;
-            wavelet_type(c, &s);
-            s.method = RV_DWT_IN_PLACE;
-            compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
-        }
+        for (int c = 0; c < DWT_WT; c++)
+            for (int one = 0; one < 2; one++) {
+                RV_DwtSettings s;
+                wavelet_type(c, &s);
+                s.method = RV_DWT_IN_PLACE;
+                s.gpu_variant = one ? RV_DWT_VARIANT_COLCLP_OFF : 0;
+                compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
+            }
     for (int v = 0; v < 2; v++) {
         RV_DwtSettings s;
         rv_dwt_settings_default(&s);

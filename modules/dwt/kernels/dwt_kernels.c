@@ -1409,6 +1409,58 @@ static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_
             dwt_lift_nt(T[i], SRC[DWT_RCL(i + (OFF), A)], SRC[DWT_RCL(i + (OFF) + 1, A)],                    \
                         SRC[DWT_RCL(i + (OFF) + 2, A)], SRC[DWT_RCL(i + (OFF) + 3, A)], st, TYPE, INV, NT);  \
     } while (0)
+/* The window of A = M + 2E pairs of each band from shared memory (row i at
+ * s0[i * 32], d0[i * 32]; at a column's end through the symmetric extension). */
+static __device__ __forceinline__ void dwt_col_regs_load(const dwt_col_args *a, const uint32_t *s0,
+                                                         const uint32_t *d0, uint32_t *S, uint32_t *D, int edge,
+                                                         int g0, const int A)
+{
+    if (!edge) {
+#  pragma unroll
+        for (int i = 0; i < A; i++) {
+            S[i] = s0[i * 32];
+            D[i] = d0[i * 32];
+        }
+    } else {
+        /* a tile at a column's end: window pairs g0 + i outside the column read
+         * the pair of the symmetric extension (sample 2g or 2g + 1 reflected at
+         * sample 0 or n - 1: one reflection, the window reaches E < nS pairs out) */
+#  pragma unroll
+        for (int i = 0; i < A; i++) {
+            const int g = g0 + i;
+            const int js = dwt_reflect_once(2 * g, a->n) >> 1, jd = dwt_reflect_once(2 * g + 1, a->n) >> 1;
+            S[i] = s0[(js - g0) * 32];
+            D[i] = d0[(jd - g0) * 32];
+        }
+    }
+}
+
+/* Every step on the window in registers (pairs [E, E + M) come out exact). */
+static __device__ __forceinline__ void dwt_col_regs_lift(const dwt_col_args *a, uint32_t *S, uint32_t *D,
+                                                         const int A, const int TYPE, const int INV)
+{
+    const int ns = a->nsteps;
+    for (int si = 0; si < ns; si++) {
+        const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
+        const int nt = st->ntaps;
+        if (st->target == 0) { /* D += f(S): taps S[g], S[g+1] or S[g-1..g+2] */
+            if (nt == 1)
+                DWT_RSTEP(D, S, 0, 1);
+            else if (nt == 2)
+                DWT_RSTEP(D, S, 0, 2);
+            else
+                DWT_RSTEP(D, S, -1, 4);
+        } else { /* S += f(D): taps D[g], D[g-1..g] or D[g-2..g+1] */
+            if (nt == 1)
+                DWT_RSTEP(S, D, 0, 1);
+            else if (nt == 2)
+                DWT_RSTEP(S, D, -1, 2);
+            else
+                DWT_RSTEP(S, D, -2, 4);
+        }
+    }
+}
+
 static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint32_t *s0, uint32_t *d0, int ok,
                                                     int edge, int g0, const int M, const int E, const int TYPE,
                                                     const int INV)
@@ -1417,44 +1469,8 @@ static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint3
     const int A = M + 2 * E;
     uint32_t S[AMAX], D[AMAX];
     if (ok) {
-        if (!edge) {
-#  pragma unroll
-            for (int i = 0; i < A; i++) {
-                S[i] = s0[i * 32];
-                D[i] = d0[i * 32];
-            }
-        } else {
-            /* a tile at a column's end: window pairs g0 + i outside the column read
-             * the pair of the symmetric extension (sample 2g or 2g + 1 reflected at
-             * sample 0 or n - 1: one reflection, the window reaches E < nS pairs out) */
-#  pragma unroll
-            for (int i = 0; i < A; i++) {
-                const int g = g0 + i;
-                const int js = dwt_reflect_once(2 * g, a->n) >> 1, jd = dwt_reflect_once(2 * g + 1, a->n) >> 1;
-                S[i] = s0[(js - g0) * 32];
-                D[i] = d0[(jd - g0) * 32];
-            }
-        }
-        const int ns = a->nsteps;
-        for (int si = 0; si < ns; si++) {
-            const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
-            const int nt = st->ntaps;
-            if (st->target == 0) { /* D += f(S): taps S[g], S[g+1] or S[g-1..g+2] */
-                if (nt == 1)
-                    DWT_RSTEP(D, S, 0, 1);
-                else if (nt == 2)
-                    DWT_RSTEP(D, S, 0, 2);
-                else
-                    DWT_RSTEP(D, S, -1, 4);
-            } else { /* S += f(D): taps D[g], D[g-1..g] or D[g-2..g+1] */
-                if (nt == 1)
-                    DWT_RSTEP(S, D, 0, 1);
-                else if (nt == 2)
-                    DWT_RSTEP(S, D, -1, 2);
-                else
-                    DWT_RSTEP(S, D, -2, 4);
-            }
-        }
+        dwt_col_regs_load(a, s0, d0, S, D, edge, g0, A);
+        dwt_col_regs_lift(a, S, D, A, TYPE, INV);
     }
     __syncthreads();
     if (ok) {
@@ -1737,6 +1753,141 @@ DWT_COLCLU_ENTRY(dwt_colclu, DWT_COL_CLUSTER, 3, 3)
 DWT_COLCLU_ENTRY(dwt_colclu16, DWT_COL_CLUSTER16, 3, 3)
 DWT_COLCLU_ENTRY(dwt_colclu16m, DWT_COL_CLUSTER16, 4, 2)
 #  undef DWT_COLCLU_ENTRY
+
+/*
+ * dwt_colclp: dwt_colclu16 whose clusters take two strips of 32 columns
+ * in turn (strip blk.x, then blk.x + nx), so that a block's memory traffic
+ * and its arithmetic overlap: while the first strip lifts and is stored, the
+ * loads of the second are in flight into a second tile buffer in shared
+ * memory (cp.async). In dwt_colclu each block loads, lifts and stores one
+ * after the other, in step with the other blocks of its multiprocessor
+ * (ncu, 8K: DRAM at 55 %, issue at 37 %, against 71 % and 70 % for the
+ * out-of-place column pass). The loop takes any number of strips; two
+ * measured fastest (docs/perf/dwt.md, session 15).
+ * The barrier of the cluster keeps its meaning strip by strip: a block
+ * arrives once its loads of the strip have landed and stores the strip only
+ * after every block has arrived; the next strip's loads read other columns.
+ * Tiles that do not lift in registers (partial tiles) take dwt_col_body
+ * strip after strip, without the overlap.
+ */
+static __device__ __forceinline__ void dwt_clp_load(const dwt_col_args *a, uint32_t *sh, int strip, int k0, int kend,
+                                                    int tid, int NT)
+{
+    const int n = a->n, H = a->H, TR = a->R + 2 * H, base = k0 - H;
+    const int c0 = strip * 32, nq = RV__MIN(32, a->ncols - c0) >> 2;
+    const int64_t cb0 = (int64_t)c0 * 4;
+    for (int bd = 0; bd < 2; bd++) {
+        int lo, hi;
+        dwt_tile_range(k0, kend - k0, H, bd ? n >> 1 : (n + 1) >> 1, &lo, &hi);
+        if (hi > lo)
+            dwt_col_load16(sh + ((bd ? TR : 0) - base + lo) * 32,
+                           dwt_pair(bd ? a->src_d : a->src_s, bd ? a->src_d_str : a->src_s_str, lo, cb0),
+                           bd ? a->src_d_str : a->src_s_str, hi - lo, tid, NT, nq);
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+/* Two tile buffers in shared memory: strip j in buffer j % 2, strip j + 1's
+ * loads in flight into the other while strip j lifts (dwt_col_regs) and is
+ * stored. */
+static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_block blk, const int M,
+                                                      const int E, const int TYPE, const int INV)
+{
+    const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1, R = a->R, H = a->H, TR = R + 2 * H;
+    const int k0_ = a->k_first + blk.y * R, kend_ = RV__MIN(k0_ + R, a->k_end);
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int tid_ = ty * 32 + tx, NT = 32 * (int)blockDim.y, TW = 2 * TR * 32;
+    const int nstrip = (a->ncols + 31) >> 5;
+    int s = blk.x, b = 0;
+    dwt_clp_load(a, dwt_sh, s, k0_, kend_, tid_, NT);
+    for (; s < nstrip; s += blk.nx, b ^= 1) {
+        const int nxt = s + blk.nx, c0 = s * 32, nq = RV__MIN(32, a->ncols - c0) >> 2;
+        uint32_t *sh = dwt_sh + b * TW;
+        /* k0 and kend anew each strip (an empty asm): else the window's
+         * reflected rows at a column's end, the same every strip, are computed
+         * once before the loop and held (spilled) across it */
+        int k0 = k0_, kend = kend_, tid = tid_;
+        asm volatile("" : "+r"(k0), "+r"(kend), "+r"(tid));
+        const int g0 = k0 + ty * M - E, edge = !(k0 - E >= 0 && kend + E <= nD);
+        __syncthreads(); /* the other buffer's stores (strip before) are done */
+        if (nxt < nstrip) {
+            dwt_clp_load(a, dwt_sh + (b ^ 1) * TW, nxt, k0, kend, tid, NT);
+            asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        } else {
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        }
+        __syncthreads();
+        /* relaxed: the strip's loads have landed (wait_group, barrier above);
+         * a release would also wait for the stores of the strip before
+         * (MEMBAR.ALL.GPU), which is the overlap this kernel is for */
+        asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+        const int base = k0 - H, se = RV__MIN(kend, nS), de = RV__MIN(kend, nD);
+        uint32_t *s0 = sh + (g0 - base) * 32 + tx;
+        dwt_col_regs(a, s0, s0 + TR * 32, c0 + tx < a->ncols, edge, g0, M, E, TYPE, INV);
+        __syncthreads();
+        dwt_cl_wait();
+        const int64_t cb0 = (int64_t)c0 * 4;
+        if (se > k0)
+            dwt_col_store16(dwt_pair(a->dst_s, a->dst_s_str, k0, cb0), a->dst_s_str, sh + (k0 - base) * 32, se - k0,
+                            tid, NT, nq);
+        if (de > k0)
+            dwt_col_store16(dwt_pair(a->dst_d, a->dst_d_str, k0, cb0), a->dst_d_str, sh + (TR + k0 - base) * 32,
+                            de - k0, tid, NT, nq);
+    }
+}
+
+#  define DWT_COLCLP_ENTRY(NAME, VK, M, MINB)                                                          \
+    RV__DESC_CHAINED(NAME, sizeof(dwt_col_args))                                                       \
+    extern "C" __global__ void DWT_CLUSTER_DIMS(DWT_COL_CLUSTER16) __launch_bounds__(512, MINB)        \
+        rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args)                                         \
+    {                                                                                                  \
+        RV__GRID_CHAIN()                                                                               \
+        const dwt_col_args *a = &rv__args;                                                             \
+        rv_block b;                                                                                    \
+        b.x = (int32_t)blockIdx.x;                                                                     \
+        b.y = (int32_t)blockIdx.y;                                                                     \
+        b.z = 0;                                                                                       \
+        b.nx = (int32_t)gridDim.x;                                                                     \
+        b.ny = (int32_t)gridDim.y;                                                                     \
+        b.nz = 1;                                                                                      \
+        b.tx = 32;                                                                                     \
+        b.ty = (int32_t)blockDim.y;                                                                    \
+        b.tz = 1;                                                                                      \
+        b.pad_ = 0;                                                                                    \
+        b.shared = 0;                                                                                  \
+        const int nstrip = (a->ncols + 31) >> 5;                                                       \
+        const int k0 = a->k_first + b.y * a->R, kend = RV__MIN(k0 + a->R, a->k_end);                   \
+        const int rE = a->reg & 15, nD = a->n >> 1;                                                    \
+        const int rin = k0 - rE >= 0 && kend + rE <= nD;                                               \
+        if (k0 >= a->k_end) {                                                                          \
+            for (int s = b.x; s < nstrip; s += b.nx) {                                                 \
+                dwt_cl_arrive();                                                                       \
+                dwt_cl_wait();                                                                         \
+            }                                                                                          \
+        } else if (((a->reg >> 4) & 255) == (M) && kend - k0 == a->R && a->R == (M) * b.ty &&          \
+                   (rin || (a->reg & DWT_COL_REG_EDGE))) {                                             \
+            if (a->type == DWT_F32) {                                                                  \
+                if (a->inverse)                                                                        \
+                    rE == 2 ? dwt_clp_strips(a, b, M, 2, DWT_F32, 1) : dwt_clp_strips(a, b, M, 3, DWT_F32, 1); \
+                else                                                                                   \
+                    rE == 2 ? dwt_clp_strips(a, b, M, 2, DWT_F32, 0) : dwt_clp_strips(a, b, M, 3, DWT_F32, 0); \
+            } else {                                                                                   \
+                if (a->inverse)                                                                        \
+                    rE == 2 ? dwt_clp_strips(a, b, M, 2, DWT_I32, 1) : dwt_clp_strips(a, b, M, 3, DWT_I32, 1); \
+                else                                                                                   \
+                    rE == 2 ? dwt_clp_strips(a, b, M, 2, DWT_I32, 0) : dwt_clp_strips(a, b, M, 3, DWT_I32, 0); \
+            }                                                                                          \
+        } else {                                                                                       \
+            for (int s = b.x; s < nstrip; s += b.nx) {                                                 \
+                rv_block bs = b;                                                                       \
+                bs.x = s;                                                                              \
+                dwt_col_body(a, bs, VK);                                                               \
+                __syncthreads();                                                                       \
+            }                                                                                          \
+        }                                                                                              \
+    }
+DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
+#  undef DWT_COLCLP_ENTRY
 #  undef DWT_CLUSTER_DIMS
 #endif
 

@@ -37,7 +37,7 @@ struct RV_Dwt {
     const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s, *k_rowwin, *k_rect;
     /* GPU, PTX for sm_90 or later (clusters): dwt_colclu and, where the device allows
      * clusters of 16, dwt_colclu16 and dwt_colclu16m; else NULL */
-    const RV_Kernel *k_colclu, *k_colclu16, *k_colclu16m;
+    const RV_Kernel *k_colclu, *k_colclu16, *k_colclu16m, *k_colclp;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -252,6 +252,8 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
     if (!d->cpu && (rv_kernel_get(d->mod, "dwt_colclu16", &d->k_colclu16) < 0 ||
                     rv_kernel_get(d->mod, "dwt_colclu16m", &d->k_colclu16m) < 0))
         d->k_colclu16 = d->k_colclu16m = NULL;
+    if (!d->cpu && d->k_colclu16 && rv_kernel_get(d->mod, "dwt_colclp", &d->k_colclp) < 0)
+        d->k_colclp = NULL;
 #endif
     *out = d;
     return 0;
@@ -1274,6 +1276,17 @@ static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, 
     sh.grid[1] = (unsigned)C;
     sh.shared_bytes = (unsigned)(2 * (R + 2 * a.H) * a.tile_cols * 4);
     const RV_Kernel *k = M == 16 ? d->k_colclu16m : C == DWT_COL_CLUSTER16 ? d->k_colclu16 : d->k_colclu;
+    /* clusters of 16, 8 pairs a thread, regions of at least 128 strips (4K, 8K's
+     * level 1): two strips a cluster, the second's loads in flight while the first
+     * lifts (dwt_colclp; two tile buffers). 4-8 % faster at 4K, but slower with
+     * 64 strips (2K: 1024 blocks of one strip about fill an H200 once, half
+     * as many clusters leave it idle; docs/perf/dwt.md, session 15) */
+    if (M == 8 && C == DWT_COL_CLUSTER16 && d->k_colclp && cols >= 128 * 32 &&
+        !(d->s.gpu_variant & RV_DWT_VARIANT_COLCLP_OFF)) {
+        k = d->k_colclp;
+        sh.grid[0] = cdiv(cdiv(cols, 32), 2);
+        sh.shared_bytes *= 2;
+    }
     return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
 }
 

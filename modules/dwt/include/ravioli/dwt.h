@@ -222,7 +222,11 @@ typedef enum RV_DwtGpuVariant {
                                     32-column strips and store after all have loaded) */,
     RV_DWT_VARIANT_COLCLU_8K_OFF = 65536 /* in place, GPU: dwt_colclu only for columns of
                                     up to 4096 samples (8 pairs a thread), not up to 8192
-                                    (16 pairs a thread, dwt_colclu16m) */
+                                    (16 pairs a thread, dwt_colclu16m) */,
+    RV_DWT_VARIANT_COLCLP_OFF = 131072 /* in place, GPU: clusters of 16 with 8 pairs a
+                                    thread take one strip of 32 columns each (dwt_colclu16),
+                                    instead of two in turn with the second's loads in
+                                    flight while the first lifts (dwt_colclp) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
