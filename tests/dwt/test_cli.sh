@@ -17,4 +17,16 @@ cmp "$dir/in.pgm" "$dir/out.pgm" || { echo "round trip differs"; exit 1; }
 "$tool" forward -w 53 -l 9 -m outofplace "$dir/in.pgm" "$dir/c2.pfm" || exit 1
 "$tool" inverse -w 53 -l 9 -m outofplace "$dir/c2.pfm" "$dir/out2.pgm" || exit 1
 cmp "$dir/in.pgm" "$dir/out2.pgm" || exit 1
+# bad option values are usage errors (exit 2), not silently replaced by defaults
+for bad in "-l abc" "-l -1" "-l 33" "-l 2x" "-m foo" "-i foo" "-b foo" "-w foo"; do
+  # shellcheck disable=SC2086
+  "$tool" forward $bad "$dir/in.pgm" "$dir/bad.pfm" 2>/dev/null
+  rc=$?
+  [ $rc -eq 2 ] || { echo "rv-dwt forward $bad: exit $rc, expected 2"; exit 1; }
+  [ ! -e "$dir/bad.pfm" ] || { echo "rv-dwt forward $bad wrote an output"; exit 1; }
+done
+for good in "-m inplace" "-i block" "-b cpu" "-b auto"; do
+  # shellcheck disable=SC2086
+  "$tool" forward $good "$dir/in.pgm" "$dir/good.pfm" || { echo "rv-dwt forward $good failed"; exit 1; }
+done
 echo "ok"

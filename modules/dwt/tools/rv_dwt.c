@@ -100,13 +100,46 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (!strcmp(o, "-l")) {
-            levels = atoi(v);
+            char *end = NULL;
+            long l = strtol(v, &end, 10);
+            if (end == v || *end || l < 0 || l > 32) {
+                fprintf(stderr, "rv-dwt: -l: expected a number of levels in 0..32, got '%s'\n", v);
+                usage();
+                return 2;
+            }
+            levels = (int)l;
         } else if (!strcmp(o, "-m")) {
-            ds.method = !strcmp(v, "outofplace") ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+            if (!strcmp(v, "outofplace"))
+                ds.method = RV_DWT_OUT_OF_PLACE;
+            else if (!strcmp(v, "inplace"))
+                ds.method = RV_DWT_IN_PLACE;
+            else {
+                fprintf(stderr, "rv-dwt: -m: inplace or outofplace, not '%s'\n", v);
+                usage();
+                return 2;
+            }
         } else if (!strcmp(o, "-i")) {
-            ds.layout = !strcmp(v, "interleaved") ? RV_DWT_LAYOUT_INTERLEAVED : RV_DWT_LAYOUT_BLOCK;
+            if (!strcmp(v, "interleaved"))
+                ds.layout = RV_DWT_LAYOUT_INTERLEAVED;
+            else if (!strcmp(v, "block"))
+                ds.layout = RV_DWT_LAYOUT_BLOCK;
+            else {
+                fprintf(stderr, "rv-dwt: -i: block or interleaved, not '%s'\n", v);
+                usage();
+                return 2;
+            }
         } else if (!strcmp(o, "-b")) {
-            cs.backend = !strcmp(v, "cpu") ? RV_BACKEND_CPU : !strcmp(v, "cuda") ? RV_BACKEND_CUDA : RV_BACKEND_AUTO;
+            if (!strcmp(v, "cpu"))
+                cs.backend = RV_BACKEND_CPU;
+            else if (!strcmp(v, "cuda"))
+                cs.backend = RV_BACKEND_CUDA;
+            else if (!strcmp(v, "auto"))
+                cs.backend = RV_BACKEND_AUTO;
+            else {
+                fprintf(stderr, "rv-dwt: -b: cpu, cuda or auto, not '%s'\n", v);
+                usage();
+                return 2;
+            }
         } else {
             usage();
             return 2;
@@ -134,6 +167,7 @@ int main(int argc, char **argv)
     if (fmt != RV_FMT_GRAY8 && fmt != RV_FMT_GRAY16 && fmt != RV_FMT_GRAYF32) {
         err = RV_EINVAL;
         fprintf(stderr, "rv-dwt: %s: grey images only\n", in);
+        what = NULL; /* said above */
         goto done;
     }
     what = "convert";
@@ -145,6 +179,7 @@ int main(int argc, char **argv)
     err = inverse ? rv_dwt_inverse(dwt, f, levels) : rv_dwt_forward(dwt, f, levels);
     if (err < 0) {
         fprintf(stderr, "rv-dwt: %s\n", rv_dwt_error(dwt));
+        what = NULL; /* said above */
         goto done;
     }
     what = "write";
@@ -156,7 +191,7 @@ int main(int argc, char **argv)
         err = rv_image_write_file(f, outp);
     }
 done:
-    if (err < 0)
+    if (err < 0 && what)
         fprintf(stderr, "rv-dwt: %s failed: %s (%s)\n", what, rv_strerror(err), rv_context_error(ctx));
     rv_dwt_destroy(&dwt);
     rv_image_destroy(&img);
