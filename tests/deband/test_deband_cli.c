@@ -167,11 +167,81 @@ static void test_cli_pgm(void **state)
     rv_context_destroy(&ctx);
 }
 
+static int run_status(const char *cmd)
+{
+    const int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Failures are reported (exit 1 or 2) and leave no partial output file:
+ * a truncated frame, a stream without frames, a bad size, an out-of-range
+ * key, and a write error on standard output (/dev/full). */
+static void test_cli_errors(void **state)
+{
+    (void)state;
+    char in_path[] = "/tmp/rv_deband_err_in_XXXXXX";
+    int fd = mkstemp(in_path);
+    assert_true(fd >= 0);
+    close(fd);
+    char out_path[300];
+    snprintf(out_path, sizeof(out_path), "%s.out.y4m", in_path);
+    char cmd[1024];
+
+    /* a truncated frame: exit 1, no output left */
+    FILE *f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs("YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcde", f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path, out_path);
+    assert_int_equal(run_status(cmd), 1);
+    assert_int_equal(access(out_path, F_OK), -1);
+
+    /* no frames: exit 1, no output left */
+    f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs("YUV4MPEG2 W4 H2 C420jpeg\n", f);
+    fclose(f);
+    assert_int_equal(run_status(cmd), 1);
+    assert_int_equal(access(out_path, F_OK), -1);
+
+    /* a size with trailing garbage is not a size */
+    f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs("YUV4MPEG2 W4abc H2 C420jpeg\nFRAME\nabcdefghABCD", f);
+    fclose(f);
+    assert_int_equal(run_status(cmd), 1);
+    assert_int_equal(access(out_path, F_OK), -1);
+
+    /* a valid still image */
+    f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs("YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcdefghABCD", f);
+    fclose(f);
+    assert_int_equal(run_status(cmd), 0);
+    remove(out_path);
+
+    /* a key value that does not fit an int is refused, not wrapped (2^32 + 15) */
+    snprintf(cmd, sizeof(cmd), "'%s' range=4294967311 '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path,
+             out_path);
+    assert_int_equal(run_status(cmd), 2);
+    assert_int_equal(access(out_path, F_OK), -1);
+
+    /* a write error on standard output is an error */
+    if (access("/dev/full", W_OK) == 0) {
+        snprintf(cmd, sizeof(cmd), "'%s' '%s' - >/dev/full 2>/dev/null", RV_DEBAND_TOOL, in_path);
+        assert_int_equal(run_status(cmd), 1);
+        snprintf(cmd, sizeof(cmd), "'%s' '%s' /dev/full 2>/dev/null", RV_DEBAND_TOOL, in_path);
+        assert_int_equal(run_status(cmd), 1);
+    }
+    remove(in_path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_matches_library),
         cmocka_unit_test(test_cli_pgm),
+        cmocka_unit_test(test_cli_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <ravioli/deband.h>
 
@@ -42,10 +43,15 @@ static int parse_header(FILE *f, y4m *y, char *err, size_t en)
     y->interlaced = -1;
     char *save = NULL;
     for (char *t = strtok_r(line + 9, " \n", &save); t; t = strtok_r(NULL, " \n", &save)) {
-        if (t[0] == 'W') {
-            y->w = atoi(t + 1);
-        } else if (t[0] == 'H') {
-            y->h = atoi(t + 1);
+        if (t[0] == 'W' || t[0] == 'H') {
+            char *end = NULL;
+            const long v = strtol(t + 1, &end, 10);
+            if (end == t + 1 || *end || v <= 0 || v > RV_MAX_DIM) {
+                snprintf(err, en, "bad Y4M %s '%.20s' (1..%d)", t[0] == 'W' ? "width" : "height",
+                         t + 1, RV_MAX_DIM);
+                return -1;
+            }
+            *(t[0] == 'W' ? &y->w : &y->h) = (int)v;
         } else if (t[0] == 'C') {
             const char *c = t + 1;
             if (!strcmp(c, "420jpeg") || !strcmp(c, "420") || !strcmp(c, "420mpeg2") ||
@@ -132,7 +138,7 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
         return 0;
     }
     const long n = strtol(v, &end, 0);
-    if (end == v || *end)
+    if (end == v || *end || n < INT32_MIN || n > (long)UINT32_MAX)
         return -1;
     struct { const char *k; int *p; } keys[] = {
         {"range", &s->range}, {"y", &s->y}, {"cb", &s->cb}, {"cr", &s->cr},
@@ -146,6 +152,8 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
     }
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
         if (strlen(keys[i].k) == kl && !strncmp(kv, keys[i].k, kl)) {
+            if (n > INT32_MAX)
+                return -1;
             *keys[i].p = (int)n;
             if (keys[i].p == &s->interlaced)
                 *il_given = 1;
@@ -332,14 +340,29 @@ int main(int argc, char **argv)
         }
         frame++;
     }
+    if (ferror(in)) {
+        fprintf(stderr, "rv-deband: %s: read error\n", files[0]);
+        goto done;
+    }
     if (frame == 0) {
         fprintf(stderr, "rv-deband: %s: no frames\n", files[0]);
         goto done;
     }
     rc = 0;
 done:
-    if (out && out != stdout && fclose(out) != 0)
-        rc = 1;
+    if (out) {
+        /* stdout too: a full disk or a closed pipe must not pass as success */
+        const int werr = fflush(out) != 0 || ferror(out);
+        const int cerr = out != stdout && fclose(out) != 0;
+        if (rc == 0 && (werr || cerr)) {
+            fprintf(stderr, "rv-deband: %s: write error\n", files[1]);
+            rc = 1;
+        }
+        /* no partial output left behind a failure (a regular file only) */
+        struct stat sb;
+        if (rc != 0 && out != stdout && stat(files[1], &sb) == 0 && S_ISREG(sb.st_mode))
+            remove(files[1]);
+    }
     if (in != stdin)
         fclose(in);
     rv_image_destroy(&src);
