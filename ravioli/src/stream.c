@@ -1318,8 +1318,18 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
     pthread_mutex_unlock(&st->mu);
     if (in_flight != 0)
         rv__log(st->ctx, RV_LOG_ERROR, "streaming: frame accounting is off by %lld (internal error)", in_flight);
-    if (rs.log)
-        fclose(rs.log);
+    if (rs.log) {
+        /* a full disk must not leave a cut-short log behind a successful run */
+        const int werr = ferror(rs.log);
+        if ((fclose(rs.log) != 0 || werr) && result >= 0) {
+            result = rv__error(st->ctx, RV_EIO, "rv_streaming_run: error writing the frame log '%s'",
+                               st->set.log_path);
+            pthread_mutex_lock(&st->mu);
+            st->end = RV_END_ERROR;
+            st->error = result;
+            pthread_mutex_unlock(&st->mu);
+        }
+    }
     rv_adapt_destroy(&rs.adapt);
     return result;
 }

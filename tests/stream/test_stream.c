@@ -856,6 +856,24 @@ static void test_source_error_limit_eagain(void **state)
     assert_int_equal(rows, 25);
 }
 
+/* A frame log that cannot be written completely (a full disk: /dev/full)
+ * fails the run instead of leaving a cut-short log behind a success. */
+static void test_log_write_error(void **state)
+{
+    (void)state;
+    if (access("/dev/full", W_OK) != 0)
+        skip();
+    rig *g = rig_open(-1);
+    g->s.max_frames = 5;
+    g->s.log_path = "/dev/full";
+    assert_int_equal(rig_run(g), RV_EIO);
+    assert_non_null(strstr(rv_context_error(g->ctx), "frame log"));
+    assert_int_equal(g->sum.end, RV_END_ERROR);
+    assert_int_equal(g->sum.error, RV_EIO);
+    assert_int_equal(g->sum.processed, 5);
+    rig_close(&g);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -901,6 +919,7 @@ int main(void)
         cmocka_unit_test(test_stop_by_stage_and_callback),
         cmocka_unit_test(test_stage_failure),
         cmocka_unit_test(test_source_error_limit_eagain),
+        cmocka_unit_test(test_log_write_error),
         cmocka_unit_test(test_bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
