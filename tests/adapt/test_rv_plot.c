@@ -89,6 +89,17 @@ static void test_plot(void **state)
     fclose(f);
     snprintf(cmd, sizeof(cmd), "'%s' -o '%s' '%s' 2>/dev/null", RV_PLOT_EXE, svg, bad);
     assert_int_not_equal(system(cmd), 0);
+    /* bad option values and unknown options are usage errors (2) */
+    const char *bad_opts[] = {"-y abc", "-y -5", "-d abc", "-d 0", "-d 33x", "-m 1x:2", "-m 1:2x", "-x"};
+    for (size_t i = 0; i < sizeof(bad_opts) / sizeof(bad_opts[0]); i++) {
+        snprintf(cmd, sizeof(cmd), "'%s' -o '%s' %s '%s' 2>/dev/null", RV_PLOT_EXE, svg, bad_opts[i], csv);
+        const int ws = system(cmd);
+        assert_true(WIFEXITED(ws));
+        if (WEXITSTATUS(ws) != 2)
+            fail_msg("rv-plot %s: exit %d, expected 2", bad_opts[i], WEXITSTATUS(ws));
+    }
+    snprintf(cmd, sizeof(cmd), "'%s' -o '%s' -y 40 -d 33.3 -m 0.5:1 '%s'", RV_PLOT_EXE, svg, csv);
+    assert_int_equal(system(cmd), 0);
     unlink(csv);
     unlink(svg);
     unlink(bad);

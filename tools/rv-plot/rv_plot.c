@@ -90,6 +90,19 @@ static int num(const char *s, double *v)
 
 static const char *g_ycol = "proc_ms";
 
+/* An option's value: a whole, finite, positive number. */
+static int opt_positive(const char *opt, const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    if (end == s || *end || errno == ERANGE || !isfinite(*v) || *v <= 0) {
+        fprintf(stderr, "rv-plot: %s: expected a positive number, got '%s'\n", opt, s);
+        return 0;
+    }
+    return 1;
+}
+
 static int load_csv(series *s)
 {
     FILE *f = fopen(s->path, "r");
@@ -271,11 +284,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-t")) {
             title = argv[++i];
         } else if (!strcmp(a, "-d")) {
-            g_deadline_ms = atof(argv[++i]);
+            if (!opt_positive("-d", argv[++i], &g_deadline_ms))
+                return 2;
         } else if (!strcmp(a, "-c")) {
             g_ycol = argv[++i];
         } else if (!strcmp(a, "-y")) {
-            ymax_user = atof(argv[++i]);
+            if (!opt_positive("-y", argv[++i], &ymax_user))
+                return 2;
         } else if (!strcmp(a, "-m")) {
             if (nm == MAX_MARKS) {
                 fprintf(stderr, "rv-plot: at most %d marks\n", MAX_MARKS);
@@ -283,16 +298,25 @@ int main(int argc, char **argv)
             }
             char *spec = argv[++i], *end;
             mk[nm].t0 = strtod(spec, &end);
-            if (*end != ':') {
+            if (end == spec || *end != ':' || !isfinite(mk[nm].t0)) {
                 usage();
                 return 2;
             }
-            mk[nm].t1 = strtod(end + 1, &end);
+            const char *t1s = end + 1;
+            mk[nm].t1 = strtod(t1s, &end);
+            if (end == t1s || (*end != ':' && *end) || !isfinite(mk[nm].t1)) {
+                usage();
+                return 2;
+            }
             mk[nm].label = *end == ':' ? end + 1 : NULL;
             nm++;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage();
             return 0;
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "rv-plot: unknown option '%s' (a file named so: LABEL=%s)\n", a, a);
+            usage();
+            return 2;
         } else {
             if (ns == MAX_FILES) {
                 fprintf(stderr, "rv-plot: at most %d files\n", MAX_FILES);
