@@ -11,8 +11,9 @@
  * deadline_ms, budget_ms, met, s_spatial, s_temporal are used when present.
  * -m shades a time interval in every block (e.g. when a load was on).
  * -c plots another column in ms instead of proc_ms (e.g. latency_ms).
- * RV_Streaming's log (frame,time,proc_ms,deadline_met,S_I,S_T) is read too;
- * it has no deadline column: give it with -d DEADLINE_MS.
+ * RV_Streaming's log (ravioli-run --log) has the same column names. A log
+ * without a deadline column (frame,time,proc_ms,deadline_met,S_I,S_T) is
+ * read too: give the deadline with -d DEADLINE_MS.
  */
 #include <errno.h>
 #include <math.h>
