@@ -194,13 +194,31 @@ static void test_errors(void **state)
     RV_DwtSettings s;
     rv_dwt_settings_default(&s);
     RV_Dwt *d = NULL;
+    char why[200] = "x";
+    assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), 0);
+    assert_string_equal(why, "");
     s.type = RV_DWT_I32;
     assert_int_equal(rv_dwt_create(g_ctx, &s, &d), RV_EINVAL); /* 9/7 is float only */
     assert_null(d);
+    /* the reason, which the failed create has no object to keep */
+    assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), RV_EINVAL);
+    assert_non_null(strstr(why, "9/7"));
+    assert_int_equal(rv_dwt_settings_check(&s, NULL, 0), RV_EINVAL);
+    assert_int_equal(rv_dwt_settings_check(&s, why, 4), RV_EINVAL); /* truncated, terminated */
+    assert_int_equal(strlen(why), 3);
     rv_dwt_settings_default(&s);
     s.dims = 3;
     assert_int_equal(rv_dwt_create(g_ctx, &s, &d), RV_EINVAL);
+    assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), RV_EINVAL);
+    assert_non_null(strstr(why, "dims"));
     rv_dwt_settings_default(&s);
+    s.wavelet = (RV_DwtWavelet)99;
+    assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), RV_EINVAL);
+    assert_non_null(strstr(why, "wavelet 99"));
+    assert_int_equal(rv_dwt_settings_check(NULL, why, sizeof(why)), RV_EINVAL);
+    rv_dwt_settings_default(&s);
+    assert_int_equal(rv_dwt_create(NULL, &s, &d), RV_EINVAL);
+    assert_null(d);
     assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
     RV_Buffer *b = NULL;
     assert_int_equal(rv_buffer_create(g_ctx, 64, &b), 0);

@@ -187,6 +187,38 @@ static int build_steps(RV_Dwt *d)
 /* Create / destroy                                                   */
 /* ---------------------------------------------------------------- */
 
+RV_API int rv_dwt_settings_check(const RV_DwtSettings *s, char *why, size_t why_len)
+{
+    char buf[160];
+    if (!s)
+        snprintf(buf, sizeof(buf), "settings are NULL");
+    else if (s->type != RV_DWT_F32 && s->type != RV_DWT_I32)
+        snprintf(buf, sizeof(buf), "unknown type %d", (int)s->type);
+    else if (s->wavelet != RV_DWT_HAAR && s->wavelet != RV_DWT_CDF53 && s->wavelet != RV_DWT_CDF97 &&
+             s->wavelet != RV_DWT_DD137)
+        snprintf(buf, sizeof(buf), "unknown wavelet %d", (int)s->wavelet);
+    else if (s->wavelet == RV_DWT_CDF97 && s->type != RV_DWT_F32)
+        snprintf(buf, sizeof(buf), "CDF 9/7 is irreversible: f32 data only");
+    else if (s->layout != RV_DWT_LAYOUT_BLOCK && s->layout != RV_DWT_LAYOUT_INTERLEAVED)
+        snprintf(buf, sizeof(buf), "unknown layout %d", (int)s->layout);
+    else if (s->method != RV_DWT_IN_PLACE && s->method != RV_DWT_OUT_OF_PLACE)
+        snprintf(buf, sizeof(buf), "unknown method %d", (int)s->method);
+    else if (s->dims != 1 && s->dims != 2)
+        snprintf(buf, sizeof(buf), "dims must be 1 or 2, not %d", s->dims);
+    else if (s->fuse_max_shared < 0)
+        snprintf(buf, sizeof(buf), "fuse_max_shared < 0");
+    else if (s->col_fuse_min < 0)
+        snprintf(buf, sizeof(buf), "col_fuse_min < 0");
+    else {
+        if (why && why_len)
+            why[0] = '\0';
+        return 0;
+    }
+    if (why && why_len)
+        snprintf(why, why_len, "rv_dwt_create: %s", buf);
+    return RV_EINVAL;
+}
+
 RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt **out)
 {
     if (!out)
@@ -202,19 +234,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         d->s = *settings;
     else
         rv_dwt_settings_default(&d->s);
-    int err = 0;
-    if (d->s.type != RV_DWT_F32 && d->s.type != RV_DWT_I32)
-        err = fail(d, RV_EINVAL, "rv_dwt_create: unknown type %d", (int)d->s.type);
-    else if (d->s.layout != RV_DWT_LAYOUT_BLOCK && d->s.layout != RV_DWT_LAYOUT_INTERLEAVED)
-        err = fail(d, RV_EINVAL, "rv_dwt_create: unknown layout %d", (int)d->s.layout);
-    else if (d->s.method != RV_DWT_IN_PLACE && d->s.method != RV_DWT_OUT_OF_PLACE)
-        err = fail(d, RV_EINVAL, "rv_dwt_create: unknown method %d", (int)d->s.method);
-    else if (d->s.dims != 1 && d->s.dims != 2)
-        err = fail(d, RV_EINVAL, "rv_dwt_create: dims must be 1 or 2, not %d", d->s.dims);
-    else if (d->s.fuse_max_shared < 0)
-        err = fail(d, RV_EINVAL, "rv_dwt_create: fuse_max_shared < 0");
-    else if (d->s.col_fuse_min < 0)
-        err = fail(d, RV_EINVAL, "rv_dwt_create: col_fuse_min < 0");
+    int err = rv_dwt_settings_check(&d->s, d->err, sizeof(d->err));
     if (!err)
         err = build_steps(d);
     if (err < 0) {

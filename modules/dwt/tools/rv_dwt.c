@@ -174,8 +174,14 @@ int main(int argc, char **argv)
     if ((err = convert(ctx, img, RV_FMT_GRAYF32, &f)) < 0)
         goto done;
     what = "transform";
-    if ((err = rv_dwt_create(ctx, &ds, &dwt)) < 0)
+    if ((err = rv_dwt_create(ctx, &ds, &dwt)) < 0) {
+        char why[200];
+        if (rv_dwt_settings_check(&ds, why, sizeof(why)) < 0) {
+            fprintf(stderr, "rv-dwt: %s\n", why);
+            what = NULL; /* said */
+        }
         goto done;
+    }
     err = inverse ? rv_dwt_inverse(dwt, f, levels) : rv_dwt_forward(dwt, f, levels);
     if (err < 0) {
         fprintf(stderr, "rv-dwt: %s\n", rv_dwt_error(dwt));

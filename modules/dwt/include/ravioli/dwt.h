@@ -233,7 +233,15 @@ typedef struct RV_Dwt RV_Dwt;
 
 RV_API void rv_dwt_settings_default(RV_DwtSettings *s);
 
-/** Creates a transform (loads the "dwt" kernel module); *out is NULL on failure. */
+/** 0 when rv_dwt_create takes these settings, else RV_EINVAL with the reason
+ * (e.g. "CDF 9/7 is irreversible: f32 data only") in why[0, why_len) when why
+ * is not NULL. */
+RV_API int rv_dwt_settings_check(const RV_DwtSettings *s, char *why, size_t why_len);
+
+/** Creates a transform (loads the "dwt" kernel module); *out is NULL on failure.
+ * RV_EINVAL: settings rv_dwt_settings_check refuses (it gives the reason), or a
+ * NULL ctx or out; a failure to load the module leaves its message on the
+ * context (rv_context_error). */
 RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *s, RV_Dwt **out);
 /** Destroys it (and its buffers) and sets *dwt to NULL. NULL is ignored. */
 RV_API void rv_dwt_destroy(RV_Dwt **dwt);
