@@ -1390,6 +1390,20 @@ static __device__ __forceinline__ void dwt_col_store16(unsigned char *gp, int64_
     }
 }
 
+/* The pairs [k0, se) of band S and [k0, de) of band D of a 32-column tile (shared
+ * rows from k0 - base, D after TR rows) to their destinations, 16 bytes a thread. */
+static __device__ __forceinline__ void dwt_col_store_pairs16(const dwt_col_args *a, const uint32_t *sh, int k0,
+                                                             int base, int TR, int se, int de, int64_t cb0, int tid,
+                                                             int NT, int nq)
+{
+    if (se > k0)
+        dwt_col_store16(dwt_pair(a->dst_s, a->dst_s_str, k0, cb0), a->dst_s_str, sh + (k0 - base) * 32, se - k0, tid,
+                        NT, nq);
+    if (de > k0)
+        dwt_col_store16(dwt_pair(a->dst_d, a->dst_d_str, k0, cb0), a->dst_d_str, sh + (TR + k0 - base) * 32, de - k0,
+                        tid, NT, nq);
+}
+
 /*
  * dwt_colreg's lifting: thread (tx, ty) lifts the M pairs [p0, p0 + M) of its
  * column (p0 = k0 + ty M) in registers, all steps, over a window of E more
@@ -1635,12 +1649,7 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
         dwt_cl_wait();
     /* store the middle pairs [k0, kend) */
     if (vec) {
-        if (se > k0)
-            dwt_col_store16(dwt_pair(a->dst_s, a->dst_s_str, k0, cb0), a->dst_s_str, sh + (k0 - base) * 32, se - k0,
-                            tid, NT, nq);
-        if (de > k0)
-            dwt_col_store16(dwt_pair(a->dst_d, a->dst_d_str, k0, cb0), a->dst_d_str, sh + (TR + k0 - base) * 32,
-                            de - k0, tid, NT, nq);
+        dwt_col_store_pairs16(a, sh, k0, base, TR, se, de, cb0, tid, NT, nq);
     } else if (ok) {
         if (se > k0)
             dwt_col_store(dwt_pair(a->dst_s, a->dst_s_str, k0, cb), a->dst_s_str, sh + (k0 - base) * tc + tx, tc,
@@ -1722,24 +1731,31 @@ RV_RAW_KERNEL_CHAINED(dwt_colreg, dwt_col_args, a, blk)
 #  else
 #    define DWT_CLUSTER_DIMS(C)
 #  endif
+/* The block's place in the grid, as the entries of RV_RAW_KERNEL pass it. */
+static __device__ __forceinline__ rv_block dwt_grid_block(void)
+{
+    rv_block b;
+    b.x = (int32_t)blockIdx.x;
+    b.y = (int32_t)blockIdx.y;
+    b.z = (int32_t)blockIdx.z;
+    b.nx = (int32_t)gridDim.x;
+    b.ny = (int32_t)gridDim.y;
+    b.nz = (int32_t)gridDim.z;
+    b.tx = (int32_t)blockDim.x;
+    b.ty = (int32_t)blockDim.y;
+    b.tz = (int32_t)blockDim.z;
+    b.pad_ = 0;
+    b.shared = 0;
+    return b;
+}
+
 #  define DWT_COLCLU_ENTRY(NAME, C, VK, MINB)                                                          \
     RV__DESC_CHAINED(NAME, sizeof(dwt_col_args))                                                       \
     extern "C" __global__ void DWT_CLUSTER_DIMS(C) __launch_bounds__(512, MINB)                        \
         rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args)                                         \
     {                                                                                                  \
         RV__GRID_CHAIN()                                                                               \
-        rv_block b;                                                                                    \
-        b.x = (int32_t)blockIdx.x;                                                                     \
-        b.y = (int32_t)blockIdx.y;                                                                     \
-        b.z = (int32_t)blockIdx.z;                                                                     \
-        b.nx = (int32_t)gridDim.x;                                                                     \
-        b.ny = (int32_t)gridDim.y;                                                                     \
-        b.nz = (int32_t)gridDim.z;                                                                     \
-        b.tx = (int32_t)blockDim.x;                                                                    \
-        b.ty = (int32_t)blockDim.y;                                                                    \
-        b.tz = (int32_t)blockDim.z;                                                                    \
-        b.pad_ = 0;                                                                                    \
-        b.shared = 0;                                                                                  \
+        const rv_block b = dwt_grid_block();                                                           \
         if (rv__args.k_first + b.y * rv__args.R >= rv__args.k_end) {                                   \
             dwt_cl_arrive();                                                                           \
             dwt_cl_wait();                                                                             \
@@ -1826,13 +1842,7 @@ static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_
         dwt_col_regs(a, s0, s0 + TR * 32, c0 + tx < a->ncols, edge, g0, M, E, TYPE, INV);
         __syncthreads();
         dwt_cl_wait();
-        const int64_t cb0 = (int64_t)c0 * 4;
-        if (se > k0)
-            dwt_col_store16(dwt_pair(a->dst_s, a->dst_s_str, k0, cb0), a->dst_s_str, sh + (k0 - base) * 32, se - k0,
-                            tid, NT, nq);
-        if (de > k0)
-            dwt_col_store16(dwt_pair(a->dst_d, a->dst_d_str, k0, cb0), a->dst_d_str, sh + (TR + k0 - base) * 32,
-                            de - k0, tid, NT, nq);
+        dwt_col_store_pairs16(a, sh, k0, base, TR, se, de, (int64_t)c0 * 4, tid, NT, nq);
     }
 }
 
@@ -1843,18 +1853,7 @@ static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_
     {                                                                                                  \
         RV__GRID_CHAIN()                                                                               \
         const dwt_col_args *a = &rv__args;                                                             \
-        rv_block b;                                                                                    \
-        b.x = (int32_t)blockIdx.x;                                                                     \
-        b.y = (int32_t)blockIdx.y;                                                                     \
-        b.z = 0;                                                                                       \
-        b.nx = (int32_t)gridDim.x;                                                                     \
-        b.ny = (int32_t)gridDim.y;                                                                     \
-        b.nz = 1;                                                                                      \
-        b.tx = 32;                                                                                     \
-        b.ty = (int32_t)blockDim.y;                                                                    \
-        b.tz = 1;                                                                                      \
-        b.pad_ = 0;                                                                                    \
-        b.shared = 0;                                                                                  \
+        const rv_block b = dwt_grid_block();                                                           \
         const int nstrip = (a->ncols + 31) >> 5;                                                       \
         const int k0 = a->k_first + b.y * a->R, kend = RV__MIN(k0 + a->R, a->k_end);                   \
         const int rE = a->reg & 15, nD = a->n >> 1;                                                    \
