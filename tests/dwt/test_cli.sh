@@ -17,6 +17,9 @@ cmp "$dir/in.pgm" "$dir/out.pgm" || { echo "round trip differs"; exit 1; }
 "$tool" forward -w 53 -l 9 -m outofplace "$dir/in.pgm" "$dir/c2.pfm" || exit 1
 "$tool" inverse -w 53 -l 9 -m outofplace "$dir/c2.pfm" "$dir/out2.pgm" || exit 1
 cmp "$dir/in.pgm" "$dir/out2.pgm" || exit 1
+# --help: the usage on stdout, exit 0
+help=$("$tool" --help 2>/dev/null) || { echo "rv-dwt --help: exit status not 0"; exit 1; }
+case "$help" in "usage: rv-dwt"*) ;; *) echo "rv-dwt --help: no usage on stdout"; exit 1;; esac
 # bad option values are usage errors (exit 2), not silently replaced by defaults
 for bad in "-l abc" "-l -1" "-l 33" "-l 2x" "-m foo" "-i foo" "-b foo" "-w foo"; do
   # shellcheck disable=SC2086

@@ -16,11 +16,15 @@
 
 #include <ravioli/dwt.h>
 
+static void usage_to(FILE *f)
+{
+    fprintf(f, "usage: rv-dwt forward|inverse [-w haar|53|97|dd137] [-l levels] [-m inplace|outofplace]\n"
+               "              [-i block|interleaved] [-b cpu|cuda|auto] IN OUT\n");
+}
+
 static void usage(void)
 {
-    fprintf(stderr,
-            "usage: rv-dwt forward|inverse [-w haar|53|97|dd137] [-l levels] [-m inplace|outofplace]\n"
-            "              [-i block|interleaved] [-b cpu|cuda|auto] IN OUT\n");
+    usage_to(stderr);
 }
 
 static int ends_with(const char *s, const char *suf)
@@ -69,6 +73,10 @@ int main(int argc, char **argv)
     if (argc < 2) {
         usage();
         return 2;
+    }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+        usage_to(stdout);
+        return 0;
     }
     int inverse;
     if (!strcmp(argv[1], "forward"))
