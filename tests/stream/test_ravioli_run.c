@@ -90,6 +90,10 @@ static void test_help_and_usage(void **state)
     expect((const char *[]){"--stage", "binarize:threshold=300", NULL}, 2, "stderr", "0..256");
     expect((const char *[]){"--stage", "binarize:level=3", NULL}, 2, "stderr", "no parameter 'level'");
     expect((const char *[]){"--stage", "gray:5", NULL}, 2, "stderr", "takes 0 parameters");
+    expect((const char *[]){"--stage", "binarize:threshold=12,threshold=13", NULL}, 2, "stderr", "threshold given twice");
+    expect((const char *[]){"--stage", "binarize:12,threshold=13", NULL}, 2, "stderr", "threshold given twice");
+    expect((const char *[]){"--stage", "deband:,range=5", NULL}, 2, "stderr", "empty parameter");
+    expect((const char *[]){"--stage", "binarize:12,", NULL}, 2, "stderr", "empty parameter");
     expect((const char *[]){"--stage", "gray", "--backend", "tpu", NULL}, 2, "stderr", "--backend");
     expect((const char *[]){"--stage", "gray", "--source", "synthetic:abc", NULL}, 2, "stderr", "synthetic:WxH");
     expect((const char *[]){"--stage", "gray", "--source", "rtsp://x", NULL}, 2, "stderr", "--source");

@@ -535,11 +535,15 @@ static int parse_builtin_args(const run_stage_def *def, const char *args, int *v
         np++;
     for (int i = 0; i < np; i++)
         val[i] = def->params[i].def;
-    int pos = 0;
+    int pos = 0, given[RUN_MAX_PARAMS] = {0};
     const char *p = args;
     while (p && *p) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == 0 || (end && !end[1])) {
+            snprintf(err, errsz, "stage '%s': empty parameter in '%s' (a ',' too many)", def->name, args);
+            return -1;
+        }
         const char *eq = memchr(p, '=', len);
         int idx = -1;
         const char *vs = p;
@@ -564,6 +568,10 @@ static int parse_builtin_args(const run_stage_def *def, const char *args, int *v
         }
         int v;
         const run_param *rp = &def->params[idx];
+        if (given[idx]++) {
+            snprintf(err, errsz, "stage '%s': %s given twice", def->name, rp->name);
+            return -1;
+        }
         if (parse_int(vs, vlen, &v) < 0 || v < rp->min || v > rp->max) {
             snprintf(err, errsz, "stage '%s': %s must be an integer in %d..%d (got '%.*s')", def->name,
                      rp->name, rp->min, rp->max, (int)vlen, vs);
