@@ -174,8 +174,8 @@ static int run_status(const char *cmd)
 }
 
 /* Failures are reported (exit 1 or 2) and leave no partial output file:
- * a truncated frame, a stream without frames, a bad size, an out-of-range
- * key, and a write error on standard output (/dev/full). */
+ * a truncated frame, a stream without frames, a bad size, a frame header
+ * that is not FRAME, an out-of-range key, and a write error on standard output (/dev/full). */
 static void test_cli_errors(void **state)
 {
     (void)state;
@@ -211,6 +211,22 @@ static void test_cli_errors(void **state)
     fclose(f);
     assert_int_equal(run_status(cmd), 1);
     assert_int_equal(access(out_path, F_OK), -1);
+
+    /* a frame header that is not FRAME */
+    f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs("YUV4MPEG2 W4 H2 C420jpeg\nFRAMEX\nabcdefghABCD", f);
+    fclose(f);
+    assert_int_equal(run_status(cmd), 1);
+    assert_int_equal(access(out_path, F_OK), -1);
+
+    /* a valid still image, its frame header with a parameter */
+    f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs("YUV4MPEG2 W4 H2 C420jpeg\nFRAME Ixyz\nabcdefghABCD", f);
+    fclose(f);
+    assert_int_equal(run_status(cmd), 0);
+    remove(out_path);
 
     /* a valid still image */
     f = fopen(in_path, "wb");

@@ -321,7 +321,8 @@ int main(int argc, char **argv)
     int64_t frame = 0;
     char line[256];
     while (fgets(line, sizeof(line), in)) {
-        if (strncmp(line, "FRAME", 5) != 0 || !strchr(line, '\n')) {
+        /* "FRAME", then parameters after a space, or the newline */
+        if (strncmp(line, "FRAME", 5) != 0 || (line[5] != ' ' && line[5] != '\n') || !strchr(line, '\n')) {
             fprintf(stderr, "rv-deband: frame %lld: bad FRAME header\n", (long long)frame);
             goto done;
         }
