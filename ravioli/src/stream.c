@@ -24,6 +24,9 @@
 #include "cuda_backend.h"
 #include "stream_internal.h"
 
+/* Frames in flight on the CUDA pipeline when gpu_streams is 0 (= the default). */
+#define RV__DEFAULT_GPU_STREAMS 3
+
 typedef struct rv_slot {
     RV_Image *img;
     long long seq;        /* capture sequence number */
@@ -137,7 +140,7 @@ RV_API void rv_stream_settings_default(RV_StreamSettings *s)
     s->adapt.deadline_s = 0.0;
     s->spatial_stride = 1;
     s->temporal_stride = 1;
-    s->gpu_streams = 3;
+    s->gpu_streams = RV__DEFAULT_GPU_STREAMS;
 }
 
 /* ---------------------------------------------------------------- */
@@ -327,7 +330,7 @@ static int create_common(RV_Context *ctx, const RV_VideoInfo *info, const RV_Str
     if (force && force[0] == '1')
         st->pipelined = 1;
     if (st->pipelined)
-        st->depth = s->gpu_streams > 0 ? s->gpu_streams : 2;
+        st->depth = s->gpu_streams > 0 ? s->gpu_streams : RV__DEFAULT_GPU_STREAMS;
     st->set.gpu_streams = st->depth;
     st->copies = s->gpu_copies == RV_GPU_COPIES_PER_FRAME ? RV_GPU_COPIES_PER_FRAME : RV_GPU_COPIES_SPLIT;
     /* queued + capture thread's + in flight + held last output */

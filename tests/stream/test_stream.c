@@ -874,6 +874,61 @@ static void test_log_write_error(void **state)
     rig_close(&g);
 }
 
+/* gpu_streams = 0 means the default (3 frames in flight), as stream.h says:
+ * the pipeline loop (forced on the CPU) hands out slots 0..2 either way. */
+static void stage_max_slot(RV_Image *frame, RV_Data *d)
+{
+    (void)frame;
+    int *mx = rv_data_user(d);
+    if (rv_data_slot(d) > *mx)
+        *mx = rv_data_slot(d);
+}
+
+static int pipelined_max_slot(int gpu_streams)
+{
+    RV_Context *ctx = rv_test_cpu_context(2);
+    RV_StageVector *sv;
+    assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
+    int mx = -1;
+    assert_int_equal(rv_stage_vector_push(sv, stage_max_slot, &mx, "slot"), 0);
+    test_src src;
+    src_init(&src, 12);
+    RV_StreamSettings s;
+    settings(&s);
+    s.gpu_streams = gpu_streams;
+    RV_VideoInfo vi = test_info();
+    RV_Streaming *st;
+    const char *old = getenv("RAVIOLI_STREAM_PIPELINE_CPU");
+    char *saved = old ? strdup(old) : NULL;
+    setenv("RAVIOLI_STREAM_PIPELINE_CPU", "1", 1);
+    int err = rv_streaming_create_custom(ctx, &vi, test_read, &src, &s, &st);
+    if (saved)
+        setenv("RAVIOLI_STREAM_PIPELINE_CPU", saved, 1);
+    else
+        unsetenv("RAVIOLI_STREAM_PIPELINE_CPU");
+    free(saved);
+    assert_int_equal(err, 0);
+    assert_int_equal(rv_streaming_run(st, sv), 0);
+    RV_StreamSummary sum;
+    assert_int_equal(rv_streaming_summary(st, &sum), 0);
+    assert_int_equal(sum.processed, 12);
+    rv_streaming_destroy(&st);
+    rv_stage_vector_destroy(&sv);
+    rv_context_destroy(&ctx);
+    return mx;
+}
+
+static void test_gpu_streams_zero_is_default(void **state)
+{
+    (void)state;
+    RV_StreamSettings defs;
+    rv_stream_settings_default(&defs);
+    assert_int_equal(defs.gpu_streams, 3);
+    assert_int_equal(pipelined_max_slot(defs.gpu_streams), defs.gpu_streams - 1);
+    assert_int_equal(pipelined_max_slot(0), defs.gpu_streams - 1);
+    assert_int_equal(pipelined_max_slot(1), 0);
+}
+
 static void test_bad_arguments(void **state)
 {
     (void)state;
@@ -921,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_source_error_limit_eagain),
         cmocka_unit_test(test_log_write_error),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_gpu_streams_zero_is_default),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
