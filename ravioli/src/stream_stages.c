@@ -299,14 +299,16 @@ RV_API int rv_stage_vector_apply(RV_StageVector *sv, RV_Image *frame, const RV_F
         d->stage = i;
         d->user = s->user;
         d->stage_name = s->name;
-        if (!d->frame_out) {
-            rv_data_fail(d, RV_EINVAL, "the frame image was replaced by a destroyed scratch image");
-            break;
-        }
         double t0 = now_ms();
         s->fn(d->frame_out, d);
         s->total_ms += now_ms() - t0;
         s->runs++;
+        /* A stage that re-created the scratch image serving as the frame
+         * (rv_data_image with another size or format) leaves no frame: fail
+         * here, also after the last stage, rather than deliver nothing. */
+        if (!d->failed && !d->frame_out)
+            rv_data_fail(d, RV_EINVAL,
+                         "the frame image was replaced by a scratch image that was re-created");
         if (d->failed)
             break;
     }

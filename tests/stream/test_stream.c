@@ -874,6 +874,48 @@ static void test_log_write_error(void **state)
     rig_close(&g);
 }
 
+/* A stage that re-creates the scratch image serving as the frame leaves
+ * no frame: the apply fails, also when that stage is the last one (it used
+ * to return 0 with a NULL output, and the run delivered nothing). */
+static void stage_to_scratch(RV_Image *frame, RV_Data *d)
+{
+    RV_Image *s;
+    if (rv_data_check(d, rv_data_image(d, "out", rv_image_width(frame), rv_image_height(frame),
+                                       RV_FMT_GRAY8, &s)) < 0)
+        return;
+    rv_data_check(d, rv_data_set_frame(d, s));
+}
+
+static void stage_resize_scratch(RV_Image *frame, RV_Data *d)
+{
+    RV_Image *s;
+    rv_data_check(d, rv_data_image(d, "out", rv_image_width(frame) / 2, rv_image_height(frame),
+                                   RV_FMT_GRAY8, &s));
+}
+
+static void test_frame_scratch_recreated_by_last_stage(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Image *frame;
+    assert_int_equal(rv_image_create(ctx, W, H, RV_FMT_RGBA8, &frame), 0);
+    for (int last = 0; last < 2; last++) {
+        RV_StageVector *sv;
+        assert_int_equal(rv_stage_vector_create(ctx, &sv), 0);
+        assert_int_equal(rv_stage_vector_push(sv, stage_to_scratch, NULL, "to_scratch"), 0);
+        assert_int_equal(rv_stage_vector_push(sv, stage_resize_scratch, NULL, "resize"), 0);
+        if (!last)
+            assert_int_equal(rv_stage_vector_push(sv, stage_to_scratch, NULL, "again"), 0);
+        RV_Image *out = frame;
+        assert_int_equal(rv_stage_vector_apply(sv, frame, NULL, &out), RV_EINVAL);
+        assert_null(out);
+        assert_non_null(strstr(rv_context_error(ctx), "'resize'"));
+        rv_stage_vector_destroy(&sv);
+    }
+    rv_image_destroy(&frame);
+    rv_context_destroy(&ctx);
+}
+
 /* gpu_streams = 0 means the default (3 frames in flight), as stream.h says:
  * the pipeline loop (forced on the CPU) hands out slots 0..2 either way. */
 static void stage_max_slot(RV_Image *frame, RV_Data *d)
@@ -977,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_log_write_error),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_gpu_streams_zero_is_default),
+        cmocka_unit_test(test_frame_scratch_recreated_by_last_stage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
