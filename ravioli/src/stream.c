@@ -1190,6 +1190,17 @@ static int run_gpu(rv_runstate *rs)
     return r < 0 ? r : (issue_err < 0 ? issue_err : r);
 }
 
+/* run() failed before any frame: the summary says so (end RV_END_ERROR,
+ * error = the code run() returns), as after a failure during the run. */
+static int run_setup_failed(RV_Streaming *st, int err)
+{
+    pthread_mutex_lock(&st->mu);
+    st->end = RV_END_ERROR;
+    st->error = err;
+    pthread_mutex_unlock(&st->mu);
+    return err;
+}
+
 RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
 {
     if (!st)
@@ -1226,8 +1237,9 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
             rv__log(st->ctx, RV_LOG_INFO, "streaming: adaptation is not in this build; strides stay fixed");
             rs.adapt = NULL;
         } else if (err < 0) {
-            return rv__error(st->ctx, err, "rv_streaming_run: cannot create the adaptation controller: %s",
-                             rv_strerror(err));
+            return run_setup_failed(st, rv__error(st->ctx, err,
+                                                  "rv_streaming_run: cannot create the adaptation "
+                                                  "controller: %s", rv_strerror(err)));
         }
         st->adapt_active = rs.adapt != NULL;
     }
@@ -1235,8 +1247,9 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
         rs.log = fopen(st->set.log_path, "w");
         if (!rs.log) {
             rv_adapt_destroy(&rs.adapt);
-            return rv__error(st->ctx, RV_EIO, "rv_streaming_run: cannot write the frame log '%s'",
-                             st->set.log_path);
+            return run_setup_failed(st, rv__error(st->ctx, RV_EIO,
+                                                  "rv_streaming_run: cannot write the frame log '%s'",
+                                                  st->set.log_path));
         }
         fprintf(rs.log, "%s\n", log_header);
     }

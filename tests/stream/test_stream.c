@@ -872,6 +872,27 @@ static void test_log_write_error(void **state)
     assert_int_equal(g->sum.error, RV_EIO);
     assert_int_equal(g->sum.processed, 5);
     rig_close(&g);
+
+    /* a log that cannot even be created fails run() before any frame; the
+     * summary says so too (it used to say RV_END_NONE, error 0) */
+    g = rig_open(-1);
+    g->s.max_frames = 5;
+    g->s.log_path = "/nonexistent-dir-of-ravioli-test/log.csv";
+    assert_int_equal(rig_run(g), RV_EIO);
+    assert_int_equal(g->sum.end, RV_END_ERROR);
+    assert_int_equal(g->sum.error, RV_EIO);
+    assert_int_equal(g->sum.processed, 0);
+    rig_close(&g);
+
+    /* the same for settings the adaptation controller refuses */
+    g = rig_open(-1);
+    g->s.max_frames = 5;
+    g->s.adapt.enabled = 1;
+    g->s.adapt.headroom = 2.0;
+    assert_int_equal(rig_run(g), RV_EINVAL);
+    assert_int_equal(g->sum.end, RV_END_ERROR);
+    assert_int_equal(g->sum.error, RV_EINVAL);
+    rig_close(&g);
 }
 
 /* A stage that re-creates the scratch image serving as the frame leaves
