@@ -486,8 +486,13 @@ RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape, const 
         if (!sh.block[i])
             sh.block[i] = 1;
     }
-    if ((unsigned long long)sh.grid[0] * sh.grid[1] * sh.grid[2] > (1ull << 31) ||
-        (unsigned long long)sh.block[0] * sh.block[1] * sh.block[2] > 1024)
+    /* Multiplied in two steps with a check between: the product of three
+     * 32-bit values can wrap around 64 bits (e.g. 2^22 * 2^21 * 2^21 = 2^64
+     * -> 0) and would pass a single check. */
+    const unsigned long long g01 = (unsigned long long)sh.grid[0] * sh.grid[1];
+    const unsigned long long b01 = (unsigned long long)sh.block[0] * sh.block[1];
+    if (g01 > (1ull << 31) || g01 * sh.grid[2] > (1ull << 31) || b01 > 1024 ||
+        b01 * sh.block[2] > 1024)
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': grid %ux%ux%u of blocks %ux%ux%u is too large",
                          fn, k->name, sh.grid[0], sh.grid[1], sh.grid[2], sh.block[0], sh.block[1],
                          sh.block[2]);

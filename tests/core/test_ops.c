@@ -593,6 +593,14 @@ static void test_raw(void **state)
     /* wrong argument size is refused with a message */
     assert_int_equal(rv_launch_raw(k, &sh, &a, sizeof(a) - 4), RV_EINVAL);
     assert_non_null(strstr(rv_context_error(ctx), "argument struct"));
+    /* launch shapes whose block or thread count wraps around 64 bits
+     * (2^22 * 2^21 * 2^21 = 2^64) are too large, not empty */
+    RV_LaunchShape big = {{1u << 22, 1u << 21, 1u << 21}, {128, 1, 1}, 0};
+    assert_int_equal(rv_launch_raw(k, &big, &a, sizeof(a)), RV_EINVAL);
+    assert_non_null(strstr(rv_context_error(ctx), "too large"));
+    RV_LaunchShape bigblk = {{1, 17, 1}, {1u << 22, 1u << 21, 1u << 21}, 0};
+    assert_int_equal(rv_launch_raw(k, &bigblk, &a, sizeof(a)), RV_EINVAL);
+    assert_non_null(strstr(rv_context_error(ctx), "too large"));
     rv_image_destroy(&img);
 
     RV_Buffer *buf;
