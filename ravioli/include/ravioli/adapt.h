@@ -181,7 +181,8 @@ RV_API void rv_adapt_last_record(const RV_Adapt *a, RV_AdaptRecord *rec);
 RV_API const char *rv_adapt_csv_header(void);
 /**
  * Formats `rec` as one CSV line (no newline) into buf (like snprintf:
- * returns the length it needed). Times are written in milliseconds.
+ * returns the length it needed). time_s is in seconds, the other times
+ * (the *_ms columns) in milliseconds.
  */
 RV_API int rv_adapt_record_csv(const RV_AdaptRecord *rec, char *buf, size_t size);
 /** Writes `rec` and a newline to `f`; writes the header first when `header` is 1. */

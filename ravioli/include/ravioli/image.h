@@ -77,7 +77,8 @@ RV_API const void *rv_image_read(RV_Image *img, int plane, ptrdiff_t *pitch);
 /** Writable host view of a plane (current contents kept); NULL on error. */
 RV_API void *rv_image_write(RV_Image *img, int plane, ptrdiff_t *pitch);
 
-/** Copies pixels of `src` into `dst` (same size and format). */
+/** Copies pixels of `src` into `dst` (same size and format); dst takes src's
+ * spatial stride too (rv_image_stride). */
 RV_API int rv_image_copy(RV_Image *dst, RV_Image *src);
 
 /**

@@ -9,7 +9,7 @@
  *     static void binarize(RV_Image *frame, RV_Data *d)
  *     {
  *         const RV_Kernel *k = rv_data_user(d);
- *         rv_threshold_params p = {128};
+ *         rv_threshold_params p = {128}; // modules/samples/samples_params.h
  *         rv_data_check(d, rv_proc_pix(k, frame, frame, &p, sizeof(p)));
  *     }
  *
