@@ -1190,9 +1190,10 @@ static int run_gpu(rv_runstate *rs)
     return r < 0 ? r : (issue_err < 0 ? issue_err : r);
 }
 
-/* run() failed before any frame: the summary says so (end RV_END_ERROR,
- * error = the code run() returns), as after a failure during the run. */
-static int run_setup_failed(RV_Streaming *st, int err)
+/* run() failed outside the frame loop (before the first frame, or writing the
+ * log at the end): the summary says so (end RV_END_ERROR, error = the code
+ * run() returns), as after a failure during the run. */
+static int run_failed(RV_Streaming *st, int err)
 {
     pthread_mutex_lock(&st->mu);
     st->end = RV_END_ERROR;
@@ -1237,7 +1238,7 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
             rv__log(st->ctx, RV_LOG_INFO, "streaming: adaptation is not in this build; strides stay fixed");
             rs.adapt = NULL;
         } else if (err < 0) {
-            return run_setup_failed(st, rv__error(st->ctx, err,
+            return run_failed(st, rv__error(st->ctx, err,
                                                   "rv_streaming_run: cannot create the adaptation "
                                                   "controller: %s", rv_strerror(err)));
         }
@@ -1247,7 +1248,7 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
         rs.log = fopen(st->set.log_path, "w");
         if (!rs.log) {
             rv_adapt_destroy(&rs.adapt);
-            return run_setup_failed(st, rv__error(st->ctx, RV_EIO,
+            return run_failed(st, rv__error(st->ctx, RV_EIO,
                                                   "rv_streaming_run: cannot write the frame log '%s'",
                                                   st->set.log_path));
         }
@@ -1338,12 +1339,9 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
         /* a full disk must not leave a cut-short log behind a successful run */
         const int werr = ferror(rs.log);
         if ((fclose(rs.log) != 0 || werr) && result >= 0) {
-            result = rv__error(st->ctx, RV_EIO, "rv_streaming_run: error writing the frame log '%s'",
-                               st->set.log_path);
-            pthread_mutex_lock(&st->mu);
-            st->end = RV_END_ERROR;
-            st->error = result;
-            pthread_mutex_unlock(&st->mu);
+            result = run_failed(st, rv__error(st->ctx, RV_EIO,
+                                              "rv_streaming_run: error writing the frame log '%s'",
+                                              st->set.log_path));
         }
     }
     rv_adapt_destroy(&rs.adapt);

@@ -173,6 +173,22 @@ static int run_status(const char *cmd)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* Writes `text` to in_path and runs cmd: its exit status must be `status`;
+ * a failure must leave no output at out_path, a success's output is removed. */
+static void cli_on_input(const char *in_path, const char *text, const char *cmd, const char *out_path,
+                         int status)
+{
+    FILE *f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(run_status(cmd), status);
+    if (status)
+        assert_int_equal(access(out_path, F_OK), -1);
+    else
+        remove(out_path);
+}
+
 /* Failures are reported (exit 1 or 2) and leave no partial output file:
  * a truncated frame, a stream without frames, a bad size, a frame header
  * that is not FRAME, an out-of-range key, and a write error on standard output (/dev/full). */
@@ -187,54 +203,16 @@ static void test_cli_errors(void **state)
     snprintf(out_path, sizeof(out_path), "%s.out.y4m", in_path);
     char cmd[1024];
 
-    /* a truncated frame: exit 1, no output left */
-    FILE *f = fopen(in_path, "wb");
-    assert_non_null(f);
-    fputs("YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcde", f);
-    fclose(f);
     snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path, out_path);
-    assert_int_equal(run_status(cmd), 1);
-    assert_int_equal(access(out_path, F_OK), -1);
-
-    /* no frames: exit 1, no output left */
-    f = fopen(in_path, "wb");
-    assert_non_null(f);
-    fputs("YUV4MPEG2 W4 H2 C420jpeg\n", f);
-    fclose(f);
-    assert_int_equal(run_status(cmd), 1);
-    assert_int_equal(access(out_path, F_OK), -1);
-
-    /* a size with trailing garbage is not a size */
-    f = fopen(in_path, "wb");
-    assert_non_null(f);
-    fputs("YUV4MPEG2 W4abc H2 C420jpeg\nFRAME\nabcdefghABCD", f);
-    fclose(f);
-    assert_int_equal(run_status(cmd), 1);
-    assert_int_equal(access(out_path, F_OK), -1);
-
-    /* a frame header that is not FRAME */
-    f = fopen(in_path, "wb");
-    assert_non_null(f);
-    fputs("YUV4MPEG2 W4 H2 C420jpeg\nFRAMEX\nabcdefghABCD", f);
-    fclose(f);
-    assert_int_equal(run_status(cmd), 1);
-    assert_int_equal(access(out_path, F_OK), -1);
-
-    /* a valid still image, its frame header with a parameter */
-    f = fopen(in_path, "wb");
-    assert_non_null(f);
-    fputs("YUV4MPEG2 W4 H2 C420jpeg\nFRAME Ixyz\nabcdefghABCD", f);
-    fclose(f);
-    assert_int_equal(run_status(cmd), 0);
-    remove(out_path);
-
-    /* a valid still image */
-    f = fopen(in_path, "wb");
-    assert_non_null(f);
-    fputs("YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcdefghABCD", f);
-    fclose(f);
-    assert_int_equal(run_status(cmd), 0);
-    remove(out_path);
+    /* a truncated frame, no frames, a size with trailing garbage, a frame
+     * header that is not FRAME: exit 1, no output left */
+    cli_on_input(in_path, "YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcde", cmd, out_path, 1);
+    cli_on_input(in_path, "YUV4MPEG2 W4 H2 C420jpeg\n", cmd, out_path, 1);
+    cli_on_input(in_path, "YUV4MPEG2 W4abc H2 C420jpeg\nFRAME\nabcdefghABCD", cmd, out_path, 1);
+    cli_on_input(in_path, "YUV4MPEG2 W4 H2 C420jpeg\nFRAMEX\nabcdefghABCD", cmd, out_path, 1);
+    /* valid still images, one frame header with a parameter */
+    cli_on_input(in_path, "YUV4MPEG2 W4 H2 C420jpeg\nFRAME Ixyz\nabcdefghABCD", cmd, out_path, 0);
+    cli_on_input(in_path, "YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcdefghABCD", cmd, out_path, 0);
 
     /* a key value that does not fit an int is refused, not wrapped (2^32 + 15) */
     snprintf(cmd, sizeof(cmd), "'%s' range=4294967311 '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path,

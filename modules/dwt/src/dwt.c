@@ -150,9 +150,7 @@ static int build_steps(RV_Dwt *d)
         d->nsteps = 2;
         return 0;
     }
-    case RV_DWT_CDF97: {
-        if (d->s.type != RV_DWT_F32)
-            return fail(d, RV_EINVAL, "rv_dwt_create: CDF 9/7 is irreversible: f32 data only");
+    case RV_DWT_CDF97: { /* f32 only: rv_dwt_settings_check refuses i32 */
         const double K = 1.230174104914001;
         const float a[2] = {-1.586134342059924f, -1.586134342059924f};
         const float b[2] = {-0.052980118572961f, -0.052980118572961f};
@@ -180,7 +178,7 @@ static int build_steps(RV_Dwt *d)
         return 0;
     }
     }
-    return fail(d, RV_EINVAL, "rv_dwt_create: unknown wavelet %d", (int)d->s.wavelet);
+    return RV_EINVAL; /* not reached: rv_dwt_settings_check refuses other wavelets */
 }
 
 /* ---------------------------------------------------------------- */

@@ -27,6 +27,20 @@ static void usage(void)
     usage_to(stderr);
 }
 
+/* The index of v among the NULL-terminated names of option opt, or -1 after
+ * saying which values it takes. */
+static int choice(const char *opt, const char *v, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (!strcmp(v, names[i]))
+            return i;
+    fprintf(stderr, "rv-dwt: %s: one of", opt);
+    for (int i = 0; names[i]; i++)
+        fprintf(stderr, " %s", names[i]);
+    fprintf(stderr, ", not '%s'\n", v);
+    return -1;
+}
+
 static int ends_with(const char *s, const char *suf)
 {
     size_t a = strlen(s), b = strlen(suf);
@@ -94,61 +108,38 @@ int main(int argc, char **argv)
     int levels = 3, i = 2;
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
         const char *o = argv[i], *v = argv[i + 1];
-        if (!strcmp(o, "-w")) {
-            if (!strcmp(v, "haar"))
-                ds.wavelet = RV_DWT_HAAR;
-            else if (!strcmp(v, "53"))
-                ds.wavelet = RV_DWT_CDF53;
-            else if (!strcmp(v, "97"))
-                ds.wavelet = RV_DWT_CDF97;
-            else if (!strcmp(v, "dd137"))
-                ds.wavelet = RV_DWT_DD137;
-            else {
-                usage();
-                return 2;
-            }
-        } else if (!strcmp(o, "-l")) {
+        static const char *const wn[] = {"haar", "53", "97", "dd137", NULL}, *const mn[] = {"inplace", "outofplace", NULL},
+                                 *const in_[] = {"block", "interleaved", NULL}, *const bn[] = {"cpu", "cuda", "auto", NULL};
+        static const RV_DwtWavelet wv[] = {RV_DWT_HAAR, RV_DWT_CDF53, RV_DWT_CDF97, RV_DWT_DD137};
+        static const RV_DwtMethod mv[] = {RV_DWT_IN_PLACE, RV_DWT_OUT_OF_PLACE};
+        static const RV_DwtLayout lv[] = {RV_DWT_LAYOUT_BLOCK, RV_DWT_LAYOUT_INTERLEAVED};
+        static const RV_Backend bv[] = {RV_BACKEND_CPU, RV_BACKEND_CUDA, RV_BACKEND_AUTO};
+        int c = 0;
+        if (!strcmp(o, "-l")) {
             char *end = NULL;
             long l = strtol(v, &end, 10);
             if (end == v || *end || l < 0 || l > 32) {
                 fprintf(stderr, "rv-dwt: -l: expected a number of levels in 0..32, got '%s'\n", v);
-                usage();
-                return 2;
+                c = -1;
+            } else {
+                levels = (int)l;
             }
-            levels = (int)l;
+        } else if (!strcmp(o, "-w")) {
+            if ((c = choice(o, v, wn)) >= 0)
+                ds.wavelet = wv[c];
         } else if (!strcmp(o, "-m")) {
-            if (!strcmp(v, "outofplace"))
-                ds.method = RV_DWT_OUT_OF_PLACE;
-            else if (!strcmp(v, "inplace"))
-                ds.method = RV_DWT_IN_PLACE;
-            else {
-                fprintf(stderr, "rv-dwt: -m: inplace or outofplace, not '%s'\n", v);
-                usage();
-                return 2;
-            }
+            if ((c = choice(o, v, mn)) >= 0)
+                ds.method = mv[c];
         } else if (!strcmp(o, "-i")) {
-            if (!strcmp(v, "interleaved"))
-                ds.layout = RV_DWT_LAYOUT_INTERLEAVED;
-            else if (!strcmp(v, "block"))
-                ds.layout = RV_DWT_LAYOUT_BLOCK;
-            else {
-                fprintf(stderr, "rv-dwt: -i: block or interleaved, not '%s'\n", v);
-                usage();
-                return 2;
-            }
+            if ((c = choice(o, v, in_)) >= 0)
+                ds.layout = lv[c];
         } else if (!strcmp(o, "-b")) {
-            if (!strcmp(v, "cpu"))
-                cs.backend = RV_BACKEND_CPU;
-            else if (!strcmp(v, "cuda"))
-                cs.backend = RV_BACKEND_CUDA;
-            else if (!strcmp(v, "auto"))
-                cs.backend = RV_BACKEND_AUTO;
-            else {
-                fprintf(stderr, "rv-dwt: -b: cpu, cuda or auto, not '%s'\n", v);
-                usage();
-                return 2;
-            }
+            if ((c = choice(o, v, bn)) >= 0)
+                cs.backend = bv[c];
         } else {
+            c = -1;
+        }
+        if (c < 0) {
             usage();
             return 2;
         }
