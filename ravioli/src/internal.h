@@ -119,6 +119,9 @@ struct rv_backend_ops {
     /* Raw kernels. */
     int (*launch_raw)(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchShape *shape,
                       const void *args, size_t args_size);
+    /* Blocks of this shape that can be resident at once (> 0), or an error;
+     * NULL where blocks run one after another (cooperative entries refused). */
+    int (*resident_blocks)(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchShape *shape);
 
     /* Buffers. */
     int (*buffer_alloc)(RV_Context *ctx, RV_Buffer *b);

@@ -496,7 +496,39 @@ RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape, const 
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': grid %ux%ux%u of blocks %ux%ux%u is too large",
                          fn, k->name, sh.grid[0], sh.grid[1], sh.grid[2], sh.block[0], sh.block[1],
                          sh.block[2]);
+    if ((k->desc.flags & RV_KFLAG_COOPERATIVE) && !ctx->ops->resident_blocks)
+        return rv__error(ctx, RV_ENOSYS,
+                         "%s: kernel '%s' is cooperative (its blocks wait on one another); the %s backend "
+                         "runs blocks one after another",
+                         fn, k->name, ctx->ops->name);
     return ctx->ops->launch_raw(ctx, k, &sh, args, args_size);
+}
+
+RV_API int rv_kernel_resident_blocks(const RV_Kernel *k, const RV_LaunchShape *shape)
+{
+    static const char fn[] = "rv_kernel_resident_blocks";
+    if (!k)
+        return RV_EINVAL;
+    RV_Context *ctx = k->mod->ctx;
+    int err;
+    if ((err = check_kernel(ctx, k, RV_OP_RAW, fn)) < 0)
+        return err;
+    if (!shape)
+        return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': shape is NULL", fn, k->name);
+    if (!ctx->ops->resident_blocks)
+        return rv__error(ctx, RV_ENOSYS, "%s: the %s backend runs blocks one after another", fn,
+                         ctx->ops->name);
+    RV_LaunchShape sh = *shape;
+    unsigned long long nt = 1;
+    for (int i = 0; i < 3; i++) {
+        if (!sh.block[i])
+            sh.block[i] = 1;
+        nt *= sh.block[i]; /* at most 1024 * 2^32 before the check below stops it */
+        if (nt > 1024)
+            return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': blocks of %ux%ux%u threads (at most 1024)", fn,
+                             k->name, shape->block[0], shape->block[1], shape->block[2]);
+    }
+    return ctx->ops->resident_blocks(ctx, k, &sh);
 }
 
 /* ---------------------------------------------------------------- */

@@ -88,6 +88,12 @@ typedef struct rvc_state {
      * cuLaunchKernelEx when the driver has it and the device is sm_90+,
      * unless RAVIOLI_CUDA_CHAINED=0 (NULL: plain launches) */
     rvc_launch_ex_fn launch_ex;
+    /* cuLaunchKernelEx whenever the driver has it: cooperative entries
+     * (RV_KFLAG_COOPERATIVE) need it; coop_plain: the driver refused the
+     * cooperative attribute together with programmatic serialisation once,
+     * so they launch with the first alone */
+    rvc_launch_ex_fn kernel_ex;
+    int coop_plain;
 } rvc_state;
 
 typedef struct rvc_kernel {
@@ -500,6 +506,12 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
         }
     }
 
+    /* cooperative entries launch through cuLaunchKernelEx's cooperative attribute */
+    if ((k->desc.flags & RV_KFLAG_COOPERATIVE) && !st->kernel_ex) {
+        rv__log(ctx, RV_LOG_DEBUG, "kernel %s: cooperative, and the driver has no cuLaunchKernelEx", name);
+        return RV_ENOSYS;
+    }
+
     rvc_kernel *kb = calloc(1, sizeof(*kb));
     if (!kb)
         return rv__error(ctx, RV_ENOMEM, "rv_kernel_get: out of memory");
@@ -851,25 +863,76 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
     return 0;
 }
 
+/* Dynamic shared memory above the default 48 KB must be allowed per kernel. */
+static int raw_shared(RV_Context *ctx, rvc_state *st, const RV_Kernel *k, unsigned bytes, const char *fn)
+{
+    if (bytes <= 48 * 1024)
+        return 0;
+    if ((int)bytes > st->max_smem_optin)
+        return rv__error(ctx, RV_EINVAL, "%s: kernel '%s' asks for %u bytes of shared memory; the device allows %d",
+                         fn, k->name, bytes, st->max_smem_optin);
+    CK(ctx, st->drv.cuFuncSetAttribute((CUfunction)k->entry, RVC_FATTR_MAX_DYNAMIC_SHARED, (int)bytes),
+       "raising a kernel's shared memory limit");
+    return 0;
+}
+
+/* A cooperative entry: every block resident at once (the driver refuses a
+ * larger grid); with programmatic serialisation too where the driver takes
+ * both attributes (else, once refused, the cooperative one alone). */
+static CUresult launch_coop(rvc_state *st, CUfunction f, const RV_LaunchShape *sh, int chained, void **params)
+{
+    rvc_launch_attr attr[2];
+    memset(attr, 0, sizeof(attr));
+    attr[0].id = RVC_LAUNCH_ATTR_COOPERATIVE;
+    attr[0].value.cooperative = 1;
+    attr[1].id = RVC_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr[1].value.programmatic_stream_serialization_allowed = 1;
+    const int both = chained && st->launch_ex && !st->coop_plain;
+    rvc_launch_config cfg = {sh->grid[0],  sh->grid[1],      sh->grid[2],     sh->block[0], sh->block[1],
+                             sh->block[2], sh->shared_bytes, cur_stream(st), attr,         both ? 2u : 1u};
+    CUresult r = st->kernel_ex(&cfg, f, params, NULL);
+    if (r != CUDA_SUCCESS && both) {
+        cfg.num_attrs = 1;
+        if ((r = st->kernel_ex(&cfg, f, params, NULL)) == CUDA_SUCCESS)
+            st->coop_plain = 1;
+    }
+    return r;
+}
+
+static int cuda_resident_blocks(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchShape *sh)
+{
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0 || (err = raw_shared(ctx, st, k, sh->shared_bytes, "rv_kernel_resident_blocks")) < 0)
+        return err;
+    int blocks = 0;
+    const int threads = (int)(sh->block[0] * sh->block[1] * sh->block[2]);
+    CK(ctx,
+       st->drv.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, (CUfunction)k->entry, threads,
+                                                           (size_t)sh->shared_bytes),
+       "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    if (blocks < 1)
+        return rv__error(ctx, RV_EINVAL,
+                         "rv_kernel_resident_blocks: kernel '%s' cannot run blocks of %d threads with %u bytes of "
+                         "shared memory on this device (registers or shared memory)",
+                         k->name, threads, sh->shared_bytes);
+    const long long n = (long long)blocks * st->sm_count;
+    return n > 0x7fffffff ? 0x7fffffff : (int)n;
+}
+
 static int cuda_launch_raw(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchShape *sh, const void *args,
                            size_t args_size)
 {
     rvc_state *st = st_of(ctx);
     int err = bind(ctx);
-    if (err < 0)
+    if (err < 0 || (err = raw_shared(ctx, st, k, sh->shared_bytes, "rv_launch_raw")) < 0)
         return err;
     (void)args_size;
-    if (sh->shared_bytes > 48 * 1024) {
-        if ((int)sh->shared_bytes > st->max_smem_optin)
-            return rv__error(ctx, RV_EINVAL,
-                             "rv_launch_raw: kernel '%s' asks for %u bytes of shared memory; the device allows %d",
-                             k->name, sh->shared_bytes, st->max_smem_optin);
-        CK(ctx, st->drv.cuFuncSetAttribute((CUfunction)k->entry, RVC_FATTR_MAX_DYNAMIC_SHARED, (int)sh->shared_bytes),
-           "raising a kernel's shared memory limit");
-    }
     void *params[1] = {(void *)args};
     CUresult r;
-    if (st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED)) {
+    if (k->desc.flags & RV_KFLAG_COOPERATIVE) {
+        r = launch_coop(st, (CUfunction)k->entry, sh, (k->desc.flags & RV_KFLAG_CHAINED) != 0, params);
+    } else if (st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED)) {
         r = launch_chained(st, (CUfunction)k->entry, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0],
                            sh->block[1], sh->block[2], sh->shared_bytes, params);
     } else {
@@ -1042,6 +1105,7 @@ static const struct rv_backend_ops rv_cuda_backend = {
     .device_base = cuda_device_base,
     .run_elem = cuda_run_elem,
     .launch_raw = cuda_launch_raw,
+    .resident_blocks = cuda_resident_blocks,
     .buffer_alloc = cuda_buffer_alloc,
     .buffer_free = cuda_buffer_free,
     .buffer_upload = cuda_buffer_upload,
@@ -1183,11 +1247,11 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
     }
 
     const char *chained = getenv("RAVIOLI_CUDA_CHAINED");
-    if (st->cc_major >= 9 && !(chained && chained[0] == '0')) {
-        void *sym = dlsym(d->lib, "cuLaunchKernelEx");
-        if (sym)
-            memcpy(&st->launch_ex, &sym, sizeof(sym));
-    }
+    void *sym = dlsym(d->lib, "cuLaunchKernelEx");
+    if (sym)
+        memcpy(&st->kernel_ex, &sym, sizeof(sym));
+    if (st->cc_major >= 9 && !(chained && chained[0] == '0'))
+        st->launch_ex = st->kernel_ex;
 
     ctx->bk = st;
     ctx->ops = &rv_cuda_backend;

@@ -66,14 +66,15 @@ enum {
 };
 
 /* cuLaunchKernelEx (CUDA 12.0+), looked up apart from the required table:
- * only the programmatic stream serialisation attribute is used. */
-enum { RVC_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+ * the cooperative and programmatic stream serialisation attributes are used. */
+enum { RVC_LAUNCH_ATTR_COOPERATIVE = 2, RVC_LAUNCH_ATTR_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
 typedef struct rvc_launch_attr {
     int id;
     char pad[4];
     union {
         char pad[64];
         int programmatic_stream_serialization_allowed;
+        int cooperative;
         void *align_;
     } value;
 } rvc_launch_attr;

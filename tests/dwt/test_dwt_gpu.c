@@ -528,6 +528,47 @@ static void test_gpu_colclu(void **state)
     }
 }
 
+/*
+ * In place, the cooperative column pass (dwt_colgs16: columns of more than
+ * 4096 samples, any length; dwt_colgs with COLGS_SMALL: up to 4096): the
+ * CPU's result for every wavelet and type, both senses, with and without it
+ * (COLGS_OFF: clusters up to 8192 samples, the rearrangement beyond). Sizes:
+ * partial last tiles (4097, 8191, 16385 samples), more strips than are in
+ * flight (blocks take several strips in turn: 1000 and 4100 columns), a
+ * partial last strip (36, 4100 columns), one tile a column (37 samples).
+ * Then that a 16K column takes one pass and no permutation with it, and the
+ * rearrangement without.
+ */
+static void test_gpu_colgs(void **state)
+{
+    (void)state;
+    static const int sizes[][4] = {
+        {100, 4097, 1, 0}, {4, 8191, 2, 0},  {8, 8192, 1, 0},   {1000, 8192, 1, 0}, {36, 8193, 1, 0},
+        {40, 16384, 1, 0}, {4, 16385, 2, 0}, {36, 129, 2, 1},   {1028, 1000, 3, 1}, {4100, 37, 2, 1},
+        {4100, 1000, 1, 1}, {40, 4096, 1, 1}, {64, 2, 1, 1},
+    };
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int c = 0; c < DWT_WT; c++)
+            for (int off = 0; off < 2; off++) {
+                RV_DwtSettings s;
+                wavelet_type(c, &s);
+                s.method = RV_DWT_IN_PLACE;
+                s.gpu_variant = off ? RV_DWT_VARIANT_COLGS_OFF : sizes[z][3] ? RV_DWT_VARIANT_COLGS_SMALL : 0;
+                compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
+            }
+    for (int v = 0; v < 2; v++) {
+        RV_DwtSettings s;
+        rv_dwt_settings_default(&s);
+        s.method = RV_DWT_IN_PLACE;
+        s.gpu_variant = v ? RV_DWT_VARIANT_COLGS_OFF : 0;
+        RV_DwtStats st;
+        xform_stats(&s, 64, 16384, 0, &st);
+        if ((st.launches[RV_DWT_KERNEL_PERMUTE] > 0) != v || (!v && st.launches[RV_DWT_KERNEL_COLFUSED] != 1))
+            fail_msg("COLGS_OFF %d: %lld permutations, %lld column passes", v, st.launches[RV_DWT_KERNEL_PERMUTE],
+                     st.launches[RV_DWT_KERNEL_COLFUSED]);
+    }
+}
+
 int main(void)
 {
     g_gpu = rv_test_gpu_context();
@@ -544,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_gpu_copy16),
         cmocka_unit_test(test_gpu_row_win),
         cmocka_unit_test(test_gpu_colclu),
+        cmocka_unit_test(test_gpu_colgs),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

@@ -118,6 +118,9 @@ typedef struct dwt_col_args {
      * halo + ((t * 4H + r) * ncols + c) * 4), so tiles never read what another
      * has already written. */
     uint64_t halo;
+    /* dwt_colgs16, dwt_colgs: two 32-bit counters a strip of 32 columns (0
+     * between launches; the kernel leaves them so) */
+    uint64_t sync;
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_col_args;
 

@@ -1523,6 +1523,38 @@ static __device__ __forceinline__ void dwt_cl_wait(void)
 {
 }
 #  endif
+
+/*
+ * The same barrier through global memory, for dwt_colgs (a cooperative
+ * launch: every block resident). Strip s has two counters at a->sync + 8 s:
+ * arrivals and departures. A block arrives once its loads have landed (after
+ * a barrier of the block: thread 0's fence and add publish every thread's
+ * reads), waits until all T tiles of the strip have arrived, and leaves; the
+ * last to leave sets both counters back to 0 for the next launch (every
+ * block of the strip has seen T by then).
+ */
+static __device__ __forceinline__ void dwt_gs_arrive(const dwt_col_args *a, int strip, int tid)
+{
+    if (tid == 0) {
+        unsigned *c = (unsigned *)(uintptr_t)a->sync + 2 * strip;
+        __threadfence();
+        atomicAdd(c, 1u);
+    }
+}
+static __device__ __forceinline__ void dwt_gs_wait(const dwt_col_args *a, int strip, int tid, unsigned T)
+{
+    if (tid == 0) {
+        unsigned *c = (unsigned *)(uintptr_t)a->sync + 2 * strip, v;
+        do
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(c) : "memory");
+        while (v < T);
+        if (atomicAdd(c + 1, 1u) == T - 1) {
+            atomicExch(c, 0u);
+            atomicExch(c + 1, 0u);
+        }
+    }
+    __syncthreads();
+}
 #endif
 
 /*
@@ -1530,7 +1562,9 @@ static __device__ __forceinline__ void dwt_cl_wait(void)
  * only its own load and store code and registers): 1 for dwt_colvec, the
  * 16-byte form the host launches when a->vec (GPU), 0 for dwt_colfused, 2
  * for dwt_colreg (whole tiles lifted in registers), 3 for dwt_colclu
- * (dwt_colreg whose stores wait for the loads of the whole cluster).
+ * (dwt_colreg whose stores wait for the loads of the whole cluster; 4: 16
+ * pairs a thread), 5 and 6 for dwt_colgs16 and dwt_colgs (the same wait
+ * through global memory, 16 or 8 pairs a thread).
  */
 RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
 {
@@ -1596,7 +1630,9 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     __syncthreads();
     /* dwt_colclu (vk 3; 4: 16 pairs a thread): this block has read all it reads of
      * global memory; its stores wait (below) until every block of the column has too */
-    if (vk >= 3)
+    if (vk >= 5)
+        dwt_gs_arrive(a, blk.x, tid);
+    else if (vk >= 3)
         dwt_cl_arrive();
     /* dwt_colreg (vk 2): a whole tile of R = M TY pairs lifts in registers
      * (dwt_col_regs) when its window of E pairs lies inside both bands (every
@@ -1604,7 +1640,7 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
      * host sets it for symmetric 2- and 4-tap steps), reaches past an end of the
      * column; partial tiles and the others as below, a barrier a step */
     const int rM = vk >= 2 ? (a->reg >> 4) & 255 : 0, rE = a->reg & 15;
-    const int RML = vk == 4 ? 16 : 8; /* the literal pairs a thread of this kernel */
+    const int RML = vk == 4 || vk == 5 ? 16 : 8; /* the literal pairs a thread of this kernel */
     const int rin = k0 - rE >= 0 && kend + rE <= nD;
     if (rM == RML && kend - k0 == R && R == rM * TY && (rin || (a->reg & DWT_COL_REG_EDGE))) {
         const int g0 = k0 + ty * rM - rE, redge = !rin;
@@ -1645,7 +1681,9 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
         }
         __syncthreads();
     }
-    if (vk >= 3)
+    if (vk >= 5)
+        dwt_gs_wait(a, blk.x, tid, (unsigned)blk.ny);
+    else if (vk >= 3)
         dwt_cl_wait();
     /* store the middle pairs [k0, kend) */
     if (vec) {
@@ -1887,6 +1925,44 @@ static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_
     }
 DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
 #  undef DWT_COLCLP_ENTRY
+
+/*
+ * dwt_colgs16, dwt_colgs (CUDA): dwt_colclu's column pass in place with the
+ * tiles of a strip waiting for one another through counters in global
+ * memory (dwt_gs_arrive / dwt_gs_wait) instead of a cluster barrier. The
+ * launch is cooperative (every block resident) and persistent: the grid is
+ * F x T, T the tiles of a column (any number, not at most 16 as a cluster's),
+ * F strips in flight, so that F T blocks fill the device; block (f, t) takes
+ * tile t of strips f, f + F, ... in turn. Clusters of 16 blocks must each find
+ * 8 free multiprocessors in one GPC: at two blocks a multiprocessor an H200
+ * held at most 14 of them, 112 of its 132 multiprocessors (ncu, session 15);
+ * this pass places its blocks anywhere, and takes columns longer than 8192
+ * samples in one pass too.
+ */
+#  define DWT_COLGS_ENTRY(NAME, VK, MINB)                                                              \
+    RV__DESC_COOP(NAME, sizeof(dwt_col_args))                                                          \
+    extern "C" __global__ void __launch_bounds__(512, MINB) rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args) \
+    {                                                                                                  \
+        RV__GRID_CHAIN()                                                                               \
+        const dwt_col_args *a = &rv__args;                                                             \
+        const rv_block b = dwt_grid_block();                                                           \
+        const int nstrip = (a->ncols + 31) >> 5, tid = (int)(threadIdx.y * 32 + threadIdx.x);          \
+        const int idle = a->k_first + b.y * a->R >= a->k_end;                                          \
+        for (int s = b.x; s < nstrip; s += b.nx) {                                                     \
+            if (idle) {                                                                                \
+                dwt_gs_arrive(a, s, tid);                                                              \
+                dwt_gs_wait(a, s, tid, (unsigned)b.ny);                                                \
+            } else {                                                                                   \
+                rv_block bs = b;                                                                       \
+                bs.x = s;                                                                              \
+                dwt_col_body(a, bs, VK);                                                               \
+            }                                                                                          \
+            __syncthreads(); /* the tile buffer is free again */                                      \
+        }                                                                                              \
+    }
+DWT_COLGS_ENTRY(dwt_colgs16, 5, 2)
+DWT_COLGS_ENTRY(dwt_colgs, 6, 3)
+#  undef DWT_COLGS_ENTRY
 #  undef DWT_CLUSTER_DIMS
 #endif
 

@@ -38,6 +38,13 @@ struct RV_Dwt {
     /* GPU, PTX for sm_90 or later (clusters): dwt_colclu and, where the device allows
      * clusters of 16, dwt_colclu16 and dwt_colclu16m; else NULL */
     const RV_Kernel *k_colclu, *k_colclu16, *k_colclu16m, *k_colclp;
+    /* GPU, where cooperative launches exist: dwt_colgs16 (16 pairs a thread) and
+     * dwt_colgs (8), else NULL; their strip counters (two words a strip of 32
+     * columns), and the last resident-block query (block rows, shared bytes) */
+    const RV_Kernel *k_colgs16, *k_colgs;
+    RV_Buffer *gsync;
+    int gs_ty, gs_m, gs_resident;
+    unsigned gs_shared;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -272,6 +279,9 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         d->k_colclu16 = d->k_colclu16m = NULL;
     if (!d->cpu && d->k_colclu16 && rv_kernel_get(d->mod, "dwt_colclp", &d->k_colclp) < 0)
         d->k_colclp = NULL;
+    if (!d->cpu && (rv_kernel_get(d->mod, "dwt_colgs16", &d->k_colgs16) < 0 ||
+                    rv_kernel_get(d->mod, "dwt_colgs", &d->k_colgs) < 0))
+        d->k_colgs16 = d->k_colgs = NULL;
 #endif
     *out = d;
     return 0;
@@ -295,6 +305,7 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->table);
     rv_buffer_destroy(&d->fbuf);
     rv_buffer_destroy(&d->halo);
+    rv_buffer_destroy(&d->gsync);
     drop_sets(d);
     free(d->stage);
     rv_module_unload(&d->mod);
@@ -309,6 +320,7 @@ RV_API size_t rv_dwt_memory(const RV_Dwt *d)
     if (!d)
         return 0;
     return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->halo) +
+           rv_buffer_size(d->gsync) +
            rv_buffer_size(d->sa[0]) +
            rv_buffer_size(d->sb[0]) + rv_buffer_size(d->sa[1]) + rv_buffer_size(d->sb[1]);
 }
@@ -1308,12 +1320,72 @@ static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, 
     return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
 }
 
+/*
+ * In place, GPU: one cooperative pass of dwt_colgs16 (columns of more than
+ * 4096 samples: M = 16 pairs a thread) or dwt_colgs (at most 4096 with
+ * RV_DWT_VARIANT_COLGS_SMALL: M = 8): T tiles of R = M TY pairs a column
+ * (TY <= 16 thread rows), F strips of 32 columns in flight, F T blocks
+ * resident at once, the tiles of a strip waiting for one another through
+ * d->gsync. Returns 1 when it ran, 0 where it does not apply (then the caller
+ * takes the clusters or the rearrangement), or an error.
+ */
+static int run_colgs(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse)
+{
+    const unsigned off = RV_DWT_VARIANT_NO_COLCLU | RV_DWT_VARIANT_COL_SYNC | RV_DWT_VARIANT_COL_SHARED |
+                         RV_DWT_VARIANT_COLGS_OFF;
+    const int nS = (n + 1) / 2, small = n <= 4096;
+    if (!d->k_colgs16 || (d->s.gpu_variant & off) || (small && !(d->s.gpu_variant & RV_DWT_VARIANT_COLGS_SMALL)) ||
+        d->s.fuse_max_shared <= 0 || n < 2 || cols < 1 || (base | (uint64_t)pitch | (uint64_t)cols * 4) % 16)
+        return 0;
+    const int M = small ? 8 : 16, T = (nS + 16 * M - 1) / (16 * M), TY = (nS + M * T - 1) / (M * T), R = M * TY;
+    if (!col_reg_code(d, R, TY))
+        return 0;
+    const uint64_t top = base, bottom = base + (uint64_t)((int64_t)nS * pitch);
+    dwt_col_args a;
+    if (!inverse)
+        col_args(d, &a, base, base + (uint64_t)pitch, 2 * pitch, top, bottom, pitch, n, cols, 0, nS, 0, R, 0);
+    else
+        col_args(d, &a, top, bottom, pitch, base, base + (uint64_t)pitch, 2 * pitch, n, cols, 0, nS, 1, R, 0);
+    a.tile_cols = 32;
+    a.vec = 1;
+    a.reg = col_reg_code(d, R, TY);
+    const RV_Kernel *k = small ? d->k_colgs : d->k_colgs16;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.block[0] = 32;
+    sh.block[1] = (unsigned)TY;
+    sh.shared_bytes = (unsigned)(2 * (R + 2 * a.H) * a.tile_cols * 4);
+    if (d->gs_ty != TY || d->gs_m != M || d->gs_shared != sh.shared_bytes) {
+        const int r = rv_kernel_resident_blocks(k, &sh);
+        if (r < 0)
+            return rvfail(d, r, "rv_kernel_resident_blocks(dwt_colgs)");
+        d->gs_ty = TY;
+        d->gs_m = M;
+        d->gs_shared = sh.shared_bytes;
+        d->gs_resident = r;
+    }
+    const int nstrip = (cols + 31) / 32, F = nstrip < d->gs_resident / T ? nstrip : d->gs_resident / T;
+    if (F < 1)
+        return 0;
+    int err;
+    if ((err = buf_ensure(d, &d->gsync, (size_t)nstrip * 8, "column strip counters")) < 0)
+        return err;
+    a.sync = rv_buffer_address(d->gsync);
+    sh.grid[0] = (unsigned)F;
+    sh.grid[1] = (unsigned)T;
+    if ((err = launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a))) < 0)
+        return err;
+    return 1;
+}
+
 static int cols_inplace(RV_Dwt *d, const plan_level *p, uint64_t base, int64_t pitch, int inverse)
 {
     const int n = p->h, cols = p->w;
     int err;
     if (n < 2)
         return 0;
+    if ((err = run_colgs(d, base, pitch, n, cols, inverse)) != 0)
+        return err < 0 ? err : 0;
     int cc = 0, cm = 0;
     const int cty = colclu_ty(d, base, pitch, n, cols, &cc, &cm);
     if (cty)

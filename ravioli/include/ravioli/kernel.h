@@ -579,6 +579,13 @@ RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
         (uint32_t)RV_ETC_none, (uint32_t)RV_ETC_none, 0, 0u, (uint32_t)(ASIZE),      \
         RV_KFLAG_CHAINED};
 
+/* raw chained entries whose blocks wait on one another (RV_KFLAG_COOPERATIVE) */
+#define RV__DESC_COOP(NAME, ASIZE)                                                  \
+    RV__DESC_STORAGE rv_kernel_desc rvk_##NAME##_desc = {                           \
+        RV_KERNEL_MAGIC, RV_KERNEL_ABI, (uint32_t)RV_OP_RAW, (uint32_t)RV_ETC_none,  \
+        (uint32_t)RV_ETC_none, (uint32_t)RV_ETC_none, 0, 0u, (uint32_t)(ASIZE),      \
+        RV_KFLAG_CHAINED | RV_KFLAG_COOPERATIVE};
+
 /* procBox entries scoring G (<= RV_BOXN) windows a call (RV_PROC_BOXN_G):
  * flags say so. */
 #define RV__DESC_BOXN(NAME, TIN, TIN2, TOUT, PSIZE, G)                              \

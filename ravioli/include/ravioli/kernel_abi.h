@@ -83,6 +83,16 @@
  * kernel.h lacks it and is launched plainly. */
 #define RV_KFLAG_CHAINED (1u << 16)
 
+/** rv_kernel_desc.flags, bit 17: a cooperative entry (GPU only). Its blocks
+ * may wait on one another through global memory, so every block of a launch
+ * must be resident at once: the CUDA backend launches it cooperatively (the
+ * driver refuses a grid larger than rv_kernel_resident_blocks() allows
+ * instead of running it in waves), and withholds it (RV_ENOSYS at
+ * rv_kernel_get) where it cannot. The CPU backend, which runs blocks one
+ * after another, refuses to launch it. Raw entries only; declared with
+ * RV__DESC_COOP (the module writes the entry itself). */
+#define RV_KFLAG_COOPERATIVE (1u << 17)
+
 #if defined(__CUDACC__) || defined(__GNUC__)
 #  define RV_ALIGNED(n) __attribute__((aligned(n)))
 #else

@@ -97,6 +97,16 @@ typedef struct RV_LaunchShape {
 RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape,
                          const void *args, size_t args_size);
 
+/**
+ * How many blocks of `shape` (its block size and shared_bytes; the grid is
+ * ignored) of raw kernel `k` the device holds at once: the largest grid a
+ * cooperative entry (RV_KFLAG_COOPERATIVE, whose blocks wait on one another)
+ * may be launched with. Returns that count (> 0) or a negative error:
+ * RV_ENOSYS on the CPU backend, which runs blocks one after another and
+ * refuses cooperative entries; RV_EINVAL for a block the kernel cannot run.
+ */
+RV_API int rv_kernel_resident_blocks(const RV_Kernel *k, const RV_LaunchShape *shape);
+
 /*
  * Side queue: work that may run beside the launches that follow it.
  *

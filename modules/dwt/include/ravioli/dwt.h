@@ -226,7 +226,16 @@ typedef enum RV_DwtGpuVariant {
     RV_DWT_VARIANT_COLCLP_OFF = 131072 /* in place, GPU: clusters of 16 with 8 pairs a
                                     thread take one strip of 32 columns each (dwt_colclu16),
                                     instead of two in turn with the second's loads in
-                                    flight while the first lifts (dwt_colclp) */
+                                    flight while the first lifts (dwt_colclp) */,
+    RV_DWT_VARIANT_COLGS_OFF = 262144 /* in place, GPU: columns of more than 4096 samples
+                                    by dwt_colclu16m (up to 8192 samples, clusters of 16)
+                                    or the chunk rearrangement, instead of one cooperative
+                                    pass of dwt_colgs16 (the tiles of a strip wait for one
+                                    another through counters in global memory; any column
+                                    length, every multiprocessor) */,
+    RV_DWT_VARIANT_COLGS_SMALL = 524288 /* in place, GPU: columns of at most 4096 samples
+                                    by dwt_colgs (8 pairs a thread) too, instead of the
+                                    clusters (dwt_colclu, dwt_colclp) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
