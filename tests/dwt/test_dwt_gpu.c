@@ -531,8 +531,10 @@ static void test_gpu_colclu(void **state)
 /*
  * In place, the cooperative column pass (dwt_colgs16: columns of more than
  * 4096 samples, any length; dwt_colgs with COLGS_SMALL: up to 4096): the
- * CPU's result for every wavelet and type, both senses, with and without it
- * (COLGS_OFF: clusters up to 8192 samples, the rearrangement beyond). Sizes:
+ * CPU's result for every wavelet and type, both senses, in both of its forms
+ * (the next strip's loads in flight while one lifts, and COLGS_SERIAL) and
+ * without it (COLGS_OFF: clusters up to 8192 samples, the rearrangement
+ * beyond). Sizes:
  * partial last tiles (4097, 8191, 16385 samples), more strips than are in
  * flight (blocks take several strips in turn: 1000 and 4100 columns), a
  * partial last strip (36, 4100 columns), one tile a column (37 samples).
@@ -549,11 +551,15 @@ static void test_gpu_colgs(void **state)
     };
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (int c = 0; c < DWT_WT; c++)
-            for (int off = 0; off < 2; off++) {
+            for (int f = 0; f < 3; f++) {
                 RV_DwtSettings s;
                 wavelet_type(c, &s);
                 s.method = RV_DWT_IN_PLACE;
-                s.gpu_variant = off ? RV_DWT_VARIANT_COLGS_OFF : sizes[z][3] ? RV_DWT_VARIANT_COLGS_SMALL : 0;
+                s.gpu_variant = f == 2   ? RV_DWT_VARIANT_COLGS_OFF
+                                : f == 1 ? RV_DWT_VARIANT_COLGS_SERIAL
+                                         : 0;
+                if (sizes[z][3] && f < 2)
+                    s.gpu_variant |= RV_DWT_VARIANT_COLGS_SMALL;
                 compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
             }
     for (int v = 0; v < 2; v++) {

@@ -90,6 +90,9 @@ typedef struct dwt_row_args {
  */
 /* dwt_col_args.reg: the tiles at a column's ends lift in registers too */
 #define DWT_COL_REG_EDGE 4096
+/* dwt_colgs16, dwt_colgs: every strip loaded, lifted and stored in turn (the
+ * form of dwt_colclu), not the next strip's loads in flight while one lifts */
+#define DWT_COL_GS_SERIAL 8192
 
 typedef struct dwt_col_args {
     uint64_t src_s, src_d, dst_s, dst_d;

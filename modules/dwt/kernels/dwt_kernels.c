@@ -1939,7 +1939,64 @@ DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
  * this pass places its blocks anywhere, and takes columns longer than 8192
  * samples in one pass too.
  */
-#  define DWT_COLGS_ENTRY(NAME, VK, MINB)                                                              \
+/*
+ * The strips of a register tile (full tile, window inside the column or
+ * reflected at its ends), one tile buffer: strip j's window goes from shared
+ * memory to registers, then strip j + 1's loads go into the same buffer
+ * (cp.async) while strip j lifts, waits for its strip's tiles and is stored
+ * straight from registers (each warp row of a band 128 contiguous bytes).
+ * So the loads of the next strip overlap the arithmetic of this one without
+ * a second buffer: two blocks a multiprocessor still fit.
+ */
+static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_block blk, const int M, const int E,
+                                                     const int TYPE, const int INV)
+{
+    enum { AMAX = 16 + 2 * 3 };
+    const int A = M + 2 * E;
+    const int n = a->n, nD = n >> 1, R = a->R, H = a->H, TR = R + 2 * H;
+    const int k0_ = a->k_first + blk.y * R, kend_ = RV__MIN(k0_ + R, a->k_end);
+    const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
+    const int tid_ = ty * 32 + tx, NT = 32 * (int)blockDim.y;
+    const int nstrip = (a->ncols + 31) >> 5;
+    uint32_t *sh = dwt_sh;
+    int s = blk.x;
+    if (s < nstrip)
+        dwt_clp_load(a, sh, s, k0_, kend_, tid_, NT);
+    for (; s < nstrip; s += blk.nx) {
+        /* (read anew each strip: see dwt_clp_strips) */
+        int k0 = k0_, kend = kend_, tid = tid_;
+        asm volatile("" : "+r"(k0), "+r"(kend), "+r"(tid));
+        const int g0 = k0 + ty * M - E, edge = !(k0 - E >= 0 && kend + E <= nD), base = k0 - H;
+        const int c = s * 32 + tx, ok = c < a->ncols;
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        __syncthreads();
+        dwt_gs_arrive(a, s, tid); /* strip s's reads of global memory are done */
+        uint32_t S[AMAX], D[AMAX];
+        if (ok) {
+            const uint32_t *s0 = sh + (g0 - base) * 32 + tx;
+            dwt_col_regs_load(a, s0, s0 + TR * 32, S, D, edge, g0, A);
+        }
+        __syncthreads(); /* the buffer is read: the next strip's loads may land */
+        if (s + blk.nx < nstrip)
+            dwt_clp_load(a, sh, s + blk.nx, k0, kend, tid, NT);
+        if (ok)
+            dwt_col_regs_lift(a, S, D, A, TYPE, INV);
+        dwt_gs_wait(a, s, tid, (unsigned)blk.ny);
+        if (ok) {
+            const int p0 = k0 + ty * M; /* pairs [p0, p0 + M) of this thread, all in [k0, kend) */
+            unsigned char *ps = dwt_pair(a->dst_s, a->dst_s_str, p0, (int64_t)c * 4);
+            unsigned char *pd = dwt_pair(a->dst_d, a->dst_d_str, p0, (int64_t)c * 4);
+#  pragma unroll
+            for (int i = 0; i < M; i++) {
+                *(uint32_t *)(ps + i * a->dst_s_str) = S[E + i];
+                if (p0 + i < nD)
+                    *(uint32_t *)(pd + i * a->dst_d_str) = D[E + i];
+            }
+        }
+    }
+}
+
+#  define DWT_COLGS_ENTRY(NAME, VK, M, MINB)                                                           \
     RV__DESC_COOP(NAME, sizeof(dwt_col_args))                                                          \
     extern "C" __global__ void __launch_bounds__(512, MINB) rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args) \
     {                                                                                                  \
@@ -1947,21 +2004,38 @@ DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
         const dwt_col_args *a = &rv__args;                                                             \
         const rv_block b = dwt_grid_block();                                                           \
         const int nstrip = (a->ncols + 31) >> 5, tid = (int)(threadIdx.y * 32 + threadIdx.x);          \
-        const int idle = a->k_first + b.y * a->R >= a->k_end;                                          \
-        for (int s = b.x; s < nstrip; s += b.nx) {                                                     \
-            if (idle) {                                                                                \
+        const int k0 = a->k_first + b.y * a->R, kend = RV__MIN(k0 + a->R, a->k_end);                   \
+        const int rE = a->reg & 15, nD = a->n >> 1;                                                    \
+        const int rin = k0 - rE >= 0 && kend + rE <= nD;                                               \
+        if (k0 >= a->k_end) {                                                                          \
+            for (int s = b.x; s < nstrip; s += b.nx) {                                                 \
                 dwt_gs_arrive(a, s, tid);                                                              \
                 dwt_gs_wait(a, s, tid, (unsigned)b.ny);                                                \
+            }                                                                                          \
+        } else if (!(a->reg & DWT_COL_GS_SERIAL) && ((a->reg >> 4) & 255) == (M) && kend - k0 == a->R && \
+                   a->R == (M) * b.ty && (rin || (a->reg & DWT_COL_REG_EDGE))) {                       \
+            if (a->type == DWT_F32) {                                                                  \
+                if (a->inverse)                                                                        \
+                    rE == 2 ? dwt_gs_strips(a, b, M, 2, DWT_F32, 1) : dwt_gs_strips(a, b, M, 3, DWT_F32, 1); \
+                else                                                                                   \
+                    rE == 2 ? dwt_gs_strips(a, b, M, 2, DWT_F32, 0) : dwt_gs_strips(a, b, M, 3, DWT_F32, 0); \
             } else {                                                                                   \
+                if (a->inverse)                                                                        \
+                    rE == 2 ? dwt_gs_strips(a, b, M, 2, DWT_I32, 1) : dwt_gs_strips(a, b, M, 3, DWT_I32, 1); \
+                else                                                                                   \
+                    rE == 2 ? dwt_gs_strips(a, b, M, 2, DWT_I32, 0) : dwt_gs_strips(a, b, M, 3, DWT_I32, 0); \
+            }                                                                                          \
+        } else {                                                                                       \
+            for (int s = b.x; s < nstrip; s += b.nx) {                                                 \
                 rv_block bs = b;                                                                       \
                 bs.x = s;                                                                              \
                 dwt_col_body(a, bs, VK);                                                               \
+                __syncthreads(); /* the tile buffer is free again */                                  \
             }                                                                                          \
-            __syncthreads(); /* the tile buffer is free again */                                      \
         }                                                                                              \
     }
-DWT_COLGS_ENTRY(dwt_colgs16, 5, 2)
-DWT_COLGS_ENTRY(dwt_colgs, 6, 3)
+DWT_COLGS_ENTRY(dwt_colgs16, 5, 16, 2)
+DWT_COLGS_ENTRY(dwt_colgs, 6, 8, 3)
 #  undef DWT_COLGS_ENTRY
 #  undef DWT_CLUSTER_DIMS
 #endif

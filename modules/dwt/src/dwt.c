@@ -1348,7 +1348,7 @@ static int run_colgs(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, i
         col_args(d, &a, top, bottom, pitch, base, base + (uint64_t)pitch, 2 * pitch, n, cols, 0, nS, 1, R, 0);
     a.tile_cols = 32;
     a.vec = 1;
-    a.reg = col_reg_code(d, R, TY);
+    a.reg = col_reg_code(d, R, TY) | (d->s.gpu_variant & RV_DWT_VARIANT_COLGS_SERIAL ? DWT_COL_GS_SERIAL : 0);
     const RV_Kernel *k = small ? d->k_colgs : d->k_colgs16;
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));

@@ -235,7 +235,12 @@ typedef enum RV_DwtGpuVariant {
                                     length, every multiprocessor) */,
     RV_DWT_VARIANT_COLGS_SMALL = 524288 /* in place, GPU: columns of at most 4096 samples
                                     by dwt_colgs (8 pairs a thread) too, instead of the
-                                    clusters (dwt_colclu, dwt_colclp) */
+                                    clusters (dwt_colclu, dwt_colclp) */,
+    RV_DWT_VARIANT_COLGS_SERIAL = 1048576 /* dwt_colgs16 / dwt_colgs: each block loads,
+                                    lifts and stores its tile of one strip after the
+                                    other, instead of loading the next strip while the
+                                    current one lifts (its window in registers, stored
+                                    from there) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
