@@ -296,6 +296,30 @@ RV_RAW_KERNEL(addk, rv_addk_args, a, blk)
 }
 #endif
 
+/* A cooperative raw kernel (RV_RAW_KERNEL_COOP): blocks that wait for all
+ * the others. The CPU backend refuses it: its body there is empty. */
+#if defined(RV_CUDA)
+RV_RAW_KERNEL_COOP(gridwait, rv_gridwait_args, a, blk)
+{
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        unsigned *c = (unsigned *)(uintptr_t)a->count, v;
+        const unsigned nb = (unsigned)(blk.nx * blk.ny * blk.nz);
+        __threadfence();
+        atomicAdd(c, 1u);
+        do
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(c) : "memory");
+        while (v < nb);
+        ((unsigned *)(uintptr_t)a->out)[(blk.z * blk.ny + blk.y) * blk.nx + blk.x] = v;
+    }
+}
+#else
+RV_RAW_KERNEL_COOP(gridwait, rv_gridwait_args, a, blk)
+{
+    (void)a;
+    (void)blk;
+}
+#endif
+
 /* A chained raw kernel (RV_RAW_KERNEL_CHAINED): one pass of a chain. */
 #if defined(RV_CUDA)
 RV_RAW_KERNEL_CHAINED(chainmix, rv_chainmix_args, a, blk)

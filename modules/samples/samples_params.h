@@ -38,4 +38,12 @@ typedef struct rv_chainmix_args {
     uint32_t salt;
 } rv_chainmix_args;
 
+/** gridwait (cooperative raw kernel, RV_RAW_KERNEL_COOP; GPU only): each of
+ * the grid's blocks adds 1 to count[0], waits until count[0] reaches the
+ * number of blocks, then writes what it read there to out[block]. Every
+ * out[] equals the grid size only if all blocks were resident at once. */
+typedef struct rv_gridwait_args {
+    uint64_t count, out; /* rv_buffer_address: 1 word (0 before), grid-size words */
+} rv_gridwait_args;
+
 #endif

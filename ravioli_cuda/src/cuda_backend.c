@@ -879,7 +879,8 @@ static int raw_shared(RV_Context *ctx, rvc_state *st, const RV_Kernel *k, unsign
 /* A cooperative entry: every block resident at once (the driver refuses a
  * larger grid); with programmatic serialisation too where the driver takes
  * both attributes (else, once refused, the cooperative one alone). */
-static CUresult launch_coop(rvc_state *st, CUfunction f, const RV_LaunchShape *sh, int chained, void **params)
+static CUresult launch_coop(RV_Context *ctx, rvc_state *st, CUfunction f, const RV_LaunchShape *sh, int chained,
+                            void **params)
 {
     rvc_launch_attr attr[2];
     memset(attr, 0, sizeof(attr));
@@ -893,8 +894,11 @@ static CUresult launch_coop(rvc_state *st, CUfunction f, const RV_LaunchShape *s
     CUresult r = st->kernel_ex(&cfg, f, params, NULL);
     if (r != CUDA_SUCCESS && both) {
         cfg.num_attrs = 1;
-        if ((r = st->kernel_ex(&cfg, f, params, NULL)) == CUDA_SUCCESS)
+        if ((r = st->kernel_ex(&cfg, f, params, NULL)) == CUDA_SUCCESS) {
             st->coop_plain = 1;
+            rv__log(ctx, RV_LOG_DEBUG, "CUDA backend: cooperative kernels launched without programmatic "
+                                       "dependent launch (the driver refused the two together)");
+        }
     }
     return r;
 }
@@ -931,7 +935,7 @@ static int cuda_launch_raw(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchS
     void *params[1] = {(void *)args};
     CUresult r;
     if (k->desc.flags & RV_KFLAG_COOPERATIVE) {
-        r = launch_coop(st, (CUfunction)k->entry, sh, (k->desc.flags & RV_KFLAG_CHAINED) != 0, params);
+        r = launch_coop(ctx, st, (CUfunction)k->entry, sh, (k->desc.flags & RV_KFLAG_CHAINED) != 0, params);
     } else if (st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED)) {
         r = launch_chained(st, (CUfunction)k->entry, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0],
                            sh->block[1], sh->block[2], sh->shared_bytes, params);

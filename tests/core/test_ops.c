@@ -564,6 +564,25 @@ static void test_box_ssd_meanf(void **state)
 /* Raw kernels and buffers                                              */
 /* ------------------------------------------------------------------ */
 
+/* A cooperative raw kernel (blocks that wait on one another) cannot run on
+ * the CPU backend, which runs blocks one after another: both calls say so. */
+static void test_raw_coop_cpu(void **state)
+{
+    (void)state;
+    const RV_Kernel *k = kernel("gridwait");
+    RV_LaunchShape sh = {{4, 1, 1}, {64, 1, 1}, 0};
+    assert_int_equal(rv_kernel_resident_blocks(k, &sh), RV_ENOSYS);
+    assert_non_null(strstr(rv_context_error(ctx), "one after another"));
+    rv_gridwait_args a = {0, 0};
+    assert_int_equal(rv_launch_raw(k, &sh, &a, sizeof(a)), RV_ENOSYS);
+    assert_non_null(strstr(rv_context_error(ctx), "cooperative"));
+    /* a shape no backend runs is refused first */
+    RV_LaunchShape big = {{1, 1, 1}, {1u << 16, 1u << 16, 1u << 16}, 0};
+    assert_int_equal(rv_kernel_resident_blocks(k, &big), RV_EINVAL);
+    assert_int_equal(rv_kernel_resident_blocks(NULL, &sh), RV_EINVAL);
+    assert_int_equal(rv_kernel_resident_blocks(k, NULL), RV_EINVAL);
+}
+
 static void test_raw(void **state)
 {
     (void)state;
@@ -734,6 +753,7 @@ int main(void)
         cmocka_unit_test(test_box_match),
         cmocka_unit_test(test_box_ssd_meanf),
         cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_raw_coop_cpu),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

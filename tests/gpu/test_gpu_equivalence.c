@@ -432,6 +432,46 @@ static void test_box_ties_sad(void **state)
     }
 }
 
+/* Cooperative raw kernel gridwait: a grid of as many blocks as
+ * rv_kernel_resident_blocks() says (two block shapes), each waiting until
+ * all have arrived: every block must read the full count (with fewer blocks
+ * resident the launch would hang, the ctest timeout ending it). One block
+ * more is refused with an error, and the context stays usable. (The CPU
+ * backend's refusal: tests/core/test_ops.c.) */
+static void test_raw_coop(void **state)
+{
+    (void)state;
+    const RV_Kernel *k = kern(mgpu, "gridwait");
+    for (int shape = 0; shape < 2; shape++) {
+        RV_LaunchShape sh = {{1, 1, 1}, {shape ? 1024u : 64u, 1, 1}, shape ? 40000u : 0u};
+        const int r = rv_kernel_resident_blocks(k, &sh);
+        if (r < 1)
+            fail_msg("rv_kernel_resident_blocks: %d (%s)", r, rv_context_error(gpu));
+        RV_Buffer *cnt = NULL, *out = NULL;
+        assert_int_equal(rv_buffer_create(gpu, 4, &cnt), 0);
+        assert_int_equal(rv_buffer_create(gpu, (size_t)(r + 1) * 4, &out), 0);
+        rv_gridwait_args a = {rv_buffer_address(cnt), rv_buffer_address(out)};
+        sh.grid[0] = (unsigned)r;
+        print_message("gridwait: %d resident blocks of %u threads, %u shared bytes\n", r, sh.block[0],
+                      sh.shared_bytes);
+        if (rv_launch_raw(k, &sh, &a, sizeof(a)) < 0)
+            fail_msg("gridwait, %d blocks: %s", r, rv_context_error(gpu));
+        unsigned *got = malloc((size_t)r * 4);
+        assert_non_null(got);
+        assert_int_equal(rv_buffer_download(out, 0, got, (size_t)r * 4), 0);
+        for (int i = 0; i < r; i++)
+            if (got[i] != (unsigned)r)
+                fail_msg("gridwait, %d blocks: block %d read %u", r, i, got[i]);
+        free(got);
+        sh.grid[0] = (unsigned)r + 1;
+        assert_true(rv_launch_raw(k, &sh, &a, sizeof(a)) < 0);
+        assert_non_null(strstr(rv_context_error(gpu), "gridwait"));
+        assert_int_equal(rv_context_sync(gpu), 0);
+        rv_buffer_destroy(&cnt);
+        rv_buffer_destroy(&out);
+    }
+}
+
 /* Chained raw kernel chainmix: 64 launches ping-ponging two buffers, each
  * reading the word after its own index from what the launch before wrote,
  * against a reference computed here. On sm_90+ the backend launches it with
@@ -825,6 +865,7 @@ int main(void)
         cmocka_unit_test(test_box_ties_sad),
         cmocka_unit_test(test_raw),
         cmocka_unit_test(test_raw_chained),
+        cmocka_unit_test(test_raw_coop),
         cmocka_unit_test(test_side_queue),
         cmocka_unit_test(test_coherence),
         cmocka_unit_test(test_pool_oom_errors),

@@ -913,6 +913,12 @@ RV_INLINE void rv_win_sad_rows_rgba(rv_win w, int j0, int j1, int32_t *acc)
     RV__DESC_CHAINED(NAME, sizeof(AT))                                              \
     RV__RAW_CPU_ENTRY(NAME, AT, A, BLK)
 
+/* a cooperative entry (RV_KFLAG_COOPERATIVE): the CPU backend refuses to
+ * launch it (its blocks run one after another), so its CPU body may be empty */
+#define RV_RAW_KERNEL_COOP(NAME, AT, A, BLK)                                        \
+    RV__DESC_COOP(NAME, sizeof(AT))                                                 \
+    RV__RAW_CPU_ENTRY(NAME, AT, A, BLK)
+
 #define RV__RAW_CPU_ENTRY(NAME, AT, A, BLK)                                         \
     static void rvk_##NAME##__body(const AT *A, rv_block BLK);                      \
     RV_EXPORT void rvk_##NAME(const void *rv__args, rv_block rv__blk);              \
@@ -2089,6 +2095,13 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
 
 #define RV_RAW_KERNEL_CHAINED(NAME, AT, A, BLK)                                     \
     RV__DESC_CHAINED(NAME, sizeof(AT))                                              \
+    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__GRID_CHAIN())
+
+/* every block resident at once (launched cooperatively, at most
+ * rv_kernel_resident_blocks() blocks): blocks may wait on one another through
+ * global memory; chained like RV_RAW_KERNEL_CHAINED */
+#define RV_RAW_KERNEL_COOP(NAME, AT, A, BLK)                                        \
+    RV__DESC_COOP(NAME, sizeof(AT))                                                 \
     RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__GRID_CHAIN())
 
 #define RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, PRE)                                    \
