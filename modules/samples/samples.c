@@ -306,9 +306,9 @@ RV_RAW_KERNEL_COOP(gridwait, rv_gridwait_args, a, blk)
         const unsigned nb = (unsigned)(blk.nx * blk.ny * blk.nz);
         __threadfence();
         atomicAdd(c, 1u);
-        do
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(c) : "memory");
-        while (v < nb);
+        while ((v = *(volatile unsigned *)c) < nb) {
+        }
+        __threadfence();
         ((unsigned *)(uintptr_t)a->out)[(blk.z * blk.ny + blk.y) * blk.nx + blk.x] = v;
     }
 }

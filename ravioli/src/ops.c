@@ -515,9 +515,6 @@ RV_API int rv_kernel_resident_blocks(const RV_Kernel *k, const RV_LaunchShape *s
         return err;
     if (!shape)
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': shape is NULL", fn, k->name);
-    if (!ctx->ops->resident_blocks)
-        return rv__error(ctx, RV_ENOSYS, "%s: the %s backend runs blocks one after another", fn,
-                         ctx->ops->name);
     RV_LaunchShape sh = *shape;
     unsigned long long nt = 1;
     for (int i = 0; i < 3; i++) {
@@ -528,6 +525,9 @@ RV_API int rv_kernel_resident_blocks(const RV_Kernel *k, const RV_LaunchShape *s
             return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': blocks of %ux%ux%u threads (at most 1024)", fn,
                              k->name, shape->block[0], shape->block[1], shape->block[2]);
     }
+    if (!ctx->ops->resident_blocks)
+        return rv__error(ctx, RV_ENOSYS, "%s: the %s backend runs blocks one after another", fn,
+                         ctx->ops->name);
     return ctx->ops->resident_blocks(ctx, k, &sh);
 }
 
