@@ -1931,13 +1931,12 @@ DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
  * tiles of a strip waiting for one another through counters in global
  * memory (dwt_gs_arrive / dwt_gs_wait) instead of a cluster barrier. The
  * launch is cooperative (every block resident) and persistent: the grid is
- * F x T, T the tiles of a column (any number, not at most 16 as a cluster's),
- * F strips in flight, so that F T blocks fill the device; block (f, t) takes
- * tile t of strips f, f + F, ... in turn. Clusters of 16 blocks must each find
- * 8 free multiprocessors in one GPC: at two blocks a multiprocessor an H200
- * held at most 14 of them, 112 of its 132 multiprocessors (ncu, session 15);
- * this pass places its blocks anywhere, and takes columns longer than 8192
- * samples in one pass too.
+ * F x T, T the tiles of a column (any number, not at most 16 as a cluster's:
+ * 16K and 32K columns in one pass too), F strips in flight, so that F T
+ * blocks fill the device; block (f, t) takes tile t of strips f, f + F, ...
+ * in turn (dwt_gs_strips: the next strip's loads in flight while one lifts).
+ * Placing blocks on every multiprocessor alone (clusters of 16 held 112 of an
+ * H200's 132) did not gain; the overlap did (docs/perf/dwt.md, session 16).
  */
 /*
  * The strips of a register tile (full tile, window inside the column or
