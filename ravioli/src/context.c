@@ -282,7 +282,7 @@ RV_API RV_Backend rv_context_backend(const RV_Context *ctx)
 
 RV_API int rv_context_threads(const RV_Context *ctx)
 {
-    return ctx ? ctx->threads : 0;
+    return ctx ? ctx->threads : RV_EINVAL;
 }
 
 RV_API int rv_context_set_threads(RV_Context *ctx, int threads)

@@ -183,7 +183,11 @@ static int parse_decimal(const char *s, size_t len, double *out)
     }
     if (i != len)
         return -1;
-    double v = m == 0.0 ? 0.0 : m * pow(10.0, (double)(e - fracdig));
+    /* the exponent in two halves, so that a value a double holds is read as
+     * such: 100000e-325 (1e-320, subnormal) would underflow through 10^-325;
+     * 1e-999 still reads as 0 */
+    const long ex = e - fracdig, h = ex / 2;
+    double v = m == 0.0 ? 0.0 : m * pow(10.0, (double)h) * pow(10.0, (double)(ex - h));
     *out = neg ? -v : v;
     return 0;
 }
@@ -520,7 +524,18 @@ static int slurp(RV_Context *ctx, const char *path, int fd, unsigned char **buf,
             if (regular)
                 break;
             if (cap >= RV_IMAGEIO_MAX_STREAM) {
+                /* full at the limit: exactly that many bytes is fine, one more is not */
+                unsigned char probe;
+                ssize_t k;
+                do
+                    k = read(fd, &probe, 1);
+                while (k < 0 && errno == EINTR);
+                if (k == 0)
+                    break;
+                const int e = errno;
                 free(b);
+                if (k < 0)
+                    return rv__error(ctx, RV_EIO, "error reading '%s': %s", path, strerror(e));
                 return rv__error(ctx, RV_EOVERFLOW,
                                  "'%s' is not a regular file and holds more than %zu bytes", path,
                                  (size_t)RV_IMAGEIO_MAX_STREAM);

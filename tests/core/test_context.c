@@ -31,6 +31,7 @@ static void test_defaults_and_lifetime(void **state)
     assert_int_equal(rv_context_backend(ctx), RV_BACKEND_CPU);
     assert_string_equal(rv_backend_name(rv_context_backend(ctx)), "cpu");
     assert_int_equal(rv_context_threads(ctx), 3);
+    assert_int_equal(rv_context_threads(NULL), RV_EINVAL);
     assert_int_equal(rv_context_set_threads(ctx, 2), 0);
     assert_int_equal(rv_context_threads(ctx), 2);
     assert_int_equal(rv_context_set_threads(ctx, -1), RV_EINVAL);

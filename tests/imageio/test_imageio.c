@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------------ */
@@ -397,15 +398,19 @@ static void test_pfm(void **state)
 {
     (void)state;
     const int w = 2, h = 3;
-    for (int little = 0; little < 2; little++) {
+    /* scales written in other ways, among them values a double holds only as
+     * subnormals (100000e-325 = 1e-320: read through 10^-325 it was 0) */
+    static const char *const hdrs[2][3] = {{"Pf 2\n3 2.5e+0\n", "Pf\n2 3\n100000e-325\n", "Pf\n2 3\n4.9e-324\n"},
+                                           {"Pf\n2 3\n-0.0039\n", "Pf\n2 3\n-0.00001e-315\n", "Pf\n2 3\n-1E+308\n"}};
+    for (int t = 0; t < 6; t++) {
+        const int little = t & 1;
         /* File row k (bottom first) holds 10k + x + 0.25; image row y = h-1-k. */
         unsigned char raster[2 * 3 * 4];
         for (int k = 0; k < h; k++)
             for (int x = 0; x < w; x++)
                 float_bytes(10.0f * k + x + 0.25f, little, raster + (k * w + x) * 4);
         size_t len;
-        unsigned char *b = concat(little ? "Pf\n2 3\n-0.0039\n" : "Pf 2\n3 2.5e+0\n", raster,
-                                  sizeof(raster), &len);
+        unsigned char *b = concat(hdrs[little][t >> 1], raster, sizeof(raster), &len);
         RV_Image *img = decode(b, len);
         assert_int_equal(rv_image_format(img), RV_FMT_GRAYF32);
         for (int y = 0; y < h; y++)
@@ -822,6 +827,57 @@ static void test_pipe(void **state)
     free(b);
 }
 
+/* A pipe delivering exactly 1 GiB (a 1 x 1 image and bytes after it, which
+ * are ignored) is read; one byte more is RV_EOVERFLOW. A child process
+ * writes it. */
+static void pipe_of(size_t total, int want)
+{
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    const pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        static unsigned char chunk[1 << 16];
+        memcpy(chunk, "P5\n1 1\n255\n\x07", 12);
+        size_t left = total;
+        while (left) {
+            const size_t n = left < sizeof(chunk) ? left : sizeof(chunk);
+            const ssize_t k = write(fds[1], chunk, n);
+            if (k <= 0)
+                _exit(errno == EPIPE ? 0 : 1);
+            left -= (size_t)k;
+            memset(chunk, 0, 12);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    char path[64];
+    snprintf(path, sizeof(path), "/dev/fd/%d", fds[0]);
+    RV_Image *img = NULL;
+    const int err = rv_image_read_file(g_ctx, path, &img);
+    close(fds[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    if (err != want)
+        fail_msg("%zu bytes through a pipe: %d (%s), expected %d", total, err, rv_context_error(g_ctx), want);
+    if (!want) {
+        assert_int_equal(rv_image_width(img), 1);
+        assert_int_equal(row8(img, 0)[0], 7);
+    } else {
+        assert_non_null(strstr(rv_context_error(g_ctx), "more than"));
+    }
+    rv_image_destroy(&img);
+}
+
+static void test_pipe_limit(void **state)
+{
+    (void)state;
+    signal(SIGPIPE, SIG_IGN); /* the child's write after the reader stops */
+    pipe_of((size_t)1 << 30, 0);
+    pipe_of(((size_t)1 << 30) + 1, RV_EOVERFLOW);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -840,6 +896,7 @@ int main(void)
         cmocka_unit_test(test_mutations),
         cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_pipe),
+        cmocka_unit_test(test_pipe_limit),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

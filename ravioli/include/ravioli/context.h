@@ -49,7 +49,14 @@ RV_API void rv_settings_default(RV_Settings *s);
  */
 RV_API int rv_context_create(RV_Context **out, const RV_Settings *settings);
 
-/** Destroys the context and everything still owned by it; sets *ctx to NULL. */
+/**
+ * Destroys the context and everything still owned by it (modules, images,
+ * buffers); sets *ctx to NULL. Objects built on those (a module's handles
+ * such as RV_Dwt or RV_Deband, a stream) must be destroyed first: their
+ * destroy functions release what they hold of the context, which is gone
+ * afterwards, so calling them then is a use after free, and not calling them
+ * leaks their own memory.
+ */
 RV_API void rv_context_destroy(RV_Context **ctx);
 
 /** The backend the context actually runs on (never RV_BACKEND_AUTO). */
@@ -57,7 +64,7 @@ RV_API RV_Backend rv_context_backend(const RV_Context *ctx);
 /** "cpu" or "cuda". */
 RV_API const char *rv_backend_name(RV_Backend b);
 
-/** Worker threads of the CPU backend (>= 1). */
+/** Worker threads of the CPU backend (>= 1); RV_EINVAL for a NULL context. */
 RV_API int rv_context_threads(const RV_Context *ctx);
 /** Changes the CPU worker count (0 = number of cores). */
 RV_API int rv_context_set_threads(RV_Context *ctx, int threads);

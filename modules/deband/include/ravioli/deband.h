@@ -55,7 +55,8 @@ RV_API int rv_deband_settings_check(const RV_DebandSettings *s, char *msg, size_
 
 /** Creates a deband filter with default settings (loads module "deband"). */
 RV_API int rv_deband_create(RV_Context *ctx, RV_Deband **out);
-/** Destroys the filter and sets *d to NULL. NULL is ignored. */
+/** Destroys the filter and sets *d to NULL. NULL is ignored. Call it before
+ * rv_context_destroy() of the filter's context (context.h). */
 RV_API void rv_deband_destroy(RV_Deband **d);
 
 /** Replaces the settings (checked first; on error the old ones stay). */

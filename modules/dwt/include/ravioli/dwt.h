@@ -257,7 +257,8 @@ RV_API int rv_dwt_settings_check(const RV_DwtSettings *s, char *why, size_t why_
  * NULL ctx or out; a failure to load the module leaves its message on the
  * context (rv_context_error). */
 RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *s, RV_Dwt **out);
-/** Destroys it (and its buffers) and sets *dwt to NULL. NULL is ignored. */
+/** Destroys it (and its buffers) and sets *dwt to NULL. NULL is ignored.
+ * Call it before rv_context_destroy() of its context (context.h). */
 RV_API void rv_dwt_destroy(RV_Dwt **dwt);
 
 /** Forward / inverse transform of a GRAYF32 image (f32 settings), `levels` >= 0. */
