@@ -464,18 +464,28 @@ RV_API int rv_image_kernel_address(RV_Image *img, int plane, RV_Access access, u
     return 0;
 }
 
+/* The checks every call on a raw kernel and a launch shape starts with. */
+static int check_raw(const RV_Kernel *k, const RV_LaunchShape *shape, const char *fn)
+{
+    if (!k)
+        return RV_EINVAL;
+    RV_Context *ctx = k->mod->ctx;
+    const int err = check_kernel(ctx, k, RV_OP_RAW, fn);
+    if (err < 0)
+        return err;
+    if (!shape)
+        return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': shape is NULL", fn, k->name);
+    return 0;
+}
+
 RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape, const void *args,
                          size_t args_size)
 {
     static const char fn[] = "rv_launch_raw";
-    if (!k)
-        return RV_EINVAL;
-    RV_Context *ctx = k->mod->ctx;
     int err;
-    if ((err = check_kernel(ctx, k, RV_OP_RAW, fn)) < 0)
+    if ((err = check_raw(k, shape, fn)) < 0)
         return err;
-    if (!shape)
-        return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': shape is NULL", fn, k->name);
+    RV_Context *ctx = k->mod->ctx;
     if (args_size != k->desc.args_size || (args_size && !args))
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s' takes a %u-byte argument struct, got %zu bytes",
                          fn, k->name, k->desc.args_size, args_size);
@@ -507,14 +517,10 @@ RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape, const 
 RV_API int rv_kernel_resident_blocks(const RV_Kernel *k, const RV_LaunchShape *shape)
 {
     static const char fn[] = "rv_kernel_resident_blocks";
-    if (!k)
-        return RV_EINVAL;
-    RV_Context *ctx = k->mod->ctx;
     int err;
-    if ((err = check_kernel(ctx, k, RV_OP_RAW, fn)) < 0)
+    if ((err = check_raw(k, shape, fn)) < 0)
         return err;
-    if (!shape)
-        return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': shape is NULL", fn, k->name);
+    RV_Context *ctx = k->mod->ctx;
     RV_LaunchShape sh = *shape;
     unsigned long long nt = 1;
     for (int i = 0; i < 3; i++) {

@@ -1884,6 +1884,46 @@ static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_
     }
 }
 
+/* Whether block b's tile lifts in registers with M pairs a thread (the same
+ * in every strip): a whole tile whose window lies inside the column, or
+ * reaches past its ends with DWT_COL_REG_EDGE (dwt_col_body's test). */
+static __device__ __forceinline__ int dwt_strip_reg(const dwt_col_args *a, rv_block b, const int M)
+{
+    const int k0 = a->k_first + b.y * a->R, kend = RV__MIN(k0 + a->R, a->k_end);
+    const int rE = a->reg & 15, rin = k0 - rE >= 0 && kend + rE <= (a->n >> 1);
+    return ((a->reg >> 4) & 255) == M && kend - k0 == a->R && a->R == M * b.ty &&
+           (rin || (a->reg & DWT_COL_REG_EDGE));
+}
+
+/* The other tiles: dwt_col_body strip after strip, without the overlap. */
+static __device__ __forceinline__ void dwt_strips_body(const dwt_col_args *a, rv_block b, const int VK)
+{
+    for (int s = b.x; s < (a->ncols + 31) >> 5; s += b.nx) {
+        rv_block bs = b;
+        bs.x = s;
+        dwt_col_body(a, bs, VK);
+        __syncthreads(); /* the tile buffer is free again */
+    }
+}
+
+/* FN(a, b, M, E, TYPE, INV) with literal window, type and sense: each its own
+ * straight-line code */
+#  define DWT_STRIPS_LIT(FN, M)                                                                         \
+    do {                                                                                               \
+        const int rE_ = a->reg & 15;                                                                   \
+        if (a->type == DWT_F32) {                                                                      \
+            if (a->inverse)                                                                            \
+                rE_ == 2 ? FN(a, b, M, 2, DWT_F32, 1) : FN(a, b, M, 3, DWT_F32, 1);                    \
+            else                                                                                       \
+                rE_ == 2 ? FN(a, b, M, 2, DWT_F32, 0) : FN(a, b, M, 3, DWT_F32, 0);                    \
+        } else {                                                                                       \
+            if (a->inverse)                                                                            \
+                rE_ == 2 ? FN(a, b, M, 2, DWT_I32, 1) : FN(a, b, M, 3, DWT_I32, 1);                    \
+            else                                                                                       \
+                rE_ == 2 ? FN(a, b, M, 2, DWT_I32, 0) : FN(a, b, M, 3, DWT_I32, 0);                    \
+        }                                                                                              \
+    } while (0)
+
 #  define DWT_COLCLP_ENTRY(NAME, VK, M, MINB)                                                          \
     RV__DESC_CHAINED(NAME, sizeof(dwt_col_args))                                                       \
     extern "C" __global__ void DWT_CLUSTER_DIMS(DWT_COL_CLUSTER16) __launch_bounds__(512, MINB)        \
@@ -1892,35 +1932,15 @@ static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_
         RV__GRID_CHAIN()                                                                               \
         const dwt_col_args *a = &rv__args;                                                             \
         const rv_block b = dwt_grid_block();                                                           \
-        const int nstrip = (a->ncols + 31) >> 5;                                                       \
-        const int k0 = a->k_first + b.y * a->R, kend = RV__MIN(k0 + a->R, a->k_end);                   \
-        const int rE = a->reg & 15, nD = a->n >> 1;                                                    \
-        const int rin = k0 - rE >= 0 && kend + rE <= nD;                                               \
-        if (k0 >= a->k_end) {                                                                          \
-            for (int s = b.x; s < nstrip; s += b.nx) {                                                 \
+        if (a->k_first + b.y * a->R >= a->k_end) {                                                     \
+            for (int s = b.x; s < (a->ncols + 31) >> 5; s += b.nx) {                                   \
                 dwt_cl_arrive();                                                                       \
                 dwt_cl_wait();                                                                         \
             }                                                                                          \
-        } else if (((a->reg >> 4) & 255) == (M) && kend - k0 == a->R && a->R == (M) * b.ty &&          \
-                   (rin || (a->reg & DWT_COL_REG_EDGE))) {                                             \
-            if (a->type == DWT_F32) {                                                                  \
-                if (a->inverse)                                                                        \
-                    rE == 2 ? dwt_clp_strips(a, b, M, 2, DWT_F32, 1) : dwt_clp_strips(a, b, M, 3, DWT_F32, 1); \
-                else                                                                                   \
-                    rE == 2 ? dwt_clp_strips(a, b, M, 2, DWT_F32, 0) : dwt_clp_strips(a, b, M, 3, DWT_F32, 0); \
-            } else {                                                                                   \
-                if (a->inverse)                                                                        \
-                    rE == 2 ? dwt_clp_strips(a, b, M, 2, DWT_I32, 1) : dwt_clp_strips(a, b, M, 3, DWT_I32, 1); \
-                else                                                                                   \
-                    rE == 2 ? dwt_clp_strips(a, b, M, 2, DWT_I32, 0) : dwt_clp_strips(a, b, M, 3, DWT_I32, 0); \
-            }                                                                                          \
+        } else if (dwt_strip_reg(a, b, M)) {                                                           \
+            DWT_STRIPS_LIT(dwt_clp_strips, M);                                                         \
         } else {                                                                                       \
-            for (int s = b.x; s < nstrip; s += b.nx) {                                                 \
-                rv_block bs = b;                                                                       \
-                bs.x = s;                                                                              \
-                dwt_col_body(a, bs, VK);                                                               \
-                __syncthreads();                                                                       \
-            }                                                                                          \
+            dwt_strips_body(a, b, VK);                                                                 \
         }                                                                                              \
     }
 DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
@@ -2002,40 +2022,22 @@ static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_b
         RV__GRID_CHAIN()                                                                               \
         const dwt_col_args *a = &rv__args;                                                             \
         const rv_block b = dwt_grid_block();                                                           \
-        const int nstrip = (a->ncols + 31) >> 5, tid = (int)(threadIdx.y * 32 + threadIdx.x);          \
-        const int k0 = a->k_first + b.y * a->R, kend = RV__MIN(k0 + a->R, a->k_end);                   \
-        const int rE = a->reg & 15, nD = a->n >> 1;                                                    \
-        const int rin = k0 - rE >= 0 && kend + rE <= nD;                                               \
-        if (k0 >= a->k_end) {                                                                          \
-            for (int s = b.x; s < nstrip; s += b.nx) {                                                 \
+        if (a->k_first + b.y * a->R >= a->k_end) {                                                     \
+            const int tid = (int)(threadIdx.y * 32 + threadIdx.x);                                     \
+            for (int s = b.x; s < (a->ncols + 31) >> 5; s += b.nx) {                                   \
                 dwt_gs_arrive(a, s, tid);                                                              \
                 dwt_gs_wait(a, s, tid, (unsigned)b.ny);                                                \
             }                                                                                          \
-        } else if (!(a->reg & DWT_COL_GS_SERIAL) && ((a->reg >> 4) & 255) == (M) && kend - k0 == a->R && \
-                   a->R == (M) * b.ty && (rin || (a->reg & DWT_COL_REG_EDGE))) {                       \
-            if (a->type == DWT_F32) {                                                                  \
-                if (a->inverse)                                                                        \
-                    rE == 2 ? dwt_gs_strips(a, b, M, 2, DWT_F32, 1) : dwt_gs_strips(a, b, M, 3, DWT_F32, 1); \
-                else                                                                                   \
-                    rE == 2 ? dwt_gs_strips(a, b, M, 2, DWT_F32, 0) : dwt_gs_strips(a, b, M, 3, DWT_F32, 0); \
-            } else {                                                                                   \
-                if (a->inverse)                                                                        \
-                    rE == 2 ? dwt_gs_strips(a, b, M, 2, DWT_I32, 1) : dwt_gs_strips(a, b, M, 3, DWT_I32, 1); \
-                else                                                                                   \
-                    rE == 2 ? dwt_gs_strips(a, b, M, 2, DWT_I32, 0) : dwt_gs_strips(a, b, M, 3, DWT_I32, 0); \
-            }                                                                                          \
+        } else if (!(a->reg & DWT_COL_GS_SERIAL) && dwt_strip_reg(a, b, M)) {                          \
+            DWT_STRIPS_LIT(dwt_gs_strips, M);                                                          \
         } else {                                                                                       \
-            for (int s = b.x; s < nstrip; s += b.nx) {                                                 \
-                rv_block bs = b;                                                                       \
-                bs.x = s;                                                                              \
-                dwt_col_body(a, bs, VK);                                                               \
-                __syncthreads(); /* the tile buffer is free again */                                  \
-            }                                                                                          \
+            dwt_strips_body(a, b, VK);                                                                 \
         }                                                                                              \
     }
 DWT_COLGS_ENTRY(dwt_colgs16, 5, 16, 2)
 DWT_COLGS_ENTRY(dwt_colgs, 6, 8, 3)
 #  undef DWT_COLGS_ENTRY
+#  undef DWT_STRIPS_LIT
 #  undef DWT_CLUSTER_DIMS
 #endif
 

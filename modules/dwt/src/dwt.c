@@ -1285,19 +1285,29 @@ static int colclu_ty(const RV_Dwt *d, uint64_t base, int64_t pitch, int n, int c
     return TY;
 }
 
+/* The arguments of a whole column pass in place (dwt_colclu*, dwt_colclp,
+ * dwt_colgs*): tiles of R = M TY pairs, 32-column strips, 16-byte copies,
+ * register lifting. Forward: pair g at rows 2g, 2g + 1 -> rows g, nS + g;
+ * inverse the reverse. */
+static void col_args_whole(const RV_Dwt *d, dwt_col_args *a, uint64_t base, int64_t pitch, int n, int cols,
+                           int inverse, int R, int TY)
+{
+    const int nS = (n + 1) / 2;
+    const uint64_t top = base, bottom = base + (uint64_t)((int64_t)nS * pitch);
+    if (!inverse)
+        col_args(d, a, base, base + (uint64_t)pitch, 2 * pitch, top, bottom, pitch, n, cols, 0, nS, 0, R, 0);
+    else
+        col_args(d, a, top, bottom, pitch, base, base + (uint64_t)pitch, 2 * pitch, n, cols, 0, nS, 1, R, 0);
+    a->tile_cols = 32;
+    a->vec = 1;
+    a->reg = col_reg_code(d, R, TY);
+}
+
 static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, int inverse, int TY, int C, int M)
 {
-    const int nS = (n + 1) / 2, R = M * TY;
-    const uint64_t top = base, bottom = base + (uint64_t)((int64_t)nS * pitch);
+    const int R = M * TY;
     dwt_col_args a;
-    /* forward: pair g at rows 2g, 2g + 1 -> rows g, nS + g; inverse the reverse */
-    if (!inverse)
-        col_args(d, &a, base, base + (uint64_t)pitch, 2 * pitch, top, bottom, pitch, n, cols, 0, nS, 0, R, 0);
-    else
-        col_args(d, &a, top, bottom, pitch, base, base + (uint64_t)pitch, 2 * pitch, n, cols, 0, nS, 1, R, 0);
-    a.tile_cols = 32;
-    a.vec = 1;
-    a.reg = col_reg_code(d, R, TY);
+    col_args_whole(d, &a, base, pitch, n, cols, inverse, R, TY);
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
     sh.block[0] = 32;
@@ -1340,15 +1350,10 @@ static int run_colgs(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, i
     const int M = small ? 8 : 16, T = (nS + 16 * M - 1) / (16 * M), TY = (nS + M * T - 1) / (M * T), R = M * TY;
     if (!col_reg_code(d, R, TY))
         return 0;
-    const uint64_t top = base, bottom = base + (uint64_t)((int64_t)nS * pitch);
     dwt_col_args a;
-    if (!inverse)
-        col_args(d, &a, base, base + (uint64_t)pitch, 2 * pitch, top, bottom, pitch, n, cols, 0, nS, 0, R, 0);
-    else
-        col_args(d, &a, top, bottom, pitch, base, base + (uint64_t)pitch, 2 * pitch, n, cols, 0, nS, 1, R, 0);
-    a.tile_cols = 32;
-    a.vec = 1;
-    a.reg = col_reg_code(d, R, TY) | (d->s.gpu_variant & RV_DWT_VARIANT_COLGS_SERIAL ? DWT_COL_GS_SERIAL : 0);
+    col_args_whole(d, &a, base, pitch, n, cols, inverse, R, TY);
+    if (d->s.gpu_variant & RV_DWT_VARIANT_COLGS_SERIAL)
+        a.reg |= DWT_COL_GS_SERIAL;
     const RV_Kernel *k = small ? d->k_colgs : d->k_colgs16;
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
