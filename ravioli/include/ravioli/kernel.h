@@ -69,6 +69,11 @@
  * (each pass reading what the one before wrote): on sm_90+ its entry waits
  * for the previous grid before the body runs, and the CUDA backend overlaps
  * its start with the previous grid's end (RV_KFLAG_CHAINED).
+ *     RV_RAW_KERNEL_COOP(name, struct my_args, a, blk) { ... }
+ * is a chained kernel whose blocks may wait on one another through global
+ * memory (RV_KFLAG_COOPERATIVE): the CUDA backend launches it cooperatively,
+ * with at most rv_kernel_resident_blocks() blocks; the CPU backend refuses
+ * it, so its CPU body may be empty (modules/samples: gridwait).
  */
 #ifndef RAVIOLI_KERNEL_H
 #define RAVIOLI_KERNEL_H
