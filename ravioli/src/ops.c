@@ -464,6 +464,29 @@ RV_API int rv_image_kernel_address(RV_Image *img, int plane, RV_Access access, u
     return 0;
 }
 
+/* A launch shape with 0 taken as 1 in every dimension. */
+static RV_LaunchShape shape_defaults(const RV_LaunchShape *in)
+{
+    RV_LaunchShape sh = *in;
+    for (int i = 0; i < 3; i++) {
+        if (!sh.grid[i])
+            sh.grid[i] = 1;
+        if (!sh.block[i])
+            sh.block[i] = 1;
+    }
+    return sh;
+}
+
+/* Whether a block of `sh` (defaults applied) has at most 1024 threads.
+ * Multiplied in two steps with a check between: the product of three 32-bit
+ * values can wrap around 64 bits (e.g. 2^22 * 2^21 * 2^21 = 2^64 -> 0) and
+ * would pass a single check. */
+static int block_fits(const RV_LaunchShape *sh)
+{
+    const unsigned long long b01 = (unsigned long long)sh->block[0] * sh->block[1];
+    return b01 <= 1024 && b01 * sh->block[2] <= 1024;
+}
+
 /* The checks every call on a raw kernel and a launch shape starts with. */
 static int check_raw(const RV_Kernel *k, const RV_LaunchShape *shape, const char *fn)
 {
@@ -489,20 +512,10 @@ RV_API int rv_launch_raw(const RV_Kernel *k, const RV_LaunchShape *shape, const 
     if (args_size != k->desc.args_size || (args_size && !args))
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s' takes a %u-byte argument struct, got %zu bytes",
                          fn, k->name, k->desc.args_size, args_size);
-    RV_LaunchShape sh = *shape;
-    for (int i = 0; i < 3; i++) {
-        if (!sh.grid[i])
-            sh.grid[i] = 1;
-        if (!sh.block[i])
-            sh.block[i] = 1;
-    }
-    /* Multiplied in two steps with a check between: the product of three
-     * 32-bit values can wrap around 64 bits (e.g. 2^22 * 2^21 * 2^21 = 2^64
-     * -> 0) and would pass a single check. */
+    const RV_LaunchShape sh = shape_defaults(shape);
+    /* (grid: the same two steps as block_fits) */
     const unsigned long long g01 = (unsigned long long)sh.grid[0] * sh.grid[1];
-    const unsigned long long b01 = (unsigned long long)sh.block[0] * sh.block[1];
-    if (g01 > (1ull << 31) || g01 * sh.grid[2] > (1ull << 31) || b01 > 1024 ||
-        b01 * sh.block[2] > 1024)
+    if (g01 > (1ull << 31) || g01 * sh.grid[2] > (1ull << 31) || !block_fits(&sh))
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': grid %ux%ux%u of blocks %ux%ux%u is too large",
                          fn, k->name, sh.grid[0], sh.grid[1], sh.grid[2], sh.block[0], sh.block[1],
                          sh.block[2]);
@@ -521,16 +534,10 @@ RV_API int rv_kernel_resident_blocks(const RV_Kernel *k, const RV_LaunchShape *s
     if ((err = check_raw(k, shape, fn)) < 0)
         return err;
     RV_Context *ctx = k->mod->ctx;
-    RV_LaunchShape sh = *shape;
-    unsigned long long nt = 1;
-    for (int i = 0; i < 3; i++) {
-        if (!sh.block[i])
-            sh.block[i] = 1;
-        nt *= sh.block[i]; /* at most 1024 * 2^32 before the check below stops it */
-        if (nt > 1024)
-            return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': blocks of %ux%ux%u threads (at most 1024)", fn,
-                             k->name, shape->block[0], shape->block[1], shape->block[2]);
-    }
+    const RV_LaunchShape sh = shape_defaults(shape);
+    if (!block_fits(&sh))
+        return rv__error(ctx, RV_EINVAL, "%s: kernel '%s': blocks of %ux%ux%u threads (at most 1024)", fn,
+                         k->name, shape->block[0], shape->block[1], shape->block[2]);
     if (!ctx->ops->resident_blocks)
         return rv__error(ctx, RV_ENOSYS, "%s: the %s backend runs blocks one after another", fn,
                          ctx->ops->name);

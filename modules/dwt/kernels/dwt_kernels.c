@@ -1947,18 +1947,6 @@ DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
 #  undef DWT_COLCLP_ENTRY
 
 /*
- * dwt_colgs16, dwt_colgs (CUDA): dwt_colclu's column pass in place with the
- * tiles of a strip waiting for one another through counters in global
- * memory (dwt_gs_arrive / dwt_gs_wait) instead of a cluster barrier. The
- * launch is cooperative (every block resident) and persistent: the grid is
- * F x T, T the tiles of a column (any number, not at most 16 as a cluster's:
- * 16K and 32K columns in one pass too), F strips in flight, so that F T
- * blocks fill the device; block (f, t) takes tile t of strips f, f + F, ...
- * in turn (dwt_gs_strips: the next strip's loads in flight while one lifts).
- * Placing blocks on every multiprocessor alone (clusters of 16 held 112 of an
- * H200's 132) did not gain; the overlap did (docs/perf/dwt.md, session 16).
- */
-/*
  * The strips of a register tile (full tile, window inside the column or
  * reflected at its ends), one tile buffer: strip j's window goes from shared
  * memory to registers, then strip j + 1's loads go into the same buffer
@@ -2015,6 +2003,18 @@ static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_b
     }
 }
 
+/*
+ * dwt_colgs16, dwt_colgs (CUDA): dwt_colclu's column pass in place with the
+ * tiles of a strip waiting for one another through counters in global
+ * memory (dwt_gs_arrive / dwt_gs_wait) instead of a cluster barrier. The
+ * launch is cooperative (every block resident) and persistent: the grid is
+ * F x T, T the tiles of a column (any number, not at most 16 as a cluster's:
+ * 16K and 32K columns in one pass too), F strips in flight, so that F T
+ * blocks fill the device; block (f, t) takes tile t of strips f, f + F, ...
+ * in turn (dwt_gs_strips: the next strip's loads in flight while one lifts).
+ * Placing blocks on every multiprocessor alone (clusters of 16 held 112 of an
+ * H200's 132) did not gain; the overlap did (docs/perf/dwt.md, session 16).
+ */
 #  define DWT_COLGS_ENTRY(NAME, VK, M, MINB)                                                           \
     RV__DESC_COOP(NAME, sizeof(dwt_col_args))                                                          \
     extern "C" __global__ void __launch_bounds__(512, MINB) rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args) \
