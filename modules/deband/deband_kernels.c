@@ -456,17 +456,23 @@ RV_DB_FN int rv_db_lds8(uint32_t addr, const int o)
  * (unsigned)(ref - cv + thr - 1) over the references against the same
  * bound: the same results as rv_db_decide. Not used when interlaced (its
  * rounding needs the signed offsets).
+ * lim 1 (the rows of border tiles, RV_DB_BORDER_LIM): each sample's range
+ * is its limited range rl = max(min(x, w-1-x, ry), 0) (ry = min(range, y,
+ * h-1-y), the row's part; 0 past the right edge, where nothing is stored),
+ * so n, nA and the bases c - K0, c - K1 are taken at rl a sample (nA, nB
+ * and `range` are then unused); the offsets are rv_db_offsets' at rl.
  */
-RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk, int range,
-                                   int spb, int thm, uint32_t thb, uint32_t nA, uint32_t nB,
-                                   const int gr, uint32_t kg, uint32_t gn, int grain,
-                                   const int mode, const int blur, const int in16,
-                                   const int out16, int *v)
+RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, int range,
+                                 int spb, int thm, uint32_t thb, uint32_t nA, uint32_t nB,
+                                 const int gr, uint32_t kg, uint32_t gn, int grain,
+                                 const int mode, const int blur, const int in16,
+                                 const int out16, const int lim, int ry, int x0, int wm1, int *v)
 {
     const int bpp = in16 ? 2 : 1;
     const int k0 = range * (spb + bpp), k1 = range * (spb - bpp);
     const uint32_t cs = rv_db_sbase(sm) + (uint32_t)ci; /* c as a shared address */
-    const uint32_t iA0 = cs - (uint32_t)k0, iD0 = cs - (uint32_t)k1, c2 = 2u * cs;
+    uint32_t iA0 = cs - (uint32_t)k0, iD0 = cs - (uint32_t)k1;
+    const uint32_t c2 = 2u * cs;
     uint32_t p16 = 1u << 16, p17 = 1u << 17;
     RV_DB_OPAQUE(p16);
     RV_DB_OPAQUE(p17);
@@ -486,6 +492,18 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk,
     for (int i = 0; i < 4; i++) {
         const int o = i * bpp;
         const uint32_t h1 = rv_db_sub_f(hg, rv_deband_k(i), p16);
+        if (lim) {
+            /* the sample's limited range (rv_db_rl; ry: the row's part;
+             * 0 past the plane's right edge, where nothing is stored) and
+             * the bases of A and D at that range (o = i bpp is the loads'
+             * immediate offset, as above) */
+            const int x = x0 + i;
+            const int rl = rv_db_max(rv_db_min(rv_db_min(x, wm1 - x), ry), 0);
+            nB = (uint32_t)(2 * rl + 1);
+            nA = rv_db_na(nB);
+            iA0 = cs - (uint32_t)(rl * (spb + bpp));
+            iD0 = cs - (uint32_t)(rl * (spb - bpp));
+        }
         const int fa = rv_db_fa(h1, nA);
         const int fb = (int)__umulhi(h1, nB);
         const int cv = RV_DB_CVEC ? (in16 ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
@@ -536,6 +554,16 @@ RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk,
         }
         v[i] = r;
     }
+}
+
+RV_DB_FN void rv_db_tile_row_inner(const unsigned char *sm, int ci, uint32_t rk, int range,
+                                   int spb, int thm, uint32_t thb, uint32_t nA, uint32_t nB,
+                                   const int gr, uint32_t kg, uint32_t gn, int grain,
+                                   const int mode, const int blur, const int in16,
+                                   const int out16, int *v)
+{
+    rv_db_tile_row_gen(sm, ci, rk, range, spb, thm, thb, nA, nB, gr, kg, gn, grain, mode, blur,
+                       in16, out16, 0, 0, 0, 0, v);
 }
 
 /*
@@ -662,6 +690,15 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
 #ifndef RV_DB_INNER_BANDS
 #define RV_DB_INNER_BANDS 2
 #endif
+/* RV_DB_BORDER_LIM (default 1): the rows of border tiles that the inner
+ * bands leave (progressive only) take the inner path too, with each
+ * sample's limited range rl computed in the row (rv_db_tile_row_gen with
+ * lim = 1: two min, a max, and the references' bases at rl, a sample)
+ * instead of the generic path (a full mix a group, the border limit and the
+ * references' addresses from their signed offsets). 0: the generic path. */
+#ifndef RV_DB_BORDER_LIM
+#define RV_DB_BORDER_LIM 1
+#endif
 #if RV_DB_INNER_BANDS
 /* One band of 32 rows on the inner path: the thread's rows y0, y0 + 8,
  * y0 + 16, y0 + 24, centres at shared-memory offset ci (row y0) + 8 j ispb,
@@ -768,6 +805,30 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
             j8 = jb; /* (done on the inner path) */
         if (j8 >= th)
             break;
+#endif
+#if RV_DB_BORDER_LIM
+        if (!il) {
+            /* the inner path with each sample's limited range */
+            const uint32_t thb = thr > 0 ? (uint32_t)(2 * thr - 1) : 0u;
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const int y = ty0 + warp + j8 + 8 * j;
+                if (y >= h || x0 >= w)
+                    continue;
+                const int ry = rv_db_min(range, rv_db_min(y, h - 1 - y));
+                const uint32_t rk = rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2);
+                int v[4];
+                rv_db_tile_row_gen(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr - 1,
+                                   thb, 0u, 0u, gr, kg, gn, grain, mode, blur, in16, out16, 1, ry,
+                                   x0, w - 1, v);
+                unsigned char *drow = dst + (int64_t)y * dp;
+                if (out16)
+                    rv_db_store4(drow, x0, w, v, vec && x0 + 4 <= w, 1);
+                else
+                    rv_db_store4_s8(drow, x0, w, v, vec && x0 + 4 <= w);
+            }
+            continue;
+        }
 #endif
 #pragma unroll
         for (int j = 0; j < 4; j++) {
