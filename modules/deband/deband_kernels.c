@@ -1061,7 +1061,11 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #if RV_DB_CHAINED
 #  define RV_DB_DESC(NAME) RV__DESC_CHAINED(NAME, sizeof(rv_deband_args))
 #  if RV_DB_CHAIN_LATE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#    define RV_DB_CHAIN() asm volatile("griddepcontrol.wait;" ::: "memory");
+#    define RV_DB_CHAIN()                                                          \
+        if (rv__args.independent)                                                   \
+            asm volatile("griddepcontrol.launch_dependents;" ::: "memory");         \
+        else                                                                        \
+            asm volatile("griddepcontrol.wait;" ::: "memory");
 #  else
 #    define RV_DB_CHAIN() RV__GRID_CHAIN()
 #  endif

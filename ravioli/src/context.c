@@ -280,6 +280,11 @@ RV_API RV_Backend rv_context_backend(const RV_Context *ctx)
     return ctx ? ctx->backend : RV_BACKEND_CPU;
 }
 
+RV_API uint64_t rv_context_queued(const RV_Context *ctx)
+{
+    return ctx && ctx->ops && ctx->ops->queued ? ctx->ops->queued((RV_Context *)ctx) : 0;
+}
+
 RV_API int rv_context_threads(const RV_Context *ctx)
 {
     return ctx ? ctx->threads : RV_EINVAL;

@@ -134,6 +134,10 @@ struct rv_backend_ops {
     /* Side queue (ops.h rv_side_*): op is RV__SIDE_BEGIN, _END or _JOIN.
      * NULL on the CPU backend, which runs every launch in order. */
     int (*side)(RV_Context *ctx, int op);
+
+    /* rv_context_queued; NULL where nothing is queued (the CPU backend runs
+     * every call to its end before returning). */
+    uint64_t (*queued)(RV_Context *ctx);
 };
 enum { RV__SIDE_BEGIN = 0, RV__SIDE_END = 1, RV__SIDE_JOIN = 2 };
 

@@ -94,6 +94,9 @@ typedef struct rvc_state {
      * so they launch with the first alone */
     rvc_launch_ex_fn kernel_ex;
     int coop_plain;
+    /* rv_context_queued: grows with every use of a stream for queueing
+     * (cur_stream) and every change of the current stream */
+    uint64_t queued;
 } rvc_state;
 
 typedef struct rvc_kernel {
@@ -111,9 +114,17 @@ static rvc_state *st_of(RV_Context *ctx)
     return (rvc_state *)ctx->bk;
 }
 
+/* The stream work is queued on now; every caller queues something on it
+ * (or waits for it), which rv_context_queued counts. */
 static CUstream cur_stream(rvc_state *st)
 {
+    st->queued++;
     return st->in_side ? st->side[st->cur] : st->streams[st->cur];
+}
+
+static uint64_t cuda_queued(RV_Context *ctx)
+{
+    return st_of(ctx)->queued;
 }
 
 /* Whether work may be queued on more than one stream (pooled memory then
@@ -1025,6 +1036,7 @@ static int cuda_side(RV_Context *ctx, int op)
     if (err < 0)
         return err;
     const int i = st->cur;
+    st->queued++; /* the current stream changes, or waits */
     if (op == RV__SIDE_JOIN && !st->side[i])
         return 0; /* nothing was ever queued beside this stream */
     if (!st->side[i]) {
@@ -1116,6 +1128,7 @@ static const struct rv_backend_ops rv_cuda_backend = {
     .buffer_download = cuda_buffer_download,
     .sync = cuda_sync,
     .side = cuda_side,
+    .queued = cuda_queued,
 };
 
 #define RVC_LOAD_SYM(name, sym, params)                                                        \
@@ -1301,6 +1314,7 @@ int rv__cuda_set_stream(RV_Context *ctx, int index)
         st->nstreams++;
     }
     st->cur = index;
+    st->queued++;
     return 0;
 }
 

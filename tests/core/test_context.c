@@ -36,6 +36,9 @@ static void test_defaults_and_lifetime(void **state)
     assert_int_equal(rv_context_threads(ctx), 2);
     assert_int_equal(rv_context_set_threads(ctx, -1), RV_EINVAL);
     assert_int_equal(rv_context_sync(ctx), 0);
+    /* the CPU backend queues nothing (rv_context_queued stays 0) */
+    assert_true(rv_context_queued(ctx) == 0);
+    assert_true(rv_context_queued(NULL) == 0);
     /* objects still alive at destroy are released with the context (ASan checks) */
     RV_Image *img;
     assert_int_equal(rv_image_create(ctx, 10, 10, RV_FMT_YUV420P16, &img), 0);

@@ -650,6 +650,98 @@ static void test_tile_table(void **state)
     assert_int_equal(a.tile_rcp[0], 0);
 }
 
+/* Chained frames (deband_kernel.h): which launch may start without waiting
+ * for the previous grid. Spans are checked against every grid since the
+ * last launch that waited; reads of the same memory do not conflict. */
+static rv_deband_span span(uint64_t lo, uint64_t hi)
+{
+    rv_deband_span s = {lo, hi};
+    return s;
+}
+
+static void test_chain_rules(void **state)
+{
+    (void)state;
+    rv_deband_chain c;
+    memset(&c, 0, sizeof(c));
+    /* the first launch waits (nothing to follow) */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(0, 100), span(1000, 1100)), 0);
+    assert_int_equal(c.n, 1);
+    /* disjoint frames follow one another: no wait */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(100, 200), span(1100, 1200)), 1);
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(200, 300), span(1200, 1300)), 1);
+    assert_int_equal(c.n, 3);
+    /* reading what the chain reads is fine (the same source twice) */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(0, 100), span(1300, 1400)), 1);
+    /* something else was queued in between: wait, a new chain */
+    assert_int_equal(rv_deband_chain_add(&c, 0, span(400, 500), span(1400, 1500)), 0);
+    assert_int_equal(c.n, 1);
+    /* reads the output of the chain's first (now only) grid: wait */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(1450, 1460), span(2000, 2100)), 0);
+    assert_int_equal(c.n, 1);
+    /* writes what the chain's grid reads (the source of the previous
+     * launch, 1450..1460): wait */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(3000, 3100), span(1459, 1470)), 0);
+    /* writes what a grid of the chain writes (1459..1470): wait */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(4000, 4100), span(1469, 1480)), 0);
+    /* (and the chain is now that launch alone: its neighbour follows) */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(4100, 4200), span(1480, 1490)), 1);
+    /* a conflict with an older grid of the chain, not the last one */
+    memset(&c, 0, sizeof(c));
+    rv_deband_chain_add(&c, 1, span(0, 10), span(10, 20));
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(20, 30), span(30, 40)), 1);
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(10, 20), span(40, 50)), 0);
+    /* touching ends do not overlap ([lo, hi)) */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(50, 60), span(20, 40)), 1);
+    /* at most RV_DEBAND_CHAIN_MAX grids: then a launch waits */
+    memset(&c, 0, sizeof(c));
+    int waited = 0;
+    for (int i = 0; i < 3 * RV_DEBAND_CHAIN_MAX; i++)
+        if (!rv_deband_chain_add(&c, 1, span(100u * i, 100u * i + 50), span(100u * i + 50, 100u * i + 100))) {
+            waited++;
+            assert_int_equal(i % RV_DEBAND_CHAIN_MAX, 0);
+        }
+    assert_int_equal(waited, 3);
+    /* a launch's spans: lowest plane start to highest plane end, rows of
+     * the plane's width (the last row not padded) */
+    rv_deband_args a;
+    memset(&a, 0, sizeof(a));
+    a.nplanes = 3;
+    const uint64_t base = 1u << 20;
+    for (int p = 0; p < 3; p++) {
+        a.w[p] = p ? 50 : 100;
+        a.h[p] = p ? 20 : 40;
+        a.spitch[p] = p ? 64 : 128;
+        a.dpitch[p] = p ? 128 : 256;
+    }
+    a.src[0] = base + 5000, a.src[1] = base, a.src[2] = base + 2000;
+    a.dst[0] = base + 100000, a.dst[1] = base + 120000, a.dst[2] = base + 130000;
+    rv_deband_span s = rv_deband_span_of(&a, 0, 1);
+    assert_true(s.lo == base && s.hi == base + 5000 + 128 * 39 + 100);
+    s = rv_deband_span_of(&a, 1, 2);
+    assert_true(s.lo == base + 100000 && s.hi == base + 130000 + 128 * 19 + 100);
+    /* the CPU backend queues nothing: its frames never count as overlapped */
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Deband *d = NULL;
+    assert_int_equal(rv_deband_create(ctx, &d), 0);
+    RV_Image *src[2] = {NULL, NULL}, *dst[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(rv_image_create(ctx, 64, 48, RV_FMT_YUV420P8, &src[i]), 0);
+        assert_int_equal(rv_image_create(ctx, 64, 48, RV_FMT_YUV420P8, &dst[i]), 0);
+    }
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(rv_deband_apply(d, dst[i & 1], src[i & 1], i), 0);
+    assert_true(rv_deband_overlapped(d) == 0);
+    assert_true(rv_context_queued(ctx) == 0);
+    assert_true(rv_deband_overlapped(NULL) == 0);
+    for (int i = 0; i < 2; i++) {
+        rv_image_destroy(&src[i]);
+        rv_image_destroy(&dst[i]);
+    }
+    rv_deband_destroy(&d);
+    rv_context_destroy(&ctx);
+}
+
 static void test_thread_count_invariant(void **state)
 {
     (void)state;
@@ -695,6 +787,7 @@ int main(void)
         cmocka_unit_test(test_thread_count_invariant),
         cmocka_unit_test(test_tile_choose),
         cmocka_unit_test(test_tile_table),
+        cmocka_unit_test(test_chain_rules),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -322,12 +322,136 @@ static void test_gpu_tile_shapes(void **state)
     rv_context_destroy(&gpu);
 }
 
+/* Compares every plane of GPU image g with CPU image c. */
+static void expect_same(RV_Image *g, RV_Image *c, const char *what)
+{
+    for (int p = 0; p < rv_image_planes(g); p++) {
+        uint16_t *a = img_get_plane(g, p), *b = img_get_plane(c, p);
+        assert_non_null(a);
+        assert_non_null(b);
+        const int pw = rv_image_plane_width(g, p), ph = rv_image_plane_height(g, p);
+        for (int i = 0; i < pw * ph; i++)
+            if (a[i] != b[i]) {
+                fprintf(stderr, "%s: plane %d (%d,%d): gpu %u cpu %u\n", what, p, i % pw, i / pw, a[i], b[i]);
+                fail();
+            }
+        free(a);
+        free(b);
+    }
+}
+
+/* Frames debanded back to back (rv_deband_overlapped): independent ones
+ * start without waiting for the previous grid; a frame that reads the
+ * previous output (RAW), writes the previous source (WAR) or output (WAW),
+ * or follows other queued work, waits. Every result equals the CPU's. */
+static void test_gpu_chained_frames(void **state)
+{
+    (void)state;
+    RV_Context *gpu = rv_test_gpu_context();
+    RV_Context *cpu = rv_test_cpu_context(0);
+    enum { N = 6 };
+    const int w = 1920, h = 1080;
+    const RV_Format f = RV_FMT_YUV444P16; /* out = in: outputs can be inputs */
+    RV_Deband *dg = NULL, *dc = NULL;
+    assert_int_equal(rv_deband_create(gpu, &dg), 0);
+    assert_int_equal(rv_deband_create(cpu, &dc), 0);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s); /* mode 2, range 15: the tiled entries */
+    s.dynamic_grain = 1;            /* the frame index matters: no two frames alike */
+    assert_int_equal(rv_deband_configure(dg, &s), 0);
+    assert_int_equal(rv_deband_configure(dc, &s), 0);
+    RV_Image *sg[N], *sc[N], *og[N], *oc[N];
+    for (int i = 0; i < N; i++) {
+        sg[i] = make_src(gpu, f, w, h, 100 + i);
+        sc[i] = make_src(cpu, f, w, h, 100 + i);
+        assert_int_equal(rv_image_create(gpu, w, h, f, &og[i]), 0);
+        assert_int_equal(rv_image_create(cpu, w, h, f, &oc[i]), 0);
+    }
+    /* place every image on the device first (uploads are queued work) */
+    for (int i = 0; i < N; i++) {
+        ptrdiff_t pitch;
+        uint64_t addr;
+        assert_int_equal(rv_image_kernel_address(sg[i], 0, RV_ACCESS_READ, &addr, &pitch), 0);
+        assert_int_equal(rv_image_kernel_address(og[i], 0, RV_ACCESS_WRITE, &addr, &pitch), 0);
+    }
+    assert_int_equal(rv_context_sync(gpu), 0);
+
+    /* 1. independent frames: all but the first overlap */
+    int64_t o0 = rv_deband_overlapped(dg);
+    for (int i = 0; i < N; i++) {
+        const uint64_t q = rv_context_queued(gpu);
+        assert_int_equal(rv_deband_apply(dg, og[i], sg[i], i), 0);
+        assert_true(rv_context_queued(gpu) > q); /* the launch was queued */
+        assert_int_equal(rv_deband_apply(dc, oc[i], sc[i], i), 0);
+    }
+    assert_int_equal(rv_deband_overlapped(dg) - o0, N - 1);
+    for (int i = 0; i < N; i++)
+        expect_same(og[i], oc[i], "independent frames");
+
+    /* 2. RAW: each frame debands the previous output (og[0] -> og[1] -> ...) */
+    assert_int_equal(rv_deband_apply(dg, og[0], sg[0], 7), 0);
+    assert_int_equal(rv_deband_apply(dc, oc[0], sc[0], 7), 0);
+    o0 = rv_deband_overlapped(dg);
+    for (int i = 1; i < N; i++) {
+        assert_int_equal(rv_deband_apply(dg, og[i], og[i - 1], 7 + i), 0);
+        assert_int_equal(rv_deband_apply(dc, oc[i], oc[i - 1], 7 + i), 0);
+    }
+    assert_int_equal(rv_deband_overlapped(dg), o0);
+    for (int i = 0; i < N; i++)
+        expect_same(og[i], oc[i], "each frame from the previous output");
+
+    /* 3. WAR: the next frame writes the source the previous one reads; WAW:
+     * it writes the previous one's output; then an independent frame that
+     * overlaps again */
+    o0 = rv_deband_overlapped(dg);
+    assert_int_equal(rv_deband_apply(dg, og[0], sg[0], 20), 0);
+    assert_int_equal(rv_deband_apply(dc, oc[0], sc[0], 20), 0);
+    assert_int_equal(rv_deband_apply(dg, sg[0], sg[1], 21), 0); /* WAR on sg[0] */
+    assert_int_equal(rv_deband_apply(dc, sc[0], sc[1], 21), 0);
+    assert_int_equal(rv_deband_apply(dg, sg[0], sg[2], 22), 0); /* WAW on sg[0] */
+    assert_int_equal(rv_deband_apply(dc, sc[0], sc[2], 22), 0);
+    assert_int_equal(rv_deband_overlapped(dg), o0);
+    assert_int_equal(rv_deband_apply(dg, og[3], sg[3], 23), 0); /* disjoint: overlaps */
+    assert_int_equal(rv_deband_apply(dc, oc[3], sc[3], 23), 0);
+    assert_int_equal(rv_deband_overlapped(dg), o0 + 1);
+    expect_same(og[0], oc[0], "the frame whose source the next one overwrote");
+    expect_same(sg[0], sc[0], "two frames written to one image");
+    expect_same(og[3], oc[3], "an independent frame after them");
+
+    /* 4. other work queued in between (an upload): the next frame waits */
+    o0 = rv_deband_overlapped(dg);
+    assert_int_equal(rv_deband_apply(dg, og[4], sg[4], 30), 0);
+    assert_int_equal(rv_deband_apply(dc, oc[4], sc[4], 30), 0);
+    RV_Image *tmp = make_src(gpu, f, w, h, 999);
+    ptrdiff_t pitch;
+    uint64_t addr;
+    assert_int_equal(rv_image_kernel_address(tmp, 0, RV_ACCESS_READ, &addr, &pitch), 0);
+    assert_int_equal(rv_deband_apply(dg, og[5], sg[5], 31), 0);
+    assert_int_equal(rv_deband_apply(dc, oc[5], sc[5], 31), 0);
+    assert_int_equal(rv_deband_overlapped(dg), o0);
+    expect_same(og[5], oc[5], "a frame after other work");
+    rv_image_destroy(&tmp);
+
+    for (int i = 0; i < N; i++) {
+        rv_image_destroy(&sg[i]);
+        rv_image_destroy(&sc[i]);
+        rv_image_destroy(&og[i]);
+        rv_image_destroy(&oc[i]);
+    }
+    assert_int_equal(rv_deband_overlapped(dc), 0); /* the CPU backend queues nothing */
+    rv_deband_destroy(&dg);
+    rv_deband_destroy(&dc);
+    rv_context_destroy(&cpu);
+    rv_context_destroy(&gpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpu_equals_cpu),
         cmocka_unit_test(test_gpu_unaligned_planes),
         cmocka_unit_test(test_gpu_tile_shapes),
+        cmocka_unit_test(test_gpu_chained_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

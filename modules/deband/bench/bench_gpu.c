@@ -6,7 +6,11 @@
  * module's 16-byte copy kernel. Inputs rotate over enough frames to exceed
  * the L2 cache. Timing: many launches queued back to back, then one
  * rv_context_sync, wall clock; median of 5 such runs. "apply" goes through
- * rv_deband_apply; "launch" calls rv_launch_raw with prepared arguments.
+ * rv_deband_apply, whose frames (other images each) overlap on the GPU
+ * (rv_deband_overlapped); "launch" calls rv_launch_raw with prepared
+ * arguments whose grids each wait for the previous one (args.independent
+ * 0; DEBAND_BENCH_INDEP=1: 1, as the library sets it), i.e. one frame at a
+ * time.
  * DEBAND_BENCH_CASES (environment): the cases to run, their indices in
  * cases[] below separated by commas (e.g. "3,0"; default all).
  */
@@ -293,8 +297,13 @@ int main(int argc, char **argv)
             sh.grid[1] = 1;
             sh.grid[2] = 1;
             if (tiled) { /* the library's shape */
-                for (int i = 0; i < nsets; i++)
+                const char *ie = getenv("DEBAND_BENCH_INDEP");
+                for (int i = 0; i < nsets; i++) {
                     rv_deband_tile_choose(&args[i], ds.sample_mode);
+                    /* consecutive launches debanding other frames: overlapping
+                     * them is safe; 0 measures one frame at a time */
+                    args[i].independent = ie && *ie == '1';
+                }
                 const int nt = rv_deband_tile_count(&args[0]);
                 sh.grid[0] = (unsigned)nt;
                 sh.shared_bytes = rv_deband_tile_smem_bytes(ds.range, in16, args[0].tile_h32, nt, sh.grid[0]);
@@ -355,7 +364,9 @@ int main(int argc, char **argv)
         free(args);
         rv_deband_destroy(&db);
     }
-    printf("\nfloor/ap, floor/ln: floor time over measured time = share of the measured copy bandwidth\n"
+    printf("\napply us: rv_deband_apply back to back, consecutive frames overlapping (other images);\n"
+           "launch us: the same grids each waiting for the previous one (one frame at a time)\n"
+           "floor/ap, floor/ln: floor time over measured time = share of the measured copy bandwidth\n"
            "copy us: the copy kernel moving the frame's bytes (half read, half written; same rotation and\n"
            "timing), launch and tail included; copy/ln: copy us over launch us (the floor at this size)\n");
     if (sweep_bad)

@@ -20,6 +20,11 @@ struct RV_Deband {
     RV_DebandSettings s;
     const RV_Kernel *k[3][2][2]; /* [plain, tiled, tiled dynamic][in16][out16] for the current
                                     mode, NULL until used */
+    /* GPU: the grids that may still run (deband_kernel.h, chained frames),
+     * and rv_context_queued right after the last launch */
+    rv_deband_chain chain;
+    uint64_t queued;
+    int64_t overlapped; /* launches that did not wait (rv_deband_overlapped) */
     char err[512];
 };
 
@@ -142,6 +147,11 @@ RV_API void rv_deband_get_settings(const RV_Deband *d, RV_DebandSettings *s)
 {
     if (d && s)
         *s = d->s;
+}
+
+RV_API int64_t rv_deband_overlapped(const RV_Deband *d)
+{
+    return d ? d->overlapped : 0;
 }
 
 RV_API const char *rv_deband_error(const RV_Deband *d)
@@ -301,8 +311,21 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[2] = 1;
         sh.grid[2] = (unsigned)a.nplanes;
     }
+    if (gpu) {
+        /* consecutive frames on the same stream overlap (the next grid
+         * fills the multiprocessors this one's last tiles leave) where
+         * nothing was queued between them and their memory is disjoint */
+        const rv_deband_span rd = rv_deband_span_of(&a, 0, in16 ? 2 : 1);
+        const rv_deband_span wr = rv_deband_span_of(&a, 1, out16 ? 2 : 1);
+        const int follows = tiled && rv_context_queued(d->ctx) == d->queued;
+        a.independent = rv_deband_chain_add(&d->chain, follows, rd, wr);
+    }
     int err = rv_launch_raw(k, &sh, &a, sizeof(a));
-    if (err < 0)
+    d->queued = rv_context_queued(d->ctx);
+    if (err < 0) {
+        d->chain.n = 0;
         return fail(d, err, "rv_deband_apply: %s", rv_context_error(d->ctx));
+    }
+    d->overlapped += a.independent;
     return 0;
 }

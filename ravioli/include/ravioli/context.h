@@ -75,6 +75,17 @@ RV_API const char *rv_context_error(const RV_Context *ctx);
 /** Waits until all work queued on the context has finished. */
 RV_API int rv_context_sync(RV_Context *ctx);
 
+/**
+ * A count that grows with everything queued on the context's device queues
+ * (launches, copies, waits) and with every change of the queue work goes to
+ * (the streaming runtime's, rv_side_begin/end/join). Two equal readings mean
+ * that nothing was queued in between: a module can tell so that the launch
+ * it queues next directly follows its own previous one (RV_Deband then lets
+ * independent frames overlap). 0 for a NULL context, and always 0 on the
+ * CPU backend, which queues nothing (every call runs to its end first).
+ */
+RV_API uint64_t rv_context_queued(const RV_Context *ctx);
+
 #ifdef __cplusplus
 }
 #endif

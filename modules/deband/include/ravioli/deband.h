@@ -81,6 +81,18 @@ RV_API RV_Format rv_deband_output_format(const RV_Deband *d, RV_Format in);
  */
 RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t frame_index);
 
+/**
+ * On the GPU, frames debanded one after another overlap: a launch that
+ * directly follows this filter's previous one on the context's queue
+ * (nothing else queued in between, rv_context_queued) and touches no memory
+ * that a grid still possibly running reads or writes starts without waiting
+ * for that grid, so its first tiles fill the multiprocessors the previous
+ * frame's last tiles leave idle. A frame that reads an earlier frame's
+ * output, or writes what one reads or writes, waits as usual. Returns how
+ * many launches of this filter started so (0 on the CPU backend).
+ */
+RV_API int64_t rv_deband_overlapped(const RV_Deband *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,7 +68,12 @@ typedef struct rv_deband_args {
     int32_t tile_first[3];
     int32_t tile_cols[3];   /* tiles across plane p (1 for p >= nplanes) */
     uint32_t tile_rcp[3];   /* ceil(2^32 / tile_cols[p]), or 0 */
-    int32_t pad_;
+    /* GPU tiled entries, chained launches: 1 when this launch neither reads
+     * what the previous grid of the stream writes nor writes what it reads
+     * or writes; the grid then starts without waiting for that grid and lets
+     * the next one start at once (0: waits, and releases the next grid after
+     * its last tile) */
+    int32_t independent;
 } rv_deband_args;
 
 /** Tiled GPU entries (*_s): tiles of W x (32 tile_h32) samples, for range <= RANGE. */
@@ -186,6 +191,66 @@ typedef struct rv_deband_copy_args {
     uint64_t src, dst; /* 16-byte aligned */
     uint64_t n16;      /* number of 16-byte units */
 } rv_deband_copy_args;
+
+/*
+ * Chained frames (host side; rv_deband_apply, tested in test_deband_cpu).
+ * A tiled launch whose previous grid on the stream was one of the same
+ * chain may start without waiting for it (args.independent = 1) when it
+ * touches nothing that any grid still possibly running reads or writes: the
+ * grids queued since the last launch that waited (that one included; all
+ * before it had finished when it passed its wait). A chain holds the byte
+ * ranges each of those grids read (source planes) and wrote (output
+ * planes), at most RV_DEBAND_CHAIN_MAX; a launch that does not fit, or that
+ * overlaps one of them, waits and starts a new chain.
+ */
+#define RV_DEBAND_CHAIN_MAX 16
+typedef struct rv_deband_span {
+    uint64_t lo, hi; /* bytes [lo, hi) */
+} rv_deband_span;
+typedef struct rv_deband_chain {
+    int n;                                  /* grids in the chain (0: none) */
+    rv_deband_span rd[RV_DEBAND_CHAIN_MAX]; /* what grid i reads */
+    rv_deband_span wr[RV_DEBAND_CHAIN_MAX]; /* what grid i writes */
+} rv_deband_chain;
+
+/** The bytes of planes [0, nplanes) of a launch's source (dst 0) or output
+ * (dst 1): from the lowest plane start to the highest plane end. */
+RV_INLINE rv_deband_span rv_deband_span_of(const rv_deband_args *a, int dst, int out_bytes)
+{
+    rv_deband_span s = {UINT64_MAX, 0};
+    for (int p = 0; p < a->nplanes; p++) {
+        const uint64_t lo = dst ? a->dst[p] : a->src[p];
+        const int64_t pitch = dst ? a->dpitch[p] : a->spitch[p];
+        const uint64_t hi = lo + (uint64_t)(pitch * (a->h[p] - 1)) + (uint64_t)a->w[p] * (uint64_t)out_bytes;
+        s.lo = lo < s.lo ? lo : s.lo;
+        s.hi = hi > s.hi ? hi : s.hi;
+    }
+    return s;
+}
+
+RV_INLINE int rv_deband_span_overlap(rv_deband_span a, rv_deband_span b)
+{
+    return a.lo < b.hi && b.lo < a.hi;
+}
+
+/** Adds a launch reading rd and writing wr to the chain c: returns 1 when
+ * it may start without waiting for the previous grid (follows is 1: that
+ * grid is the chain's last; and the launch conflicts with no grid of the
+ * chain), else 0, and the chain restarts with this launch alone. */
+RV_INLINE int rv_deband_chain_add(rv_deband_chain *c, int follows, rv_deband_span rd, rv_deband_span wr)
+{
+    int ok = follows && c->n > 0 && c->n < RV_DEBAND_CHAIN_MAX;
+    for (int i = 0; ok && i < c->n; i++)
+        if (rv_deband_span_overlap(wr, c->rd[i]) || rv_deband_span_overlap(wr, c->wr[i]) ||
+            rv_deband_span_overlap(rd, c->wr[i]))
+            ok = 0;
+    if (!ok)
+        c->n = 0;
+    c->rd[c->n] = rd;
+    c->wr[c->n] = wr;
+    c->n++;
+    return ok;
+}
 
 /** The lowbias32 integer hash (bijective on 32 bits). */
 RV_INLINE uint32_t rv_deband_mix(uint32_t x)
