@@ -25,6 +25,24 @@ static RV_Image *make_src(RV_Context *ctx, RV_Format fmt, int w, int h, uint64_t
     return img;
 }
 
+/* Compares every plane of GPU image g with CPU image c. */
+static void expect_same(RV_Image *g, RV_Image *c, const char *what)
+{
+    for (int p = 0; p < rv_image_planes(g); p++) {
+        uint16_t *a = img_get_plane(g, p), *b = img_get_plane(c, p);
+        assert_non_null(a);
+        assert_non_null(b);
+        const int pw = rv_image_plane_width(g, p), ph = rv_image_plane_height(g, p);
+        for (int i = 0; i < pw * ph; i++)
+            if (a[i] != b[i]) {
+                fprintf(stderr, "%s: plane %d (%d,%d): gpu %u cpu %u\n", what, p, i % pw, i / pw, a[i], b[i]);
+                fail();
+            }
+        free(a);
+        free(b);
+    }
+}
+
 static void test_gpu_equals_cpu(void **state)
 {
     (void)state;
@@ -68,21 +86,10 @@ static void test_gpu_equals_cpu(void **state)
                         fprintf(stderr, "gpu apply: %s\n", rv_deband_error(dg));
                     assert_int_equal(err, 0);
                     assert_int_equal(rv_deband_apply(dc, oc, sc, 3), 0);
-                    for (int p = 0; p < rv_image_planes(og); p++) {
-                        uint16_t *a = img_get_plane(og, p), *b = img_get_plane(oc, p);
-                        assert_non_null(a);
-                        assert_non_null(b);
-                        const int pw = rv_image_plane_width(og, p), ph = rv_image_plane_height(og, p);
-                        for (int i = 0; i < pw * ph; i++)
-                            if (a[i] != b[i]) {
-                                fprintf(stderr, "%s %dx%d d%d mode %d/%d plane %d (%d,%d): gpu %u cpu %u\n",
-                                        rv_format_info(fmts[f])->name, w, h, depths[d], s.sample_mode,
-                                        s.blur_first, p, i % pw, i / pw, a[i], b[i]);
-                                fail();
-                            }
-                        free(a);
-                        free(b);
-                    }
+                    char what[96];
+                    snprintf(what, sizeof(what), "%s %dx%d d%d mode %d/%d", rv_format_info(fmts[f])->name,
+                             w, h, depths[d], s.sample_mode, s.blur_first);
+                    expect_same(og, oc, what);
                     rv_image_destroy(&sg);
                     rv_image_destroy(&sc);
                     rv_image_destroy(&og);
@@ -320,24 +327,6 @@ static void test_gpu_tile_shapes(void **state)
     rv_module_unload(&mod);
     rv_context_destroy(&cpu);
     rv_context_destroy(&gpu);
-}
-
-/* Compares every plane of GPU image g with CPU image c. */
-static void expect_same(RV_Image *g, RV_Image *c, const char *what)
-{
-    for (int p = 0; p < rv_image_planes(g); p++) {
-        uint16_t *a = img_get_plane(g, p), *b = img_get_plane(c, p);
-        assert_non_null(a);
-        assert_non_null(b);
-        const int pw = rv_image_plane_width(g, p), ph = rv_image_plane_height(g, p);
-        for (int i = 0; i < pw * ph; i++)
-            if (a[i] != b[i]) {
-                fprintf(stderr, "%s: plane %d (%d,%d): gpu %u cpu %u\n", what, p, i % pw, i / pw, a[i], b[i]);
-                fail();
-            }
-        free(a);
-        free(b);
-    }
 }
 
 /* Frames debanded back to back (rv_deband_overlapped): independent ones
