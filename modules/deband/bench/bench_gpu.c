@@ -13,6 +13,7 @@
  * time.
  * DEBAND_BENCH_CASES (environment): the cases to run, their indices in
  * cases[] below separated by commas (e.g. "3,0"; default all).
+ * DEBAND_BENCH_SETS: frame sets rotated (default: enough for 256 MB).
  */
 #include "bench_common.h"
 
@@ -189,8 +190,8 @@ int main(int argc, char **argv)
     static const int modes[5][2] = {{0, 1}, {1, 1}, {1, 0}, {2, 1}, {2, 0}};
     static const char *const mname[5] = {"m0", "m1b", "m1n", "m2b", "m2n"};
     const int ranges[2] = {15, 40}; /* default (tiled kernels), and > 32 (__ldg kernels) */
-    printf("\n%-10s %-22s %-10s %10s %10s %10s %9s %9s %9s %9s %9s\n", "size", "format", "mode", "apply us",
-           "launch us", "floor us", "floor/ap", "floor/ln", "copy us", "copy/ln", "Mpx/s");
+    printf("\n%-10s %-22s %-10s %10s %10s %10s %9s %9s %9s %9s %9s %6s\n", "size", "format", "mode", "apply us",
+           "launch us", "floor us", "floor/ap", "floor/ln", "copy us", "copy/ln", "Mpx/s", "ovl");
     const char *sel = getenv("DEBAND_BENCH_CASES");
     for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
         if (sel && *sel) {
@@ -218,6 +219,9 @@ int main(int argc, char **argv)
         const RV_Format fout = rv_deband_output_format(db, bc->fin);
         const double bytes = bench_frame_bytes(bc->w, bc->h, bc->fin) + bench_frame_bytes(bc->w, bc->h, fout);
         int nsets = (int)ceil(256e6 / bytes);
+        const char *se = getenv("DEBAND_BENCH_SETS"); /* frame sets rotated (default: > 256 MB) */
+        if (se && atoi(se) > 0)
+            nsets = atoi(se);
         if (nsets < 2)
             nsets = 2;
         RV_Image **src = calloc((size_t)nsets, sizeof(*src)), **dst = calloc((size_t)nsets, sizeof(*dst));
@@ -249,6 +253,7 @@ int main(int argc, char **argv)
             rv_context_sync(g_ctx);
             const int reps = nsets * (bytes < 20e6 ? 20 : 4);
             double ta[NRUNS];
+            const int64_t ov0 = rv_deband_overlapped(db);
             for (int r = 0; r < NRUNS; r++) {
                 const double t0 = bench_now();
                 for (int i = 0; i < reps; i++)
@@ -256,6 +261,7 @@ int main(int argc, char **argv)
                 rv_context_sync(g_ctx);
                 ta[r] = (bench_now() - t0) / reps;
             }
+            const double ovl = 100.0 * (double)(rv_deband_overlapped(db) - ov0) / (NRUNS * reps);
             /* prepared launches: the same arguments the library builds */
             char kname[64];
             static const char *const tags[3][2] = {{"m0", "m0"}, {"m1n", "m1b"}, {"m2n", "m2b"}};
@@ -351,9 +357,9 @@ int main(int argc, char **argv)
             snprintf(sz, sizeof(sz), "%dx%d", bc->w, bc->h);
             char mn[24];
             snprintf(mn, sizeof(mn), "%s r%d", mname[m], ds.range);
-            printf("%-10s %-22s %-10s %10.1f %10.1f %10.1f %8.0f%% %8.0f%% %9.1f %8.0f%% %9.0f\n", sz, fname,
-                   mn, a_us, l_us, f_us, 100.0 * f_us / a_us, 100.0 * f_us / l_us, c_us,
-                   100.0 * c_us / l_us, (double)bc->w * bc->h / (l_us * 1e-6) / 1e6);
+            printf("%-10s %-22s %-10s %10.1f %10.1f %10.1f %8.0f%% %8.0f%% %9.1f %8.0f%% %9.0f %5.0f%%\n", sz,
+                   fname, mn, a_us, l_us, f_us, 100.0 * f_us / a_us, 100.0 * f_us / l_us, c_us,
+                   100.0 * c_us / l_us, (double)bc->w * bc->h / (l_us * 1e-6) / 1e6, ovl);
         }
         for (int i = 0; i < nsets; i++) {
             rv_image_destroy(&src[i]);
@@ -366,6 +372,7 @@ int main(int argc, char **argv)
     }
     printf("\napply us: rv_deband_apply back to back, consecutive frames overlapping (other images);\n"
            "launch us: the same grids each waiting for the previous one (one frame at a time)\n"
+           "ovl: apply's launches that overlapped the previous frame (rv_deband_overlapped)\n"
            "floor/ap, floor/ln: floor time over measured time = share of the measured copy bandwidth\n"
            "copy us: the copy kernel moving the frame's bytes (half read, half written; same rotation and\n"
            "timing), launch and tail included; copy/ln: copy us over launch us (the floor at this size)\n");
