@@ -1062,9 +1062,9 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #  define RV_DB_DESC(NAME) RV__DESC_CHAINED(NAME, sizeof(rv_deband_args))
 #  if RV_DB_CHAIN_LATE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #    define RV_DB_CHAIN()                                                          \
-        if (rv__args.independent)                                                   \
+        if (rv__args.independent & RV_DEBAND_EARLY_RELEASE)                         \
             asm volatile("griddepcontrol.launch_dependents;" ::: "memory");         \
-        else                                                                        \
+        if (!(rv__args.independent & RV_DEBAND_NO_WAIT))                            \
             asm volatile("griddepcontrol.wait;" ::: "memory");
 #  else
 #    define RV_DB_CHAIN() RV__GRID_CHAIN()

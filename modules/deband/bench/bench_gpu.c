@@ -308,7 +308,7 @@ int main(int argc, char **argv)
                     rv_deband_tile_choose(&args[i], ds.sample_mode);
                     /* consecutive launches debanding other frames: overlapping
                      * them is safe; 0 measures one frame at a time */
-                    args[i].independent = ie && *ie == '1';
+                    args[i].independent = ie && *ie == '1' ? RV_DEBAND_NO_WAIT | RV_DEBAND_EARLY_RELEASE : 0;
                 }
                 const int nt = rv_deband_tile_count(&args[0]);
                 sh.grid[0] = (unsigned)nt;

@@ -25,6 +25,9 @@ struct RV_Deband {
     rv_deband_chain chain;
     uint64_t queued;
     int64_t overlapped; /* launches that did not wait (rv_deband_overlapped) */
+    const RV_Kernel *res_k; /* resident blocks of res_k at res_smem shared bytes (0: unknown) */
+    unsigned res_smem;
+    int res;
     char err[512];
 };
 
@@ -318,7 +321,23 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         const rv_deband_span rd = rv_deband_span_of(&a, 0, in16 ? 2 : 1);
         const rv_deband_span wr = rv_deband_span_of(&a, 1, out16 ? 2 : 1);
         const int follows = tiled && rv_context_queued(d->ctx) == d->queued;
-        a.independent = rv_deband_chain_add(&d->chain, follows, rd, wr);
+        const int nowait = rv_deband_chain_add(&d->chain, follows, rd, wr);
+        int early = nowait;
+        if (!nowait && tiled) {
+            /* a waiting grid of at least one wave releases the next at its
+             * start too: the next grid's blocks are placed only once all of
+             * this one's are, i.e. into its last wave's free slots (a
+             * smaller grid releases late, or the next frame's blocks would
+             * park in the slots it leaves free) */
+            if (d->res_k != k || d->res_smem != sh.shared_bytes) {
+                const int r = rv_kernel_resident_blocks(k, &sh);
+                d->res_k = k;
+                d->res_smem = sh.shared_bytes;
+                d->res = r > 0 ? r : 0;
+            }
+            early = d->res > 0 && sh.grid[0] >= (unsigned)d->res;
+        }
+        a.independent = (nowait ? RV_DEBAND_NO_WAIT : 0) | (early ? RV_DEBAND_EARLY_RELEASE : 0);
     }
     int err = rv_launch_raw(k, &sh, &a, sizeof(a));
     d->queued = rv_context_queued(d->ctx);
@@ -326,6 +345,6 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         d->chain.n = 0;
         return fail(d, err, "rv_deband_apply: %s", rv_context_error(d->ctx));
     }
-    d->overlapped += a.independent;
+    d->overlapped += (a.independent & RV_DEBAND_NO_WAIT) != 0;
     return 0;
 }

@@ -68,13 +68,18 @@ typedef struct rv_deband_args {
     int32_t tile_first[3];
     int32_t tile_cols[3];   /* tiles across plane p (1 for p >= nplanes) */
     uint32_t tile_rcp[3];   /* ceil(2^32 / tile_cols[p]), or 0 */
-    /* GPU tiled entries, chained launches: 1 when this launch neither reads
-     * what the previous grid of the stream writes nor writes what it reads
-     * or writes; the grid then starts without waiting for that grid and lets
-     * the next one start at once (0: waits, and releases the next grid after
-     * its last tile) */
+    /* GPU tiled entries, chained launches: RV_DEBAND_NO_WAIT when this launch
+     * touches no memory that a grid possibly still running reads or writes
+     * (rv_deband_chain_add): it then starts without waiting for the previous
+     * grid; RV_DEBAND_EARLY_RELEASE: it lets the next grid be scheduled at
+     * its start instead of after its last tile (set with NO_WAIT, and for a
+     * waiting grid of at least one wave of blocks, whose blocks are then all
+     * placed before the next grid's can be). 0: waits, releases late. */
     int32_t independent;
 } rv_deband_args;
+
+#define RV_DEBAND_NO_WAIT 1
+#define RV_DEBAND_EARLY_RELEASE 2
 
 /** Tiled GPU entries (*_s): tiles of W x (32 tile_h32) samples, for range <= RANGE. */
 #define RV_DEBAND_TILE_W 128
