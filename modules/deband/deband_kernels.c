@@ -1017,7 +1017,11 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
  * previous grid at its start and, with RV_DB_CHAIN_LATE (default), lets the
  * next frame's grid be launched only after its last tile (while the last
  * blocks drain); released at the start (RV__GRID_CHAIN, RV_DB_CHAIN_LATE
- * 0), grids smaller than one wave got slower (run G). The plain entries
+ * 0), grids smaller than one wave got slower (run G). The host changes
+ * both per launch through args.independent (run K): RV_DEBAND_NO_WAIT
+ * skips the wait (a frame independent of every grid that may still run),
+ * RV_DEBAND_EARLY_RELEASE releases the next grid at the start (with
+ * NO_WAIT, and for waiting grids of at least one wave). The plain entries
  * (range > 32) and deband_copy are not chained (chaining the plain ones
  * measured 4 % slower at 4K).
  */
