@@ -1006,11 +1006,13 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
  * MINB by input and output depth and sample mode (RV_DB_MINB8 for 8-bit
  * input, RV_DB_MINB16_M0/_M1/_M2 for 16 -> 16 bits, RV_DB_MINB16TO8 for
  * 16 -> 8): 8-bit 6 (40 registers; 8, i.e. 32 registers, was slower at
- * 1080p 4:2:0, run G); 16-bit input none (56 registers, 4 blocks an SM,
- * since the host's tile table and the inner bands: run I1 measured the
- * 56-register form of modes 0-1 3-5 % faster at 4K 4:4:4 than a bound of 5
- * (48 registers, 5 blocks), and a bound of 6 (40) slower at 1080p),
- * measured on an H100 (docs/perf/deband.md, runs G and I). With
+ * 1080p 4:2:0, run G); 16 -> 16 bits 5 (48 registers, 5 blocks an SM, no
+ * spills: run K, H200, with overlapping frames, 1080p 4:4:4 3-9 % faster
+ * than unbounded (56 registers, 4 blocks), 4K 4:4:4 within -1 … +1 %; run
+ * I1, before the border path's change and on an H100, had measured the
+ * 56-register form of modes 0-1 3-5 % faster at 4K 4:4:4, and a bound of 6
+ * (40) slower at 1080p); 16 -> 8 none (docs/perf/deband.md, runs G, I
+ * and K). With
  * RV_DB_CHAINED (default) the tiled
  * entries are chained (RV_KFLAG_CHAINED, programmatic dependent launch;
  * RAVIOLI_CUDA_CHAINED=0 turns it off at run time): each waits for the
@@ -1029,13 +1031,13 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #define RV_DB_MINB8 6
 #endif
 #ifndef RV_DB_MINB16_M0
-#define RV_DB_MINB16_M0 0
+#define RV_DB_MINB16_M0 5
 #endif
 #ifndef RV_DB_MINB16_M1
-#define RV_DB_MINB16_M1 0
+#define RV_DB_MINB16_M1 5
 #endif
 #ifndef RV_DB_MINB16_M2
-#define RV_DB_MINB16_M2 0
+#define RV_DB_MINB16_M2 5
 #endif
 #ifndef RV_DB_MINB16TO8
 #define RV_DB_MINB16TO8 0
