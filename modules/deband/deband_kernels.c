@@ -678,6 +678,20 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
     }
 }
 
+/* The inner path's store of a thread's 4 results: 16-bit, or 8-bit packed
+ * (rv_db_store4_s8: the inner path's 8-bit values are not yet clamped). */
+RV_DB_FN void rv_db_store4_inner(unsigned char *drow, int x0, int w, const int *v, int vec,
+                                 const int out16)
+{
+    if (out16)
+        rv_db_store4(drow, x0, w, v, vec, 1);
+    else
+        rv_db_store4_s8(drow, x0, w, v, vec);
+}
+/* The inner path's bound for |d| < thr: (unsigned)(d + thr - 1) < thb
+ * (0 when thr is 0: never banded). */
+RV_DB_FN uint32_t rv_db_thb(int thr) { return thr > 0 ? (uint32_t)(2 * thr - 1) : 0u; }
+
 /* RV_DB_INNER_BANDS (default 2): in a border tile whose columns are at
  * least `range` from the plane's left and right edges, the bands of 32 rows
  * whose rows are too (e.g. the lower bands of a tile of the top tile row)
@@ -709,17 +723,14 @@ RV_DB_FN void rv_db_band_inner(const unsigned char *sm, int ci, unsigned char *d
                                const int mode, const int blur, const int in16, const int out16)
 {
     const uint32_t n = (uint32_t)(2 * range + 1);
-    const uint32_t thb = thr > 0 ? (uint32_t)(2 * thr - 1) : 0u;
+    const uint32_t thb = rv_db_thb(thr);
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const uint32_t rk = rv_deband_row_key(kr, y0 + 8 * j) + ((uint32_t)x0 >> 2);
         int v[4];
         rv_db_tile_row_inner(sm, ci + 8 * j * ispb, rk, range, ispb, thr - 1, thb, rv_db_na(n), n,
                              gr, kg, gn, grain, mode, blur, in16, out16, v);
-        if (out16)
-            rv_db_store4(drow, x0, w, v, vec, 1);
-        else
-            rv_db_store4_s8(drow, x0, w, v, vec);
+        rv_db_store4_inner(drow, x0, w, v, vec, out16);
         drow += dp8;
     }
 }
@@ -759,7 +770,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
         unsigned char *drow = dst + (int64_t)(ty0 + warp) * dp;
         const int64_t dp8 = 8 * dp;
         const int thm = thr - 1;
-        const uint32_t thb = thr > 0 ? (uint32_t)(2 * thr - 1) : 0u;
+        const uint32_t thb = rv_db_thb(thr);
 #pragma unroll 1
         for (int j8 = 0; j8 < th; j8 += 32) {
 #pragma unroll
@@ -769,10 +780,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 int v[4];
                 rv_db_tile_row_inner(sm, ci0 + (j8 + 8 * j) * ispb, rk, range, ispb, thm, thb,
                                      nA, nB, gr, kg, gn, grain, mode, blur, in16, out16, v);
-                if (out16)
-                    rv_db_store4(drow, x0, w, v, vec, 1);
-                else
-                    rv_db_store4_s8(drow, x0, w, v, vec);
+                rv_db_store4_inner(drow, x0, w, v, vec, out16);
                 drow += dp8;
             }
         }
@@ -809,7 +817,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
 #if RV_DB_BORDER_LIM
         if (!il) {
             /* the inner path with each sample's limited range */
-            const uint32_t thb = thr > 0 ? (uint32_t)(2 * thr - 1) : 0u;
+            const uint32_t thb = rv_db_thb(thr);
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int y = ty0 + warp + j8 + 8 * j;
@@ -821,11 +829,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 rv_db_tile_row_gen(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr - 1,
                                    thb, 0u, 0u, gr, kg, gn, grain, mode, blur, in16, out16, 1, ry,
                                    x0, w - 1, v);
-                unsigned char *drow = dst + (int64_t)y * dp;
-                if (out16)
-                    rv_db_store4(drow, x0, w, v, vec && x0 + 4 <= w, 1);
-                else
-                    rv_db_store4_s8(drow, x0, w, v, vec && x0 + 4 <= w);
+                rv_db_store4_inner(dst + (int64_t)y * dp, x0, w, v, vec && x0 + 4 <= w, out16);
             }
             continue;
         }

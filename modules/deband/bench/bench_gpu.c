@@ -9,8 +9,8 @@
  * rv_deband_apply, whose frames (other images each) overlap on the GPU
  * (rv_deband_overlapped); "launch" calls rv_launch_raw with prepared
  * arguments whose grids each wait for the previous one (args.independent
- * 0; DEBAND_BENCH_INDEP=1: 1, as the library sets it), i.e. one frame at a
- * time.
+ * 0), i.e. one frame at a time (DEBAND_BENCH_INDEP=1: RV_DEBAND_NO_WAIT |
+ * RV_DEBAND_EARLY_RELEASE, every grid overlapping the previous one).
  * DEBAND_BENCH_CASES (environment): the cases to run, their indices in
  * cases[] below separated by commas (e.g. "3,0"; default all).
  * DEBAND_BENCH_SETS: frame sets rotated (default: enough for 256 MB).

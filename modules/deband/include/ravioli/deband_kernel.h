@@ -200,9 +200,9 @@ typedef struct rv_deband_copy_args {
 /*
  * Chained frames (host side; rv_deband_apply, tested in test_deband_cpu).
  * A tiled launch whose previous grid on the stream was one of the same
- * chain may start without waiting for it (args.independent = 1) when it
- * touches nothing that any grid still possibly running reads or writes: the
- * grids queued since the last launch that waited (that one included; all
+ * chain may start without waiting for it (RV_DEBAND_NO_WAIT in
+ * args.independent) when it touches nothing that any grid still possibly
+ * running reads or writes: the grids queued since the last launch that waited (that one included; all
  * before it had finished when it passed its wait). A chain holds the byte
  * ranges each of those grids read (source planes) and wrote (output
  * planes), at most RV_DEBAND_CHAIN_MAX; a launch that does not fit, or that
