@@ -442,7 +442,8 @@ RV_API void rv_streaming_destroy(RV_Streaming **pst)
     /* (run() waited its grace already when it left the thread in a read) */
     if (!join_capture(st, st->run_over ? 0 : stop_grace_ms(st))) {
         /* The source has not returned from a read for longer than its
-         * timeout (a pipe that stays silent): cancel the capture thread
+         * timeout (an application read function that ignores it; the
+         * library's sources return at their timeout): cancel the capture thread
          * there (it holds no lock of ours inside the read) so that destroy
          * returns; the source's state is undefined afterwards - close it. */
         rv__log(st->ctx, RV_LOG_WARN,

@@ -20,7 +20,15 @@
  *                                       horizontally by repeating each sample
  *   mono                             -> gray8;     mono9..mono16 -> gray16
  * The number of significant bits is RV_VideoInfo.bit_depth.
+ *
+ * Input goes through read(2) into a buffer of our own (no stdio), each read
+ * bounded by poll(2) and the caller's timeout: a pipe that pauses returns
+ * RV_EAGAIN wherever it paused, and the frame in progress resumes at the
+ * next read (read_frame).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +42,14 @@
 
 enum { CH_420, CH_422, CH_444, CH_MONO };
 
+#define Y4M_INBUF 65536
+
 typedef struct y4m_src {
-    FILE *f;
-    int own;              /* fclose on close (not stdin) */
+    int fd;               /* the file or pipe (read(2) and poll(2), no stdio) */
+    int own;              /* close on close (not standard input) */
+    unsigned char *in;    /* input buffer: bytes [ipos, ilen) not consumed yet */
+    size_t ipos, ilen;
+    int eof;              /* read(2) returned 0 */
     RV_Y4MSettings s;
     int chroma;           /* CH_* */
     int depth;            /* bits a sample */
@@ -47,6 +60,16 @@ typedef struct y4m_src {
     unsigned char *junk;  /* realtime: discarded frames */
     long long next;       /* index of the next frame in the file */
     long long t0;
+    /* A read that timed out part-way through a frame resumes it at the next
+     * read, so that nothing is lost: */
+    int part;             /* 0: at a frame's start; 1: in its FRAME line; 2: in its payload */
+    int part_skip;        /* the frame in progress is being skipped (realtime) */
+    long long part_pts;   /* realtime: the frame's scheduled time */
+    char line[Y4M_MAX_FRAME_HEADER]; /* the FRAME line read so far */
+    int llen;
+    size_t done;          /* payload bytes read */
+    int held;             /* hold has them */
+    RV_Image *hold;       /* the payload's rows so far, between two reads */
     char name[256];
 } y4m_src;
 
@@ -54,34 +77,143 @@ typedef struct y4m_src {
 /* Parsing                                                              */
 /* ------------------------------------------------------------------ */
 
-/* Reads one '\n'-terminated line of at most max-1 bytes into buf (without
- * the newline). Returns the length, RV_EPIPE on EOF before any byte, or an
- * error (truncated, too long, I/O). */
-static int read_line(RV_Context *ctx, FILE *f, char *buf, int max, const char *what,
-                     const char *name)
+/* ------------------------------------------------------------------ */
+/* Input: read(2) through a buffer, each read bounded by a deadline     */
+/* ------------------------------------------------------------------ */
+
+/* The deadline of a read of timeout_ms (CLOCK_MONOTONIC ns; -1: none). */
+static long long deadline_of(int timeout_ms)
 {
-    int n = 0;
+    return timeout_ms < 0 ? -1 : rv__now_ns() + (long long)timeout_ms * 1000000LL;
+}
+
+/* Waits until the input can be read (data, end or an error: read(2) tells
+ * which). 0; RV_EAGAIN when the deadline passed first; RV_EIO. */
+static int wait_input(RV_Source *src, long long dl)
+{
+    y4m_src *st = src->priv;
     for (;;) {
-        int c = getc(f);
-        if (c == EOF) {
-            if (ferror(f))
-                return rv__error(ctx, RV_EIO, "y4m %s: read error in the %s", name, what);
-            if (n == 0)
-                return RV_EPIPE;
-            return rv__error(ctx, RV_EBADMSG, "y4m %s: truncated %s (end of input after %d bytes)",
-                             name, what, n);
+        int ms = -1;
+        if (dl >= 0) {
+            const long long left = dl - rv__now_ns();
+            ms = left <= 0 ? 0 : left >= 1000000000LL ? 1000000 : (int)((left + 999999) / 1000000);
         }
-        if (c == '\n')
-            break;
-        if (c == '\0')
-            return rv__error(ctx, RV_EBADMSG, "y4m %s: NUL byte in the %s", name, what);
-        if (n >= max - 1)
-            return rv__error(ctx, RV_EBADMSG, "y4m %s: %s longer than %d bytes", name, what,
-                             max - 1);
-        buf[n++] = (char)c;
+        struct pollfd pfd = {.fd = st->fd, .events = POLLIN};
+        const int r = poll(&pfd, 1, ms);
+        if (r > 0)
+            return 0;
+        if (r == 0) {
+            if (dl >= 0 && rv__now_ns() >= dl)
+                return RV_EAGAIN;
+            continue;
+        }
+        if (errno != EINTR)
+            return rv__error(src->ctx, RV_EIO, "y4m %s: cannot wait for input: %s", st->name,
+                             strerror(errno));
     }
-    buf[n] = '\0';
-    return n;
+}
+
+/* Makes input available in st->in. 1: there are bytes; 0: end of input;
+ * RV_EAGAIN: none came before the deadline; RV_EIO. */
+static int fill(RV_Source *src, long long dl)
+{
+    y4m_src *st = src->priv;
+    if (st->ipos < st->ilen)
+        return 1;
+    while (!st->eof) {
+        int err = wait_input(src, dl);
+        if (err < 0)
+            return err;
+        const ssize_t n = read(st->fd, st->in, Y4M_INBUF);
+        if (n > 0) {
+            st->ipos = 0;
+            st->ilen = (size_t)n;
+            return 1;
+        }
+        if (n == 0)
+            st->eof = 1;
+        else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+            return rv__error(src->ctx, RV_EIO, "y4m %s: read error: %s", st->name, strerror(errno));
+    }
+    return 0;
+}
+
+/* Reads one '\n'-terminated line of at most max-1 bytes into buf (without
+ * the newline), going on from the *len bytes an earlier call read. Returns
+ * the length; RV_EAGAIN at the deadline (*len keeps what was read);
+ * RV_EPIPE at the end of input before any byte; or an error (truncated,
+ * too long, NUL byte, I/O). */
+static int read_line(RV_Source *src, long long dl, char *buf, int max, int *len,
+                     const char *what)
+{
+    y4m_src *st = src->priv;
+    for (;;) {
+        const int r = fill(src, dl);
+        if (r < 0)
+            return r;
+        if (r == 0) {
+            if (*len == 0)
+                return RV_EPIPE;
+            return rv__error(src->ctx, RV_EBADMSG,
+                             "y4m %s: truncated %s (end of input after %d bytes)", st->name, what,
+                             *len);
+        }
+        const unsigned char *p = st->in + st->ipos;
+        const unsigned char *nl = memchr(p, '\n', st->ilen - st->ipos);
+        const size_t take = nl ? (size_t)(nl - p) : st->ilen - st->ipos;
+        if (memchr(p, '\0', take))
+            return rv__error(src->ctx, RV_EBADMSG, "y4m %s: NUL byte in the %s", st->name, what);
+        if ((size_t)*len + take > (size_t)max - 1)
+            return rv__error(src->ctx, RV_EBADMSG, "y4m %s: %s longer than %d bytes", st->name,
+                             what, max - 1);
+        memcpy(buf + *len, p, take);
+        *len += (int)take;
+        st->ipos += take + (nl ? 1 : 0);
+        if (nl) {
+            buf[*len] = '\0';
+            return *len;
+        }
+    }
+}
+
+/* Reads n bytes into dst (long runs straight from read(2)); *got: how many
+ * were read, also when it returns early. 0; RV_EAGAIN at the deadline; an
+ * error at the end of input (a truncated frame) or on I/O. */
+static int read_bytes(RV_Source *src, long long dl, unsigned char *dst, size_t n, size_t *got)
+{
+    y4m_src *st = src->priv;
+    *got = 0;
+    while (*got < n) {
+        const size_t avail = st->ilen - st->ipos, want = n - *got;
+        if (avail) {
+            const size_t take = avail < want ? avail : want;
+            memcpy(dst + *got, st->in + st->ipos, take);
+            st->ipos += take;
+            *got += take;
+            continue;
+        }
+        if (st->eof)
+            return rv__error(src->ctx, RV_EBADMSG,
+                             "y4m %s: frame %lld is truncated (end of input)", st->name, st->next);
+        if (want < Y4M_INBUF) {
+            const int r = fill(src, dl);
+            if (r < 0)
+                return r;
+            continue;
+        }
+        int err = wait_input(src, dl);
+        if (err < 0)
+            return err;
+        const ssize_t k = read(st->fd, dst + *got, want);
+        if (k > 0)
+            *got += (size_t)k;
+        else if (k == 0)
+            st->eof = 1;
+        else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+            return rv__error(src->ctx, RV_EIO, "y4m %s: read error in frame %lld: %s", st->name,
+                             st->next, strerror(errno));
+    }
+    return 0;
 }
 
 /* Plain decimal digits only; at most `max`. Returns 0 or -1. */
@@ -252,14 +384,10 @@ static int parse_header(RV_Source *src, char *line)
     return 0;
 }
 
-/* Reads and checks a FRAME line. 0, RV_EPIPE at a clean end, or an error. */
-static int read_frame_header(RV_Source *src)
+/* Checks a FRAME line (without its newline). 0 or RV_EBADMSG. */
+static int check_frame_header(RV_Source *src, const char *line)
 {
     y4m_src *st = src->priv;
-    char line[Y4M_MAX_FRAME_HEADER];
-    int n = read_line(src->ctx, st->f, line, sizeof(line), "frame header", st->name);
-    if (n < 0)
-        return n;
     if (strncmp(line, "FRAME", 5) != 0 || (line[5] != '\0' && line[5] != ' '))
         return rv__error(src->ctx, RV_EBADMSG,
                          "y4m %s: frame %lld does not start with FRAME (\"%.16s\")", st->name,
@@ -274,18 +402,6 @@ static int read_frame_header(RV_Source *src)
         /* frame tags (I, X, ...) carry nothing the pixels need: ignored */
     }
     return 0;
-}
-
-static int read_exact(RV_Source *src, void *dst, size_t n)
-{
-    y4m_src *st = src->priv;
-    size_t got = fread(dst, 1, n, st->f);
-    if (got == n)
-        return 0;
-    if (ferror(st->f))
-        return rv__error(src->ctx, RV_EIO, "y4m %s: read error in frame %lld", st->name, st->next);
-    return rv__error(src->ctx, RV_EBADMSG, "y4m %s: frame %lld is truncated (end of input)",
-                     st->name, st->next);
 }
 
 static void to_host_order(void *p, size_t samples)
@@ -303,50 +419,136 @@ static void to_host_order(void *p, size_t samples)
 #endif
 }
 
-static int read_payload(RV_Source *src, RV_Image *frame)
+/* Reads the payload from byte st->done on into frame, row by row (a 4:2:2
+ * chroma row through st->row, then widened). 0, RV_EAGAIN at the deadline
+ * (st->done counts what is in frame), or an error. */
+static int read_payload(RV_Source *src, RV_Image *frame, long long dl)
 {
     y4m_src *st = src->priv;
     const int w = src->info.width, h = src->info.height, bps = st->bps;
     const int planes = st->chroma == CH_MONO ? 1 : 3;
+    size_t base = 0; /* the plane's first byte in the payload */
     for (int pl = 0; pl < planes; pl++) {
+        const int pw = pl ? st->cw : w, ph = pl ? st->ch : h;
+        const int widen = pl && st->chroma == CH_422;
+        const size_t rb = (size_t)pw * bps, pbytes = rb * (size_t)ph;
+        if (st->done >= base + pbytes) {
+            base += pbytes;
+            continue;
+        }
         ptrdiff_t pitch;
         unsigned char *d = rv_image_write(frame, pl, &pitch);
         if (!d)
             return rv__error(src->ctx, RV_EIO, "y4m %s: cannot write plane %d", st->name, pl);
-        int pw = pl ? st->cw : w, ph = pl ? st->ch : h;
-        for (int y = 0; y < ph; y++, d += pitch) {
-            if (pl && st->chroma == CH_422) {
-                int err = read_exact(src, st->row, (size_t)pw * bps);
-                if (err < 0)
-                    return err;
+        for (int y = (int)((st->done - base) / rb); y < ph; y++) {
+            unsigned char *drow = d + (ptrdiff_t)y * pitch;
+            const size_t off = st->done - base - (size_t)y * rb;
+            size_t got;
+            int err = read_bytes(src, dl, (widen ? st->row : drow) + off, rb - off, &got);
+            st->done += got;
+            if (err < 0)
+                return err;
+            if (widen)
                 for (int x = 0; x < w; x++)
-                    memcpy(d + (size_t)x * bps, st->row + (size_t)(x >> 1) * bps, (size_t)bps);
-            } else {
-                int err = read_exact(src, d, (size_t)pw * bps);
-                if (err < 0)
-                    return err;
-            }
+                    memcpy(drow + (size_t)x * bps, st->row + (size_t)(x >> 1) * bps, (size_t)bps);
             if (bps == 2)
-                to_host_order(d, (size_t)(pl && st->chroma == CH_422 ? w : pw));
+                to_host_order(drow, (size_t)(widen ? w : pw));
         }
+        base += pbytes;
     }
     return 0;
 }
 
-/* Skips one whole frame (realtime: its time has passed). */
-static int skip_frame(RV_Source *src)
+/* Reads the rest of the payload from byte st->done on into st->junk. */
+static int skip_payload(RV_Source *src, long long dl)
 {
     y4m_src *st = src->priv;
-    int err = read_frame_header(src);
+    while (st->done < st->frame_bytes) {
+        const size_t left = st->frame_bytes - st->done;
+        size_t got;
+        int err = read_bytes(src, dl, st->junk, left < 65536 ? left : 65536, &got);
+        st->done += got;
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* Keeps the part of a payload in `frame` for the next read (st->hold). */
+static int hold_part(RV_Source *src, RV_Image *frame)
+{
+    y4m_src *st = src->priv;
+    int err = 0;
+    if (!st->hold)
+        err = rv_image_create(src->ctx, src->info.width, src->info.height, src->info.format,
+                              &st->hold);
+    if (err >= 0)
+        err = rv_image_copy(st->hold, frame);
+    st->held = err >= 0;
+    return err;
+}
+
+/* Puts the part of a payload kept by hold_part() into `frame`. */
+static int restore_part(RV_Source *src, RV_Image *frame)
+{
+    y4m_src *st = src->priv;
+    const int stride = rv_image_stride(frame);
+    int err = rv_image_copy(frame, st->hold);
+    if (err >= 0)
+        err = rv_image_set_stride(frame, stride);
+    return err;
+}
+
+/*
+ * Reads frame st->next into `frame` (skip: discards it; frame may be NULL),
+ * or the rest of the frame an earlier read left part-way. 0; RV_EAGAIN when
+ * the deadline came first - the part read stays (the FRAME line's bytes in
+ * st->line, the payload's rows in st->hold) and the next read goes on from
+ * there, so a pipe that pauses in the middle of a frame loses nothing;
+ * RV_EPIPE at a clean end; or an error.
+ */
+static int read_frame(RV_Source *src, RV_Image *frame, long long dl, int skip)
+{
+    y4m_src *st = src->priv;
+    int err;
+    if (st->part == 0) {
+        st->part = 1;
+        st->part_skip = skip;
+        st->llen = 0;
+        st->done = 0;
+        st->held = 0;
+    }
+    if (st->part == 1) {
+        err = read_line(src, dl, st->line, (int)sizeof(st->line), &st->llen, "frame header");
+        if (err == RV_EAGAIN && st->llen == 0)
+            st->part = 0; /* nothing of it yet: the next read starts afresh */
+        if (err >= 0)
+            err = check_frame_header(src, st->line);
+        if (err < 0) {
+            if (err != RV_EAGAIN)
+                st->part = 0;
+            return err;
+        }
+        st->part = 2;
+    }
+    if (st->part_skip) {
+        err = skip_payload(src, dl);
+    } else {
+        err = st->held ? restore_part(src, frame) : 0;
+        if (err >= 0)
+            err = read_payload(src, frame, dl);
+        if (err == RV_EAGAIN && st->done > 0) {
+            int e = hold_part(src, frame);
+            if (e < 0)
+                err = e;
+        }
+    }
+    if (err == RV_EAGAIN)
+        return err;
+    st->part = 0;
+    st->held = 0;
     if (err < 0)
         return err;
-    size_t left = st->frame_bytes;
-    while (left) {
-        size_t n = left < 65536 ? left : 65536;
-        if ((err = read_exact(src, st->junk, n)) < 0)
-            return err;
-        left -= n;
-    }
     st->next++;
     return 0;
 }
@@ -354,7 +556,19 @@ static int skip_frame(RV_Source *src)
 static int y4m_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int timeout_ms)
 {
     y4m_src *st = src->priv;
+    const long long dl = deadline_of(timeout_ms);
     int err;
+    if (st->part && st->part_skip) { /* a skipped frame left part-way */
+        if ((err = read_frame(src, NULL, dl, 1)) < 0)
+            return err;
+        src->dropped++;
+    }
+    if (st->part) { /* a frame left part-way: its time was set then */
+        if ((err = read_frame(src, frame, dl, 0)) < 0)
+            return err;
+        *pts_ns = st->s.realtime ? st->part_pts : rv__now_ns();
+        return 0;
+    }
     if (st->s.realtime) {
         long long now = rv__now_ns();
         if (st->t0 == 0)
@@ -362,37 +576,35 @@ static int y4m_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int time
         const double period = (double)src->info.fps_den * 1e9 / src->info.fps_num;
         long long due = (long long)((double)(now - st->t0) / period);
         while (st->next < due) { /* live: frames whose time has passed are dropped */
-            if ((err = skip_frame(src)) < 0)
+            if ((err = read_frame(src, NULL, dl, 1)) < 0)
                 return err;
             src->dropped++;
         }
         long long t = st->t0 + (long long)((double)st->next * period);
         if (t > now) {
-            if (timeout_ms >= 0 && t > now + (long long)timeout_ms * 1000000LL) {
-                rv__sleep_until_ns(now + (long long)timeout_ms * 1000000LL);
+            if (dl >= 0 && t > dl) {
+                rv__sleep_until_ns(dl);
                 return RV_EAGAIN;
             }
             rv__sleep_until_ns(t);
         }
-        *pts_ns = t;
+        st->part_pts = t;
     }
-    if ((err = read_frame_header(src)) < 0)
+    if ((err = read_frame(src, frame, dl, 0)) < 0)
         return err;
-    if ((err = read_payload(src, frame)) < 0)
-        return err;
-    if (!st->s.realtime)
-        *pts_ns = rv__now_ns();
-    st->next++;
+    *pts_ns = st->s.realtime ? st->part_pts : rv__now_ns();
     return 0;
 }
 
 static void y4m_close(RV_Source *src)
 {
     y4m_src *st = src->priv;
-    if (st->f && st->own)
-        fclose(st->f);
+    if (st->fd >= 0 && st->own)
+        close(st->fd);
+    free(st->in);
     free(st->row);
     free(st->junk);
+    rv_image_destroy(&st->hold);
 }
 
 static const struct rv_source_ops y4m_src_ops = {"y4m", y4m_read, y4m_close};
@@ -416,13 +628,18 @@ RV_API int rv_source_open_y4m(RV_Context *ctx, const char *path, const RV_Y4MSet
     if (s)
         st->s = *s;
     snprintf(st->name, sizeof(st->name), "%s", strcmp(path, "-") == 0 ? "(stdin)" : path);
+    st->fd = -1;
+    if (!(st->in = malloc(Y4M_INBUF))) {
+        rv_source_close(&src);
+        return rv__error(ctx, RV_ENOMEM, "y4m %s: out of memory", st->name);
+    }
     if (strcmp(path, "-") == 0) {
-        st->f = stdin;
+        st->fd = STDIN_FILENO;
         st->own = 0;
     } else {
-        st->f = fopen(path, "rb");
+        st->fd = open(path, O_RDONLY | O_CLOEXEC);
         st->own = 1;
-        if (!st->f) {
+        if (st->fd < 0) {
             int e = errno;
             rv_source_close(&src);
             return rv__error(ctx, e == ENOENT ? RV_ENOENT : RV_EIO, "y4m: cannot open %s: %s",
@@ -430,11 +647,12 @@ RV_API int rv_source_open_y4m(RV_Context *ctx, const char *path, const RV_Y4MSet
         }
     }
     char line[Y4M_MAX_HEADER];
-    int err = read_line(ctx, st->f, line, sizeof(line), "stream header", st->name);
+    int len = 0;
+    int err = read_line(src, -1, line, sizeof(line), &len, "stream header");
     if (err == RV_EPIPE)
         err = rv__error(ctx, RV_EBADMSG, "y4m %s: empty input (no stream header)", st->name);
     if (err >= 0)
-        err = parse_header(src, line);
+    err = parse_header(src, line);
     if (err >= 0 && st->s.realtime && (src->info.fps_num <= 0 || src->info.fps_den <= 0)) {
         rv__log(ctx, RV_LOG_WARN, "y4m %s: no frame rate in the file; playing at 25 fps",
                 st->name);

@@ -287,16 +287,12 @@ static void stalled_stdin_ctrl_c(void)
     memset(frame, 90, sizeof(frame));
     assert_int_equal(write(wfd, frame, sizeof(frame)), (ssize_t)sizeof(frame));
 
-    /* a sanitizer build cancels the stuck capture thread: see
-     * test_stream_stop.c on the ASan false positive this avoids */
-    const char *ao = getenv("ASAN_OPTIONS");
-    char opts[512];
-    snprintf(opts, sizeof(opts), "ASAN_OPTIONS=%s%sdetect_stack_use_after_return=1", ao ? ao : "",
-             ao && *ao ? ":" : "");
-    const char *env[] = {opts, NULL};
+    /* the Y4M source's reads return at their timeout on a silent pipe:
+     * the capture thread ends by itself (no cancellation, which tripped a
+     * false alarm of ASan's; test_stream_stop.c) */
     pid_t pid = rv_test_spawn(g_exe, (const char *[]){"--source", "y4m:-", "--stage", "invert", "--no-adapt",
                                                       "--backend", "cpu", NULL},
-                              fifo, g_dir, env);
+                              fifo, g_dir, NULL);
     struct timespec ts = {0, 500 * 1000000L};
     nanosleep(&ts, NULL);
     struct timespec t0, t1;
@@ -329,6 +325,7 @@ static void stalled_stdin_ctrl_c(void)
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_non_null(strstr(s, "captured 1 = processed 1 + skipped 0 + dropped 0"));
+    assert_null(strstr(s, "has not returned from a read"));
     assert_true(ms < 2000);
     free(s);
 }

@@ -1,7 +1,8 @@
 /*
  * test_y4m.c - Y4M reader and writer: valid variants (4:2:0 sitings, 4:4:4,
  * 4:2:2 -> 4:4:4, mono, 10/12/16-bit little-endian), tags, many malformed
- * headers and frames, clean and truncated ends, pipes, round trips, RGBA8
+ * headers and frames, clean and truncated ends, pipes (also pausing anywhere
+ * in a frame: reads time out and resume), round trips, RGBA8
  * -> YUV conversion against the BT.601 definition, realtime playback.
  */
 #include "rv_test.h"
@@ -349,11 +350,11 @@ static void test_pipe_stdin(void **state)
     assert_int_equal(rv_source_open_y4m(ctx, "-", NULL, &src), 0);
     RV_Image *img = NULL;
     assert_int_equal(rv_image_create(ctx, 33, 17, RV_FMT_YUV444P8, &img), 0);
-    for (int k = 0; k < 20; k++) {
-        assert_int_equal(rv_source_read(src, img, NULL, 0), 0);
+    for (int k = 0; k < 20; k++) { /* -1: each read waits for its frame */
+        assert_int_equal(rv_source_read(src, img, NULL, -1), 0);
         check_frame(img, 33, 17, 3, 8, k, 0);
     }
-    assert_int_equal(rv_source_read(src, img, NULL, 0), RV_EPIPE);
+    assert_int_equal(rv_source_read(src, img, NULL, -1), RV_EPIPE);
     rv_image_destroy(&img);
     rv_source_close(&src);
     int status;
@@ -367,6 +368,136 @@ static void test_pipe_stdin(void **state)
 
 /* Random damage to valid streams: every outcome is a frame or a clean error
  * code, never a crash or a sanitizer report (run under RV_SANITIZE). */
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/*
+ * A pipe that pauses anywhere - in a FRAME line, between rows, inside a
+ * row, inside a 4:2:2 chroma row, between the two bytes of a 16-bit
+ * sample: the stream's bytes are fed `step` at a time, and after each feed
+ * reads with timeout 0 must return exactly the frames whose bytes are all
+ * in (checked against the reference) and then RV_EAGAIN. The reads take
+ * turns between two images, as a stream's ring slots do, so the part of a
+ * frame read before a pause must travel to the next read's image.
+ */
+static void pauses_case(const char *cs, int w, int h, int sx, int sy, int planes, int depth,
+                        int up422, size_t step)
+{
+    char header[128];
+    snprintf(header, sizeof(header), "YUV4MPEG2 W%d H%d F25:1 C%s\n", w, h, cs);
+    const int cw = planes == 1 ? 0 : (w + (1 << sx) - 1) >> sx;
+    const int ch = planes == 1 ? 0 : (h + (1 << sy) - 1) >> sy;
+    const int frames = 3;
+    buf b = {0};
+    make_stream(&b, header, w, h, cw, ch, planes, depth, frames);
+    /* where each frame's bytes end in the stream */
+    const size_t payload = ((size_t)w * h + 2 * (size_t)cw * ch) * (depth > 8 ? 2 : 1);
+    size_t end[3], at = strlen(header);
+    for (int k = 0; k < frames; k++) {
+        at += strlen(k == 1 ? "FRAME Ixyz Xsome=thing\n" : "FRAME\n") + payload;
+        end[k] = at;
+    }
+    assert_int_equal(at, b.n);
+
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    size_t fed = strlen(header);
+    assert_int_equal(write(p[1], b.p, fed), (ssize_t)fed);
+    char path[64];
+    snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
+    RV_Source *src = NULL;
+    assert_int_equal(rv_source_open_y4m(ctx, path, NULL, &src), 0);
+    RV_VideoInfo info;
+    assert_int_equal(rv_source_info(src, &info), 0);
+    RV_Image *img[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(rv_image_create(ctx, w, h, info.format, &img[i]), 0);
+    int got = 0, turn = 0, pauses = 0;
+    while (fed < b.n) {
+        const size_t n = b.n - fed < step ? b.n - fed : step;
+        assert_int_equal(write(p[1], b.p + fed, n), (ssize_t)n);
+        fed += n;
+        int complete = 0;
+        while (complete < frames && end[complete] <= fed)
+            complete++;
+        while (got < complete) {
+            RV_Image *im = img[turn++ & 1];
+            int err = rv_source_read(src, im, NULL, 0);
+            if (err != 0)
+                fail_msg("C%s step %zu: frame %d complete after %zu bytes, read gave %d (%s)", cs,
+                         step, got, fed, err, rv_context_error(ctx));
+            check_frame(im, cw, ch, planes, depth, got, up422);
+            got++;
+        }
+        if (got < frames) {
+            int err = rv_source_read(src, img[turn++ & 1], NULL, 0);
+            if (err != RV_EAGAIN)
+                fail_msg("C%s step %zu: frame %d incomplete after %zu bytes, read gave %d", cs,
+                         step, got, fed, err);
+            pauses++;
+        }
+    }
+    assert_int_equal(got, frames);
+    if (step < payload)
+        assert_true(pauses >= frames); /* each frame paused at least once */
+    /* a silent pipe (writer still open): the timeout holds */
+    const double t0 = now_ms();
+    assert_int_equal(rv_source_read(src, img[0], NULL, 40), RV_EAGAIN);
+    const double ms = now_ms() - t0;
+    assert_true(ms >= 39.0 && ms < 2000.0);
+    close(p[1]); /* then the end of input, at a frame boundary: a clean end */
+    assert_int_equal(rv_source_read(src, img[0], NULL, 40), RV_EPIPE);
+    for (int i = 0; i < 2; i++)
+        rv_image_destroy(&img[i]);
+    rv_source_close(&src);
+    close(p[0]);
+    free(b.p);
+}
+
+static void test_pipe_pauses(void **state)
+{
+    (void)state;
+    static const size_t steps[] = {1, 5, 64, 331};
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        pauses_case("420jpeg", 37, 11, 1, 1, 3, 8, 0, steps[i]);
+        pauses_case("422p10", 21, 9, 1, 0, 3, 10, 1, steps[i]);
+        pauses_case("mono16", 13, 7, 0, 0, 1, 16, 0, steps[i]);
+    }
+}
+
+/* The end of input in the middle of a frame that paused: truncated, not a
+ * clean end, and nothing of it delivered. */
+static void test_pipe_ends_mid_frame(void **state)
+{
+    (void)state;
+    buf b = {0};
+    make_stream(&b, "YUV4MPEG2 W16 H8 F25:1 C444\n", 16, 8, 16, 8, 3, 8, 2);
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    const size_t cut = b.n - 100; /* frame 1 lacks its last 100 bytes */
+    assert_int_equal(write(p[1], b.p, cut), (ssize_t)cut);
+    char path[64];
+    snprintf(path, sizeof(path), "/dev/fd/%d", p[0]);
+    RV_Source *src = NULL;
+    assert_int_equal(rv_source_open_y4m(ctx, path, NULL, &src), 0);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(ctx, 16, 8, RV_FMT_YUV444P8, &img), 0);
+    assert_int_equal(rv_source_read(src, img, NULL, 0), 0);
+    check_frame(img, 16, 8, 3, 8, 0, 0);
+    assert_int_equal(rv_source_read(src, img, NULL, 10), RV_EAGAIN);
+    close(p[1]);
+    assert_int_equal(rv_source_read(src, img, NULL, 10), RV_EBADMSG);
+    assert_non_null(strstr(rv_context_error(ctx), "truncated"));
+    rv_image_destroy(&img);
+    rv_source_close(&src);
+    close(p[0]);
+    free(b.p);
+}
+
 static void test_fuzz(void **state)
 {
     (void)state;
@@ -673,13 +804,6 @@ static void test_writer_errors(void **state)
     }
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* Realtime: frames come at the file's rate; a slow caller skips to the frame due. */
 static void test_realtime(void **state)
 {
@@ -750,6 +874,8 @@ int main(void)
         cmocka_unit_test(test_truncated_last_frame),
         cmocka_unit_test(test_fuzz),
         cmocka_unit_test(test_pipe_stdin),
+        cmocka_unit_test(test_pipe_pauses),
+        cmocka_unit_test(test_pipe_ends_mid_frame),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_rgba_to_yuv),
         cmocka_unit_test(test_stdout),

@@ -77,8 +77,9 @@ RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info);
  * (camera: capture time; realtime: scheduled time; else time of reading).
  * Live sources deliver the latest frame: a camera drains older queued
  * buffers, realtime files/synthetic skip frames whose time has passed
- * (rv_source_dropped() counts them). Y4M reads block on the file or pipe
- * itself; timeout_ms bounds only the realtime wait. See docs/video.md.
+ * (rv_source_dropped() counts them). A Y4M pipe that pauses returns
+ * RV_EAGAIN at timeout_ms wherever it paused; the part of a frame read so
+ * far is kept and the next read completes it. See docs/video.md.
  */
 RV_API int rv_source_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int timeout_ms);
 /** Frames the source dropped so far to stay live (camera: older queued frames
