@@ -170,9 +170,10 @@ static void test_gpu_unaligned_planes(void **state)
                 sh.block[0] = 32;
                 sh.block[1] = 8;
                 if (tiled) {
-                    /* tiles of 32 or 64 rows; blocks: one a tile, or 1, 2 sharing them
-                     * (double buffering); exactly the tiles' dynamic shared memory */
-                    const int ntiles = rv_deband_tile_set(&a, 1 + t % 2);
+                    /* tiles of 32, 64, 96 or 128 rows; blocks: one a tile, or 1, 2
+                     * sharing them (double buffering); exactly the tiles' dynamic
+                     * shared memory (above 48 KiB for 128 rows of 16-bit samples) */
+                    const int ntiles = rv_deband_tile_set(&a, 1 + (t + k) % 4);
                     const int blocks = k % 3 == 0 ? ntiles : k % 3 < ntiles ? k % 3 : ntiles;
                     sh.grid[0] = (unsigned)blocks;
                     sh.grid[1] = 1;

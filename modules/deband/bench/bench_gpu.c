@@ -186,6 +186,8 @@ int main(int argc, char **argv)
         {1920, 1080, RV_FMT_YUV420P8, 8},   {1920, 1080, RV_FMT_YUV444P16, 16},
         {3840, 2160, RV_FMT_YUV420P8, 8},   {3840, 2160, RV_FMT_YUV444P16, 16},
         {1920, 1080, RV_FMT_YUV420P8, 16},  {3840, 2160, RV_FMT_YUV420P8, 16},
+        {1280, 720, RV_FMT_YUV420P8, 8},    {640, 480, RV_FMT_YUV420P8, 8},
+        {1280, 720, RV_FMT_YUV444P16, 16},
     };
     static const int modes[5][2] = {{0, 1}, {1, 1}, {1, 0}, {2, 1}, {2, 0}};
     static const char *const mname[5] = {"m0", "m1b", "m1n", "m2b", "m2n"};
@@ -305,10 +307,11 @@ int main(int argc, char **argv)
             if (tiled) { /* the library's shape */
                 const char *ie = getenv("DEBAND_BENCH_INDEP");
                 for (int i = 0; i < nsets; i++) {
-                    rv_deband_tile_choose(&args[i], ds.sample_mode);
                     /* consecutive launches debanding other frames: overlapping
-                     * them is safe; 0 measures one frame at a time */
+                     * them is safe; 0 measures one frame at a time (the
+                     * tiles as the library chooses them for either) */
                     args[i].independent = ie && *ie == '1' ? RV_DEBAND_NO_WAIT | RV_DEBAND_EARLY_RELEASE : 0;
+                    rv_deband_tile_choose(&args[i], ds.sample_mode);
                 }
                 const int nt = rv_deband_tile_count(&args[0]);
                 sh.grid[0] = (unsigned)nt;
@@ -320,12 +323,13 @@ int main(int argc, char **argv)
             }
             const double l_us = time_launches(k, &sh, args, nsets, reps);
             if (tiled && sweep) {
-                /* launch shapes: tile height 32..128 rows (h); tiles a block
+                /* launch shapes: tile height 32..256 rows (h); tiles a block
                  * (tN) or a grid of N blocks a multiprocessor (pN, 132 SMs) */
                 rv_context_sync(g_ctx);
                 const uint64_t want = img_hash(dst[0]);
                 const int h0 = args[0].tile_h32;
-                static const int var[][2] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}, {2, 2}, {4, 2}, {2, -8}, {4, -4}};
+                static const int var[][2] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}, {6, 1}, {8, 1},
+                                            {2, 2}, {4, 2}, {2, -8}, {4, -4}};
                 printf("  sweep %s %s %s:", sz_of(bc), fname, mname[m]);
                 for (size_t v = 0; v < sizeof(var) / sizeof(var[0]); v++) {
                     const int h32 = var[v][0], per = var[v][1];

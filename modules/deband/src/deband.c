@@ -283,6 +283,18 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
             a.src_words = 1;
     }
 
+    /* consecutive frames on the same stream overlap (the next grid fills
+     * the multiprocessors this one's last tiles leave) where nothing was
+     * queued between them and their memory is disjoint; decided first, as
+     * the tiles depend on it (rv_deband_tile_choose) */
+    int nowait = 0;
+    if (gpu) {
+        const rv_deband_span rd = rv_deband_span_of(&a, 0, in16 ? 2 : 1);
+        const rv_deband_span wr = rv_deband_span_of(&a, 1, out16 ? 2 : 1);
+        const int follows = tiled && rv_context_queued(d->ctx) == d->queued;
+        nowait = rv_deband_chain_add(&d->chain, follows, rd, wr);
+        a.independent = nowait ? RV_DEBAND_NO_WAIT : 0;
+    }
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
     if (!gpu) {
@@ -292,8 +304,8 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.grid[0] = (unsigned)((w + 1023) / 1024);
         sh.grid[1] = (unsigned)h;
     } else if (tiled) {
-        /* 32 x 8 threads; one tile of 128 x (32, 64 or 96) samples a block
-         * (rv_deband_tile_choose) */
+        /* 32 x 8 threads; one tile of 128 x (32, 64, 96 or 128) samples a
+         * block (rv_deband_tile_choose) */
         sh.block[0] = 32;
         sh.block[1] = 8;
         const int tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
@@ -315,13 +327,6 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.grid[2] = (unsigned)a.nplanes;
     }
     if (gpu) {
-        /* consecutive frames on the same stream overlap (the next grid
-         * fills the multiprocessors this one's last tiles leave) where
-         * nothing was queued between them and their memory is disjoint */
-        const rv_deband_span rd = rv_deband_span_of(&a, 0, in16 ? 2 : 1);
-        const rv_deband_span wr = rv_deband_span_of(&a, 1, out16 ? 2 : 1);
-        const int follows = tiled && rv_context_queued(d->ctx) == d->queued;
-        const int nowait = rv_deband_chain_add(&d->chain, follows, rd, wr);
         int early = nowait;
         if (!nowait && tiled) {
             /* a waiting grid of at least one wave releases the next at its

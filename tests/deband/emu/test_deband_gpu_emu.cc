@@ -122,8 +122,8 @@ int main(void)
         {400, 100, 15, 0, 1}, {397, 130, 9, 0, 2},
         // interior tiles of 64 rows too (tile_h32 = 2)
         {300, 200, 15, 0, 1},
-        // interior tiles of 96 rows (3 bands of the banded staging)
-        {260, 300, 15, 0, 1}, {270, 290, 11, 0, 2}};
+        // interior tiles of 96 and 128 rows (3 and 4 bands of the banded staging)
+        {260, 300, 15, 0, 1}, {270, 290, 11, 0, 2}, {262, 330, 15, 0, 1}};
     // aligned: 0 odd addresses / pitches (no vector stores, sample-wise tile
     // staging), 1 pitches of 64 bytes (vector stores, 16-byte staging), 2 pitch
     // = row bytes rounded up to 4 (word staging reads up to the row padding)
@@ -168,8 +168,8 @@ int main(void)
                     a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
                     a.range = c.range;
                     a.interlaced = c.il;
-                    // tiles of 32, 64, 96 rows and their table (rv_deband_tile_set)
-                    const int ntiles = rv_deband_tile_set(&a, 1 + (t + k + c.w) % (c.h >= 250 ? 3 : 2));
+                    // tiles of 32, 64, 96, 128 rows and their table (rv_deband_tile_set)
+                    const int ntiles = rv_deband_tile_set(&a, 1 + (t + k + c.w) % (c.h >= 250 ? 4 : 2));
                     // the tile row by division (the host's fallback where
                     // umulhi by tile_rcp is not exact) in a quarter of the launches
                     if ((t + k) % 4 == 1)

@@ -162,26 +162,43 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
     return (unsigned)((tiles + t - 1) / t);
 }
 
-/** The library's tiled launch (rv_deband_apply): one tile a block, tiles
- * of 96, 64 or 32 rows by the frame's size: 96 rows when that still gives
- * >= RV_DEBAND_MANY_TILES tiles (4K 4:4:4), else 64 rows when that gives
- * >= RV_DEBAND_MIN_TALL_TILES (4K 4:2:0), else 32 rows (1080p 4:2:0,
- * 1080p 4:4:4). Taller tiles stage fewer border rows a pixel
- * ((th + 2 range) / th) but give fewer blocks: with at most a few blocks a
- * multiprocessor a short last wave costs more than the border rows. The
- * thresholds come from the launch shapes measured on an H200 and an H100
- * (docs/perf/deband.md, runs D, E2, G, H and I; run H: 1080p 4:4:4 64
- * rows, 765 tiles, 3-6 % faster than 96 rows, 540 tiles, with the chained
- * launches; run I, with the host's tile table: 1080p 4:4:4 32 rows, 1530
- * tiles, 5-8 % faster than 64 rows, 4K 4:2:0 64 rows still 3 % faster
- * than 32). `sample_mode` is unused (kept for the callers). Sets
- * a->tile_h32 and the tile table (rv_deband_tile_set; planes and range
- * set) and returns the number of tiles = blocks. */
+/** The library's tiled launch (rv_deband_apply): one tile a block.
+ *
+ * A launch that waits for the previous grid (a->independent without
+ * RV_DEBAND_NO_WAIT: one frame at a time) takes tiles of 96, 64 or 32 rows
+ * by the frame's size: 96 rows when that still gives >= RV_DEBAND_MANY_TILES
+ * tiles (4K 4:4:4), else 64 rows when that gives >= RV_DEBAND_MIN_TALL_TILES
+ * (4K 4:2:0), else 32 rows (1080p 4:2:0, 1080p 4:4:4). Taller tiles stage
+ * fewer border rows a pixel ((th + 2 range) / th) but give fewer blocks:
+ * with at most a few blocks a multiprocessor a short last wave costs more
+ * than the border rows. The thresholds come from the launch shapes measured
+ * on an H200 and an H100 (docs/perf/deband.md, runs D, E2, G, H and I; run
+ * I, with the host's tile table: 1080p 4:4:4 32 rows, 1530 tiles, 5-8 %
+ * faster than 64 rows, 4K 4:2:0 64 rows still 3 % faster than 32).
+ *
+ * A launch that overlaps the previous frame's grid (RV_DEBAND_NO_WAIT set
+ * before the call) takes RV_DEBAND_OVERLAP_H32 x 32 = 128 rows when that
+ * gives >= RV_DEBAND_OVERLAP_MIN_TILES tiles, else the rule above: the
+ * multiprocessors its last wave leaves free take the next frame's blocks,
+ * so the short wave costs nothing and the border rows decide (run L, H200,
+ * frames back to back: 128 rows best or within 2 % of the best of 32-256
+ * in every case, 1080p 4:4:4 m0 9.3 us against 12.0 with 32 rows).
+ *
+ * `sample_mode` is unused (kept for the callers). Sets a->tile_h32 and the
+ * tile table (rv_deband_tile_set; planes and range set) and returns the
+ * number of tiles = blocks. */
 #define RV_DEBAND_MIN_TALL_TILES 1000
 #define RV_DEBAND_MANY_TILES 1200
+#define RV_DEBAND_OVERLAP_H32 4
+#define RV_DEBAND_OVERLAP_MIN_TILES 0
 RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
 {
     (void)sample_mode;
+    if (a->independent & RV_DEBAND_NO_WAIT) {
+        const int t = rv_deband_tile_set(a, RV_DEBAND_OVERLAP_H32);
+        if (t >= RV_DEBAND_OVERLAP_MIN_TILES)
+            return (unsigned)t;
+    }
     const int t96 = rv_deband_tile_set(a, 3);
     if (t96 >= RV_DEBAND_MANY_TILES)
         return (unsigned)t96;
