@@ -560,10 +560,10 @@ static void test_generator_statistics(void **state)
 static void test_tile_choose(void **state)
 {
     (void)state;
-    /* h32: a waiting launch's tile height; tall: an overlapping launch's is 128 rows */
-    static const struct { int w, h, chroma_shift, h32, tall; } c[] = {
-        {3840, 2160, 0, 3, 1}, {3840, 2160, 1, 2, 1}, {1920, 1080, 0, 1, 1}, {1920, 1080, 1, 1, 1},
-        {1280, 720, 1, 1, 1}, {3, 2, 0, 1, 1},
+    /* h32: a waiting launch's tile height */
+    static const struct { int w, h, chroma_shift, h32; } c[] = {
+        {3840, 2160, 0, 3}, {3840, 2160, 1, 2}, {1920, 1080, 0, 1}, {1920, 1080, 1, 1},
+        {1280, 720, 1, 1}, {3, 2, 0, 1},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
         rv_deband_args a;
@@ -579,19 +579,18 @@ static void test_tile_choose(void **state)
         assert_int_equal(a.tile_h32, c[i].h32);
         assert_int_equal((int)n, rv_deband_tile_count(&a));
         assert_int_equal((int)n, a.tiles); /* the tile table set too */
-        /* a launch that overlaps the previous frame's grid: 128 rows where
-         * that leaves enough tiles, else the rule of a waiting launch */
+        /* a launch that overlaps the previous frame's grid: 128 rows */
         a.independent = RV_DEBAND_NO_WAIT | RV_DEBAND_EARLY_RELEASE;
         memset(a.tile_first, 0, sizeof(a.tile_first));
         a.tiles = 0;
         const unsigned no = rv_deband_tile_choose(&a, 2);
-        rv_deband_tile_set(&a, RV_DEBAND_OVERLAP_H32);
-        const int tall = a.tiles >= RV_DEBAND_OVERLAP_MIN_TILES;
-        rv_deband_tile_choose(&a, 2);
-        assert_int_equal(a.tile_h32, tall ? 4 : c[i].h32);
-        assert_int_equal(tall, c[i].tall);
+        assert_int_equal(a.tile_h32, 4);
         assert_int_equal((int)no, rv_deband_tile_count(&a));
         assert_int_equal((int)no, a.tiles);
+        /* a waiting grid that releases the next early: the rule above */
+        a.independent = RV_DEBAND_EARLY_RELEASE;
+        rv_deband_tile_choose(&a, 2);
+        assert_int_equal(a.tile_h32, c[i].h32);
     }
 }
 

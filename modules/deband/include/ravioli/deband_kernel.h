@@ -177,12 +177,13 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
  * faster than 64 rows, 4K 4:2:0 64 rows still 3 % faster than 32).
  *
  * A launch that overlaps the previous frame's grid (RV_DEBAND_NO_WAIT set
- * before the call) takes RV_DEBAND_OVERLAP_H32 x 32 = 128 rows when that
- * gives >= RV_DEBAND_OVERLAP_MIN_TILES tiles, else the rule above: the
- * multiprocessors its last wave leaves free take the next frame's blocks,
- * so the short wave costs nothing and the border rows decide (run L, H200,
- * frames back to back: 128 rows best or within 2 % of the best of 32-256
- * in every case, 1080p 4:4:4 m0 9.3 us against 12.0 with 32 rows).
+ * before the call) takes RV_DEBAND_OVERLAP_H32 x 32 = 128 rows at any
+ * size: the multiprocessors its last wave leaves free take the next
+ * frame's blocks, so the short wave costs little and the border rows
+ * decide (run L, H200, frames back to back, 32 to 256 rows: 128 rows best
+ * or within 0.2 us of the best for 1080p, 4K and 720p 4:4:4 and 4:2:0,
+ * e.g. 1080p 4:4:4 m0 9.3 us against 12.0 with 32 rows; 720p 8-bit and
+ * 480p frames are bound by the launch rate, about 3 us, at any height).
  *
  * `sample_mode` is unused (kept for the callers). Sets a->tile_h32 and the
  * tile table (rv_deband_tile_set; planes and range set) and returns the
@@ -190,15 +191,11 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
 #define RV_DEBAND_MIN_TALL_TILES 1000
 #define RV_DEBAND_MANY_TILES 1200
 #define RV_DEBAND_OVERLAP_H32 4
-#define RV_DEBAND_OVERLAP_MIN_TILES 0
 RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
 {
     (void)sample_mode;
-    if (a->independent & RV_DEBAND_NO_WAIT) {
-        const int t = rv_deband_tile_set(a, RV_DEBAND_OVERLAP_H32);
-        if (t >= RV_DEBAND_OVERLAP_MIN_TILES)
-            return (unsigned)t;
-    }
+    if (a->independent & RV_DEBAND_NO_WAIT)
+        return (unsigned)rv_deband_tile_set(a, RV_DEBAND_OVERLAP_H32);
     const int t96 = rv_deband_tile_set(a, 3);
     if (t96 >= RV_DEBAND_MANY_TILES)
         return (unsigned)t96;
