@@ -488,7 +488,7 @@ static int hold_part(RV_Source *src, RV_Image *frame)
     return err;
 }
 
-/* Puts the part of a payload kept by hold_part() into `frame`. */
+/* Puts the frame completed in st->hold into `frame`. */
 static int restore_part(RV_Source *src, RV_Image *frame)
 {
     y4m_src *st = src->priv;
@@ -503,8 +503,9 @@ static int restore_part(RV_Source *src, RV_Image *frame)
  * Reads frame st->next into `frame` (skip: discards it; frame may be NULL),
  * or the rest of the frame an earlier read left part-way. 0; RV_EAGAIN when
  * the deadline came first - the part read stays (the FRAME line's bytes in
- * st->line, the payload's rows in st->hold) and the next read goes on from
- * there, so a pipe that pauses in the middle of a frame loses nothing;
+ * st->line, the payload's rows in st->hold, where the next reads complete
+ * it) and the next read goes on from there, so a pipe that pauses in the
+ * middle of a frame loses nothing;
  * RV_EPIPE at a clean end; or an error.
  */
 static int read_frame(RV_Source *src, RV_Image *frame, long long dl, int skip)
@@ -534,14 +535,17 @@ static int read_frame(RV_Source *src, RV_Image *frame, long long dl, int skip)
     if (st->part_skip) {
         err = skip_payload(src, dl);
     } else {
-        err = st->held ? restore_part(src, frame) : 0;
-        if (err >= 0)
-            err = read_payload(src, frame, dl);
-        if (err == RV_EAGAIN && st->done > 0) {
+        /* once a read returned part-way, the rest of the frame goes into
+         * st->hold, whatever the images of the next reads: two copies a
+         * frame at most, however often the pipe pauses */
+        err = read_payload(src, st->held ? st->hold : frame, dl);
+        if (err == RV_EAGAIN && st->done > 0 && !st->held) {
             int e = hold_part(src, frame);
             if (e < 0)
                 err = e;
         }
+        if (err >= 0 && st->held)
+            err = restore_part(src, frame);
     }
     if (err == RV_EAGAIN)
         return err;
