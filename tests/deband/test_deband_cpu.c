@@ -693,12 +693,23 @@ static void test_chain_rules(void **state)
     assert_int_equal(rv_deband_chain_add(&c, 1, span(1450, 1460), span(2000, 2100)), 0);
     assert_int_equal(c.n, 1);
     /* writes what the chain's grid reads (the source of the previous
-     * launch, 1450..1460): wait */
-    assert_int_equal(rv_deband_chain_add(&c, 1, span(3000, 3100), span(1459, 1470)), 0);
-    /* writes what a grid of the chain writes (1459..1470): wait */
-    assert_int_equal(rv_deband_chain_add(&c, 1, span(4000, 4100), span(1469, 1480)), 0);
+     * launch, 1450..1460): waits before its stores */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(3000, 3100), span(1459, 1470)), RV_DEBAND_CHAIN_LATE);
+    assert_int_equal(c.n, 1);
+    /* writes what a grid of the chain writes (1459..1470): the same */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(4000, 4100), span(1469, 1480)), RV_DEBAND_CHAIN_LATE);
     /* (and the chain is now that launch alone: its neighbour follows) */
     assert_int_equal(rv_deband_chain_add(&c, 1, span(4100, 4200), span(1480, 1490)), 1);
+    /* reads what the chain writes and writes what it reads: at the start */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(1485, 1486), span(4150, 4160)), RV_DEBAND_CHAIN_WAIT);
+    /* writes only, but after other queued work: at the start */
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(5000, 5100), span(5100, 5200)), 1);
+    assert_int_equal(rv_deband_chain_add(&c, 0, span(6000, 6100), span(5000, 5010)), RV_DEBAND_CHAIN_WAIT);
+    /* a RAW with an older grid decides over a WAW with a newer one */
+    memset(&c, 0, sizeof(c));
+    rv_deband_chain_add(&c, 1, span(0, 10), span(10, 20));
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(20, 30), span(30, 40)), 1);
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(15, 16), span(35, 36)), RV_DEBAND_CHAIN_WAIT);
     /* a conflict with an older grid of the chain, not the last one */
     memset(&c, 0, sizeof(c));
     rv_deband_chain_add(&c, 1, span(0, 10), span(10, 20));
@@ -715,6 +726,10 @@ static void test_chain_rules(void **state)
             assert_int_equal(i % RV_DEBAND_CHAIN_MAX, 0);
         }
     assert_int_equal(waited, 3);
+    /* a full chain: a writes-only conflict waits at the start too */
+    assert_int_equal(c.n, RV_DEBAND_CHAIN_MAX);
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(9000, 9001), span(100u * 47, 100u * 47 + 1)),
+                     RV_DEBAND_CHAIN_WAIT);
     /* a launch's spans: lowest plane start to highest plane end, rows of
      * the plane's width (the last row not padded) */
     rv_deband_args a;

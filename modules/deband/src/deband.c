@@ -28,6 +28,7 @@ struct RV_Deband {
     const RV_Kernel *res_k; /* resident blocks of res_k at res_smem shared bytes (0: unknown) */
     unsigned res_smem;
     int res;
+    int no_late; /* RAVIOLI_DEBAND_WAIT_LATE=0 at create: writes-only conflicts wait at the start */
     char err[512];
 };
 
@@ -115,6 +116,9 @@ RV_API int rv_deband_create(RV_Context *ctx, RV_Deband **out)
         return RV_ENOMEM;
     d->ctx = ctx;
     rv_deband_settings_default(&d->s);
+    /* a diagnostic switch for measurements (docs/deband.md, run M) */
+    const char *lw = getenv("RAVIOLI_DEBAND_WAIT_LATE");
+    d->no_late = lw && strcmp(lw, "0") == 0;
     int err = rv_module_load(ctx, "deband", &d->mod);
     if (err < 0) {
         free(d);
@@ -287,12 +291,14 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
      * the multiprocessors this one's last tiles leave) where nothing was
      * queued between them and their memory is disjoint; decided first, as
      * the tiles depend on it (rv_deband_tile_choose) */
-    int nowait = 0;
+    int nowait = 0, late = 0;
     if (gpu) {
         const rv_deband_span rd = rv_deband_span_of(&a, 0, in16 ? 2 : 1);
         const rv_deband_span wr = rv_deband_span_of(&a, 1, out16 ? 2 : 1);
         const int follows = tiled && rv_context_queued(d->ctx) == d->queued;
-        nowait = rv_deband_chain_add(&d->chain, follows, rd, wr);
+        const int c = rv_deband_chain_add(&d->chain, follows, rd, wr);
+        nowait = c == RV_DEBAND_CHAIN_FREE;
+        late = c == RV_DEBAND_CHAIN_LATE && !d->no_late;
         a.independent = nowait ? RV_DEBAND_NO_WAIT : 0;
     }
     RV_LaunchShape sh;
@@ -329,20 +335,25 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     if (gpu) {
         int early = nowait;
         if (!nowait && tiled) {
-            /* a waiting grid of at least one wave releases the next at its
+            /* a waiting grid of more than one wave releases the next at its
              * start too: the next grid's blocks are placed only once all of
-             * this one's are, i.e. into its last wave's free slots (a
-             * smaller grid releases late, or the next frame's blocks would
-             * park in the slots it leaves free) */
+             * this one's are, i.e. into its last wave's free slots, and its
+             * last blocks only once one of its blocks has ended, past its
+             * wait - so every grid before it has finished by then, whether
+             * it waits at its start or before its stores (WAIT_LATE). A
+             * grid of at most one wave releases late (after its last
+             * tile), or the next frame's blocks would park in the slots it
+             * leaves free while grids before it may still run */
             if (d->res_k != k || d->res_smem != sh.shared_bytes) {
                 const int r = rv_kernel_resident_blocks(k, &sh);
                 d->res_k = k;
                 d->res_smem = sh.shared_bytes;
                 d->res = r > 0 ? r : 0;
             }
-            early = d->res > 0 && sh.grid[0] >= (unsigned)d->res;
+            early = d->res > 0 && sh.grid[0] > (unsigned)d->res;
         }
-        a.independent = (nowait ? RV_DEBAND_NO_WAIT : 0) | (early ? RV_DEBAND_EARLY_RELEASE : 0);
+        a.independent = (nowait ? RV_DEBAND_NO_WAIT : 0) | (early ? RV_DEBAND_EARLY_RELEASE : 0) |
+                        (late ? RV_DEBAND_WAIT_LATE : 0);
     }
     int err = rv_launch_raw(k, &sh, &a, sizeof(a));
     d->queued = rv_context_queued(d->ctx);

@@ -73,13 +73,17 @@ typedef struct rv_deband_args {
      * (rv_deband_chain_add): it then starts without waiting for the previous
      * grid; RV_DEBAND_EARLY_RELEASE: it lets the next grid be scheduled at
      * its start instead of after its last tile (set with NO_WAIT, and for a
-     * waiting grid of at least one wave of blocks, whose blocks are then all
-     * placed before the next grid's can be). 0: waits, releases late. */
+     * waiting grid of more than one wave of blocks, whose blocks are then all
+     * placed before the next grid's can be); RV_DEBAND_WAIT_LATE: waits for
+     * the previous grid only after staging its first tile, before it
+     * computes and stores (a launch whose reads conflict with no grid that
+     * may still run, only its writes). 0: waits at the start, releases late. */
     int32_t independent;
 } rv_deband_args;
 
 #define RV_DEBAND_NO_WAIT 1
 #define RV_DEBAND_EARLY_RELEASE 2
+#define RV_DEBAND_WAIT_LATE 4
 
 /** Tiled GPU entries (*_s): tiles of W x (32 tile_h32) samples, for range <= RANGE. */
 #define RV_DEBAND_TILE_W 128
@@ -216,11 +220,15 @@ typedef struct rv_deband_copy_args {
  * A tiled launch whose previous grid on the stream was one of the same
  * chain may start without waiting for it (RV_DEBAND_NO_WAIT in
  * args.independent) when it touches nothing that any grid still possibly
- * running reads or writes: the grids queued since the last launch that waited (that one included; all
- * before it had finished when it passed its wait). A chain holds the byte
- * ranges each of those grids read (source planes) and wrote (output
- * planes), at most RV_DEBAND_CHAIN_MAX; a launch that does not fit, or that
- * overlaps one of them, waits and starts a new chain.
+ * running reads or writes: the grids queued since the last launch that
+ * waited (that one included; all before it had finished when it passed its
+ * wait, and the next grid starts only after that: see rv_deband_apply's
+ * release). A chain holds the byte ranges each of those grids read (source
+ * planes) and wrote (output planes), at most RV_DEBAND_CHAIN_MAX; a launch
+ * that does not fit, or that reads what one of them writes, waits at its
+ * start; one that only writes what one of them reads or writes waits
+ * before its first store (RV_DEBAND_WAIT_LATE: its tiles' loads overlap the
+ * grids it waits for). Both start a new chain.
  */
 #define RV_DEBAND_CHAIN_MAX 16
 typedef struct rv_deband_span {
@@ -252,23 +260,33 @@ RV_INLINE int rv_deband_span_overlap(rv_deband_span a, rv_deband_span b)
     return a.lo < b.hi && b.lo < a.hi;
 }
 
-/** Adds a launch reading rd and writing wr to the chain c: returns 1 when
- * it may start without waiting for the previous grid (follows is 1: that
- * grid is the chain's last; and the launch conflicts with no grid of the
- * chain), else 0, and the chain restarts with this launch alone. */
+#define RV_DEBAND_CHAIN_WAIT 0 /* wait for the previous grid at the start */
+#define RV_DEBAND_CHAIN_FREE 1 /* no wait */
+#define RV_DEBAND_CHAIN_LATE 2 /* wait before the first store */
+
+/** Adds a launch reading rd and writing wr to the chain c. Returns
+ * RV_DEBAND_CHAIN_FREE when it may run without waiting for the previous
+ * grid (follows is 1: that grid is the chain's last; and the launch
+ * conflicts with no grid of the chain); RV_DEBAND_CHAIN_LATE when it
+ * follows, fits, reads nothing a grid of the chain writes but writes what
+ * one reads or writes (write after read or write): it may load while they
+ * run; else RV_DEBAND_CHAIN_WAIT. Unless FREE, the chain restarts with this
+ * launch alone. */
 RV_INLINE int rv_deband_chain_add(rv_deband_chain *c, int follows, rv_deband_span rd, rv_deband_span wr)
 {
-    int ok = follows && c->n > 0 && c->n < RV_DEBAND_CHAIN_MAX;
-    for (int i = 0; ok && i < c->n; i++)
-        if (rv_deband_span_overlap(wr, c->rd[i]) || rv_deband_span_overlap(wr, c->wr[i]) ||
-            rv_deband_span_overlap(rd, c->wr[i]))
-            ok = 0;
-    if (!ok)
+    int r = follows && c->n > 0 && c->n < RV_DEBAND_CHAIN_MAX ? RV_DEBAND_CHAIN_FREE : RV_DEBAND_CHAIN_WAIT;
+    for (int i = 0; r != RV_DEBAND_CHAIN_WAIT && i < c->n; i++) {
+        if (rv_deband_span_overlap(rd, c->wr[i]))
+            r = RV_DEBAND_CHAIN_WAIT;
+        else if (rv_deband_span_overlap(wr, c->rd[i]) || rv_deband_span_overlap(wr, c->wr[i]))
+            r = RV_DEBAND_CHAIN_LATE;
+    }
+    if (r != RV_DEBAND_CHAIN_FREE)
         c->n = 0;
     c->rd[c->n] = rd;
     c->wr[c->n] = wr;
     c->n++;
-    return ok;
+    return r;
 }
 
 /** The lowbias32 integer hash (bijective on 32 bits). */
