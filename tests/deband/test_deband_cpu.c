@@ -717,18 +717,24 @@ static void test_chain_rules(void **state)
     assert_int_equal(rv_deband_chain_add(&c, 1, span(10, 20), span(40, 50)), 0);
     /* touching ends do not overlap ([lo, hi)) */
     assert_int_equal(rv_deband_chain_add(&c, 1, span(50, 60), span(20, 40)), 1);
-    /* at most RV_DEBAND_CHAIN_MAX grids: then a launch waits */
+    /* at most RV_DEBAND_CHAIN_MAX grids: then a launch waits before its
+     * stores (the first at its start: nothing to follow) */
     memset(&c, 0, sizeof(c));
-    int waited = 0;
-    for (int i = 0; i < 3 * RV_DEBAND_CHAIN_MAX; i++)
-        if (!rv_deband_chain_add(&c, 1, span(100u * i, 100u * i + 50), span(100u * i + 50, 100u * i + 100))) {
-            waited++;
+    int waited = 0, late = 0;
+    for (int i = 0; i < 3 * RV_DEBAND_CHAIN_MAX; i++) {
+        const int r = rv_deband_chain_add(&c, 1, span(100u * i, 100u * i + 50), span(100u * i + 50, 100u * i + 100));
+        if (r != RV_DEBAND_CHAIN_FREE) {
             assert_int_equal(i % RV_DEBAND_CHAIN_MAX, 0);
+            assert_int_equal(r, i ? RV_DEBAND_CHAIN_LATE : RV_DEBAND_CHAIN_WAIT);
+            waited += r == RV_DEBAND_CHAIN_WAIT;
+            late += r == RV_DEBAND_CHAIN_LATE;
         }
-    assert_int_equal(waited, 3);
-    /* a full chain: a writes-only conflict waits at the start too */
+    }
+    assert_int_equal(waited, 1);
+    assert_int_equal(late, 2);
+    /* a full chain: a read of what it writes waits at the start */
     assert_int_equal(c.n, RV_DEBAND_CHAIN_MAX);
-    assert_int_equal(rv_deband_chain_add(&c, 1, span(9000, 9001), span(100u * 47, 100u * 47 + 1)),
+    assert_int_equal(rv_deband_chain_add(&c, 1, span(100u * 47 + 60, 100u * 47 + 61), span(9000, 9001)),
                      RV_DEBAND_CHAIN_WAIT);
     /* a launch's spans: lowest plane start to highest plane end, rows of
      * the plane's width (the last row not padded) */

@@ -225,10 +225,10 @@ typedef struct rv_deband_copy_args {
  * wait, and the next grid starts only after that: see rv_deband_apply's
  * release). A chain holds the byte ranges each of those grids read (source
  * planes) and wrote (output planes), at most RV_DEBAND_CHAIN_MAX; a launch
- * that does not fit, or that reads what one of them writes, waits at its
- * start; one that only writes what one of them reads or writes waits
- * before its first store (RV_DEBAND_WAIT_LATE: its tiles' loads overlap the
- * grids it waits for). Both start a new chain.
+ * that reads what one of them writes waits at its start; one that only
+ * writes what one of them reads or writes, or that finds the chain full,
+ * waits before its first store (RV_DEBAND_WAIT_LATE: its tiles' loads
+ * overlap the grids it waits for). Both start a new chain.
  */
 #define RV_DEBAND_CHAIN_MAX 16
 typedef struct rv_deband_span {
@@ -266,15 +266,18 @@ RV_INLINE int rv_deband_span_overlap(rv_deband_span a, rv_deband_span b)
 
 /** Adds a launch reading rd and writing wr to the chain c. Returns
  * RV_DEBAND_CHAIN_FREE when it may run without waiting for the previous
- * grid (follows is 1: that grid is the chain's last; and the launch
- * conflicts with no grid of the chain); RV_DEBAND_CHAIN_LATE when it
- * follows, fits, reads nothing a grid of the chain writes but writes what
- * one reads or writes (write after read or write): it may load while they
- * run; else RV_DEBAND_CHAIN_WAIT. Unless FREE, the chain restarts with this
- * launch alone. */
+ * grid (follows is 1: that grid is the chain's last; the chain has room;
+ * and the launch conflicts with no grid of the chain);
+ * RV_DEBAND_CHAIN_LATE when it follows and reads nothing a grid of the
+ * chain writes, but writes what one reads or writes (write after read or
+ * write) or finds the chain full: it may load while they run; else
+ * RV_DEBAND_CHAIN_WAIT. Unless FREE, the chain restarts with this launch
+ * alone. */
 RV_INLINE int rv_deband_chain_add(rv_deband_chain *c, int follows, rv_deband_span rd, rv_deband_span wr)
 {
-    int r = follows && c->n > 0 && c->n < RV_DEBAND_CHAIN_MAX ? RV_DEBAND_CHAIN_FREE : RV_DEBAND_CHAIN_WAIT;
+    int r = !follows || c->n <= 0              ? RV_DEBAND_CHAIN_WAIT
+            : c->n < RV_DEBAND_CHAIN_MAX      ? RV_DEBAND_CHAIN_FREE
+                                              : RV_DEBAND_CHAIN_LATE;
     for (int i = 0; r != RV_DEBAND_CHAIN_WAIT && i < c->n; i++) {
         if (rv_deband_span_overlap(rd, c->wr[i]))
             r = RV_DEBAND_CHAIN_WAIT;
