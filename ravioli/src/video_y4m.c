@@ -96,7 +96,8 @@ static int wait_input(RV_Source *src, long long dl)
         int ms = -1;
         if (dl >= 0) {
             const long long left = dl - rv__now_ns();
-            ms = left <= 0 ? 0 : left >= 1000000000LL ? 1000000 : (int)((left + 999999) / 1000000);
+            /* (slices of at most a second: no int overflow for long waits) */
+            ms = left <= 0 ? 0 : left >= 1000000000LL ? 1000 : (int)((left + 999999) / 1000000);
         }
         struct pollfd pfd = {.fd = st->fd, .events = POLLIN};
         const int r = poll(&pfd, 1, ms);

@@ -489,6 +489,11 @@ static void test_pipe_ends_mid_frame(void **state)
     assert_int_equal(rv_source_read(src, img, NULL, 0), 0);
     check_frame(img, 16, 8, 3, 8, 0, 0);
     assert_int_equal(rv_source_read(src, img, NULL, 10), RV_EAGAIN);
+    /* a timeout longer than a second (waited in slices) holds too */
+    const double t0 = now_ms();
+    assert_int_equal(rv_source_read(src, img, NULL, 1300), RV_EAGAIN);
+    const double ms = now_ms() - t0;
+    assert_true(ms >= 1299.0 && ms < 4000.0);
     close(p[1]);
     assert_int_equal(rv_source_read(src, img, NULL, 10), RV_EBADMSG);
     assert_non_null(strstr(rv_context_error(ctx), "truncated"));
