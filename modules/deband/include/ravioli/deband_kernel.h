@@ -185,7 +185,7 @@ RV_INLINE unsigned rv_deband_tile_blocks(int tiles, int per_block)
  * size: the multiprocessors its last wave leaves free take the next
  * frame's blocks, so the short wave costs little and the border rows
  * decide (run L, H200, frames back to back, 32 to 256 rows: 128 rows best
- * or within 0.2 us of the best for 1080p, 4K and 720p 4:4:4 and 4:2:0,
+ * or within 0.3 us of the best for 1080p, 4K and 720p 4:4:4 and 4:2:0,
  * e.g. 1080p 4:4:4 m0 9.3 us against 12.0 with 32 rows; 720p 8-bit and
  * 480p frames are bound by the launch rate, about 3 us, at any height).
  *
