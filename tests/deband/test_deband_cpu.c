@@ -776,6 +776,203 @@ static void test_chain_rules(void **state)
     rv_context_destroy(&ctx);
 }
 
+/* Chained frames with completion counters (rv_deband_chain_plan): the
+ * waits of typical patterns, then a model check of random launch
+ * sequences against what the GPU guarantees (deband_kernel.h): a grid has
+ * finished once the counter of a grid it waited for has reached its
+ * target, a launch that waits for the previous grid finds every earlier
+ * grid finished, and a grid starts only after every earlier grid has passed
+ * the waits before its release. */
+static void expect_wait(const rv_deband_waits *w, int i, int at, uint64_t launch, uint32_t target)
+{
+    assert_true(i < w->n);
+    assert_int_equal(w->at[i], at);
+    assert_int_equal(w->slot[i], (int)(launch % RV_DEBAND_CHAIN_MAX));
+    assert_int_equal(w->target[i], target);
+}
+
+enum { CM_N = 160, CM_BUFS = 7 };
+typedef struct cm_launch {
+    int kind, follows, release, nw, at[RV_DEBAND_WAITS], on[RV_DEBAND_WAITS];
+    int rd, wr; /* buffers */
+    uint32_t target;
+} cm_launch;
+
+/* fin[q][g]: g has finished once q has (q's waits, closed) */
+static unsigned char cm_fin[CM_N][CM_N], cm_rel[CM_N][CM_N];
+
+static void chain_model(unsigned seed, int nbufs)
+{
+    static cm_launch L[CM_N];
+    rv_deband_chain c;
+    memset(&c, 0, sizeof(c));
+    memset(cm_fin, 0, sizeof(cm_fin));
+    memset(cm_rel, 0, sizeof(cm_rel));
+    c.counters = 1;
+    uint32_t rnd = seed * 2654435761u + 1;
+#define CM_RAND() (rnd = rnd * 1664525u + 1013904223u, rnd >> 8)
+    int frees = 0, waits = 0;
+    for (int q = 0; q < CM_N; q++) {
+        cm_launch *l = &L[q];
+        /* mostly rings over the buffers, sometimes a random pick, in place
+         * or reading an earlier output */
+        l->rd = (int)(CM_RAND() % (unsigned)nbufs);
+        l->wr = CM_RAND() % 4 == 0 ? l->rd : (int)(CM_RAND() % (unsigned)nbufs);
+        l->follows = CM_RAND() % 16 != 0;
+        rv_deband_waits w;
+        l->kind = rv_deband_chain_plan(&c, l->follows, span(1000u * (unsigned)l->rd, 1000u * (unsigned)l->rd + 900),
+                                       span(1000u * (unsigned)l->wr, 1000u * (unsigned)l->wr + 900), &w);
+        const uint32_t blocks = 1 + CM_RAND() % 50;
+        rv_deband_chain_commit(&c, blocks);
+        assert_int_equal(c.seq[c.n - 1], (uint64_t)q);
+        l->target = c.target[c.n - 1];
+        l->nw = w.n;
+        l->release = w.release;
+        if (l->kind != RV_DEBAND_CHAIN_FREE)
+            assert_int_equal(w.n, 0);
+        frees += l->kind == RV_DEBAND_CHAIN_FREE;
+        waits += w.n;
+        /* each wait names an earlier launch of its slot by that launch's target */
+        for (int i = 0; i < w.n; i++) {
+            l->at[i] = w.at[i];
+            l->on[i] = -1;
+            for (int g = 0; g < q; g++)
+                if (g % RV_DEBAND_CHAIN_MAX == w.slot[i] && L[g].target == w.target[i])
+                    l->on[i] = g;
+            assert_true(l->on[i] >= 0);
+        }
+        /* what has finished when q has */
+        cm_fin[q][q] = 1;
+        for (int g = 0; g < q; g++)
+            cm_fin[q][g] = l->kind != RV_DEBAND_CHAIN_FREE;
+        for (int i = 0; i < l->nw; i++)
+            for (int g = 0; g < q; g++)
+                cm_fin[q][g] |= cm_fin[l->on[i]][g];
+        /* what has finished before q's phase `at` (LOAD 0, RELEASE 1, STORE 2) */
+        unsigned char before[3][CM_N];
+        for (int at = 0; at < 3; at++)
+            for (int g = 0; g < q; g++) {
+                before[at][g] = l->kind == RV_DEBAND_CHAIN_WAIT ||
+                                (l->kind == RV_DEBAND_CHAIN_LATE && at == RV_DEBAND_AT_STORE);
+                for (int i = 0; i < l->nw; i++)
+                    if (l->at[i] <= at)
+                        before[at][g] |= cm_fin[l->on[i]][g];
+            }
+        /* rel[q]: finished before q releases the next grid (a waiting
+         * grid releases only once all before it have finished; a free one
+         * at its start, or, with waits.release, after its waits at
+         * AT_LOAD and AT_RELEASE); known: finished when q starts, i.e.
+         * before every earlier grid's release */
+        for (int g = 0; g < q; g++) {
+            cm_rel[q][g] = l->kind != RV_DEBAND_CHAIN_FREE || (l->release && before[RV_DEBAND_AT_RELEASE][g]);
+            int known = 0;
+            for (int r = g + 1; r < q && !known; r++)
+                known = cm_rel[r][g];
+            const int raw = L[g].wr == l->rd, war = L[g].rd == l->wr || L[g].wr == l->wr;
+            /* every conflict with an earlier grid is met in time */
+            if (raw)
+                assert_true(known || before[RV_DEBAND_AT_LOAD][g]);
+            if (war)
+                assert_true(known || before[RV_DEBAND_AT_STORE][g]);
+            /* a later grid of g's slot ends only after g has finished */
+            if (g % RV_DEBAND_CHAIN_MAX == q % RV_DEBAND_CHAIN_MAX)
+                assert_true(known || before[RV_DEBAND_AT_STORE][g]);
+        }
+    }
+#undef CM_RAND
+    /* the patterns give free launches with waits, not only waiting ones */
+    assert_true(frees > CM_N / 2);
+    assert_true(waits > 0);
+}
+
+static void test_chain_counters(void **state)
+{
+    (void)state;
+    rv_deband_chain c;
+    rv_deband_waits w;
+    memset(&c, 0, sizeof(c));
+    c.counters = 1;
+    /* a ring of 3 outputs over distinct sources: frame f writes what frame
+     * f - 3 wrote (WAW) and waits for it before its stores; f - 3 waited
+     * for f - 6, so one wait is enough; from frame 16 on, the chain is full
+     * and frame f also waits for f - 16 before it releases the next grid */
+    for (int f = 0; f < 40; f++) {
+        const int r = rv_deband_chain_plan(&c, 1, span(10000u + 100u * (unsigned)f, 10000u + 100u * (unsigned)f + 50),
+                                           span(100u * (unsigned)(f % 3), 100u * (unsigned)(f % 3) + 50), &w);
+        assert_int_equal(r, f ? RV_DEBAND_CHAIN_FREE : RV_DEBAND_CHAIN_WAIT);
+        const uint32_t blocks = 10 + (uint32_t)f;
+        /* launch g's target: its slot's blocks up to g (slots g % 16) */
+        uint32_t t3 = 0, t16 = 0;
+        for (int g = f - 3; g >= 0; g -= RV_DEBAND_CHAIN_MAX)
+            t3 += 10 + (uint32_t)g;
+        for (int g = f - 16; g >= 0; g -= RV_DEBAND_CHAIN_MAX)
+            t16 += 10 + (uint32_t)g;
+        assert_int_equal(w.release, f >= RV_DEBAND_CHAIN_MAX);
+        if (f < 3) {
+            assert_int_equal(w.n, 0);
+        } else if (f < 16) {
+            assert_int_equal(w.n, 1);
+            expect_wait(&w, 0, RV_DEBAND_AT_STORE, (uint64_t)f - 3, t3);
+        } else {
+            assert_int_equal(w.n, 2);
+            expect_wait(&w, 0, RV_DEBAND_AT_RELEASE, (uint64_t)f - 16, t16);
+            expect_wait(&w, 1, RV_DEBAND_AT_STORE, (uint64_t)f - 3, t3);
+        }
+        rv_deband_chain_commit(&c, blocks);
+        assert_true(c.n == (f < RV_DEBAND_CHAIN_MAX ? f + 1 : RV_DEBAND_CHAIN_MAX));
+    }
+    /* each frame reads the previous output (RAW): it waits for that grid
+     * before it stages its tiles, and still joins the chain */
+    memset(&c, 0, sizeof(c));
+    c.counters = 1;
+    assert_int_equal(rv_deband_chain_plan(&c, 1, span(0, 10), span(100, 110), &w), RV_DEBAND_CHAIN_WAIT);
+    rv_deband_chain_commit(&c, 5);
+    assert_int_equal(rv_deband_chain_plan(&c, 1, span(100, 110), span(200, 210), &w), RV_DEBAND_CHAIN_FREE);
+    assert_int_equal(w.n, 1);
+    expect_wait(&w, 0, RV_DEBAND_AT_LOAD, 0, 5);
+    rv_deband_chain_commit(&c, 7);
+    assert_int_equal(c.n, 2);
+    /* in place over the previous output: a read and a write of it, one wait
+     * at the load; the first frame is then implied (the second waited) */
+    assert_int_equal(rv_deband_chain_plan(&c, 1, span(200, 210), span(0, 210), &w), RV_DEBAND_CHAIN_FREE);
+    assert_int_equal(w.n, 1);
+    expect_wait(&w, 0, RV_DEBAND_AT_LOAD, 1, 7);
+    rv_deband_chain_commit(&c, 1);
+    /* more than RV_DEBAND_WAITS unrelated grids to wait for: as without
+     * counters (a write: before the stores, for all; a read: at the start),
+     * and the chain restarts */
+    memset(&c, 0, sizeof(c));
+    c.counters = 1;
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(rv_deband_chain_plan(&c, 1, span(1000u + 10u * (unsigned)i, 1005u + 10u * (unsigned)i),
+                                              span(100u * (unsigned)i, 100u * (unsigned)i + 50), &w),
+                         i ? RV_DEBAND_CHAIN_FREE : RV_DEBAND_CHAIN_WAIT);
+        assert_int_equal(w.n, 0);
+        rv_deband_chain_commit(&c, 3);
+    }
+    assert_int_equal(rv_deband_chain_plan(&c, 1, span(5000, 5001), span(0, 600), &w), RV_DEBAND_CHAIN_LATE);
+    assert_int_equal(w.n, 0);
+    assert_int_equal(c.n, 1);
+    rv_deband_chain_commit(&c, 3);
+    /* four are still waited for by counter, newest first */
+    for (int i = 0; i < 4; i++) {
+        rv_deband_chain_plan(&c, 1, span(6000, 6001), span(10000u + 100u * (unsigned)i, 10000u + 100u * (unsigned)i + 50), &w);
+        rv_deband_chain_commit(&c, 2);
+    }
+    assert_int_equal(rv_deband_chain_plan(&c, 1, span(7000, 7001), span(10000, 10400), &w), RV_DEBAND_CHAIN_FREE);
+    assert_int_equal(w.n, 4);
+    for (int i = 0; i < 4; i++)
+        expect_wait(&w, i, RV_DEBAND_AT_STORE, (uint64_t)(10 - i), 2);
+    rv_deband_chain_commit(&c, 2);
+    /* other work queued in between: the launch waits for all, as before */
+    assert_int_equal(rv_deband_chain_plan(&c, 0, span(7000, 7001), span(10000, 10400), &w), RV_DEBAND_CHAIN_WAIT);
+    assert_int_equal(w.n, 0);
+    assert_int_equal(c.n, 1);
+    /* random sequences against the model */
+    for (unsigned seed = 1; seed <= 12; seed++)
+        chain_model(seed, 2 + (int)(seed % CM_BUFS));
+}
+
 static void test_thread_count_invariant(void **state)
 {
     (void)state;
@@ -822,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_tile_choose),
         cmocka_unit_test(test_tile_table),
         cmocka_unit_test(test_chain_rules),
+        cmocka_unit_test(test_chain_counters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
