@@ -908,65 +908,10 @@ RV_DB_FN void rv_db_tiles_at(const rv_deband_args *a, int t, int th, int *p, int
           if ((a)->independent & RV_DEBAND_WAIT_LATE)                           \
               asm volatile("griddepcontrol.wait;" ::: "memory");                \
       } while (0)
-/* RV_DEBAND_RELEASE_WAIT: the release the entry skipped at its start */
-#  define RV_DB_RELEASE() asm volatile("griddepcontrol.launch_dependents;" ::: "memory")
 #else
 #  define RV_DB_CHAIN_END() ((void)0)
 #  define RV_DB_LATE_WAIT(a) ((void)0)
-#  define RV_DB_RELEASE() ((void)0)
 #endif
-
-/*
- * Completion counters (args.done; deband_kernel.h, "Chained frames"): a
- * block adds 1 to its grid's slot once its stores are done (a barrier of
- * the block, then thread 0's fence and add: a release of every thread's
- * stores and loads), and waits at phase `at` until each counter it waits
- * for there has reached its target (thread 0's acquiring loads, a fence,
- * then a barrier of the block). Under the CPU emulation the launches run
- * one after another, so a wait is met at once or never.
- */
-#if defined(CUDA_EMU_H)
-RV_DB_FN uint32_t rv_db_ld_acquire(const uint32_t *c) { return *(const volatile uint32_t *)c; }
-RV_DB_FN void rv_db_done_add(uint32_t *c) { ++*c; }
-#  define RV_DB_WAIT_SPIN() emu_unsupported("deband: a completion-counter wait that is not met")
-#  define RV_DB_FENCE() ((void)0)
-#else
-RV_DB_FN uint32_t rv_db_ld_acquire(const uint32_t *c)
-{
-    uint32_t v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(c) : "memory");
-    return v;
-}
-RV_DB_FN void rv_db_done_add(uint32_t *c)
-{
-    __threadfence();
-    atomicAdd(c, 1u);
-}
-#  define RV_DB_WAIT_SPIN() __nanosleep(100)
-#  define RV_DB_FENCE() __threadfence()
-#endif
-RV_DB_FN void rv_db_wait_done(const rv_deband_args *a, const int at)
-{
-    if (!((a->wait_phases >> at) & 1))
-        return; /* (uniform over the launch) */
-    if (threadIdx.x == 0 && threadIdx.y == 0) {
-        const uint32_t *cnt = (const uint32_t *)(uintptr_t)a->done;
-        for (int i = 0; i < a->nwaits; i++) {
-            if (a->wait_at[i] / RV_DEBAND_CHAIN_MAX != at)
-                continue;
-            const uint32_t *c = cnt + a->wait_at[i] % RV_DEBAND_CHAIN_MAX;
-            while ((int32_t)(rv_db_ld_acquire(c) - a->wait_target[i]) < 0)
-                RV_DB_WAIT_SPIN();
-        }
-        RV_DB_FENCE();
-    }
-    __syncthreads();
-}
-RV_DB_FN void rv_db_done(const rv_deband_args *a)
-{
-    if (threadIdx.x == 0 && threadIdx.y == 0)
-        rv_db_done_add((uint32_t *)(uintptr_t)a->done + a->done_slot);
-}
 
 /*
  * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
@@ -991,23 +936,14 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     const int total = a->tiles;
     if (total <= 0)
         RV_DB_TRAP(); /* no tile table */
-    if (b >= total) {
-        /* the whole block: before any barrier */
-        if (a->done)
-            rv_db_done(a);
-        return;
-    }
+    if (b >= total)
+        return; /* the whole block: before any barrier */
     const int bufb = (int)rv_deband_tile_buf_bytes(a->range, in16, a->tile_h32);
-    rv_db_wait_done(a, RV_DEBAND_AT_LOAD);
     {
         int p, tx0, ty0;
         rv_db_tiles_at(a, b, th, &p, &tx0, &ty0);
         rv_db_stage(a, p, rv_db_tile_geom(a, p, tx0, ty0, th, in16), sm, in16);
         rv_db_cp_commit();
-    }
-    if (a->independent & RV_DEBAND_RELEASE_WAIT) {
-        rv_db_wait_done(a, RV_DEBAND_AT_RELEASE);
-        RV_DB_RELEASE();
     }
     /* (the tile's plane and origin are recomputed from t in each iteration:
      * values derived from the block index alone stay in uniform registers) */
@@ -1028,8 +964,6 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         }
         __syncthreads();
         RV_DB_LATE_WAIT(a);
-        if (k == 0)
-            rv_db_wait_done(a, RV_DEBAND_AT_STORE);
         int p, tx0, ty0;
         rv_db_tiles_at(a, t, th, &p, &tx0, &ty0);
         rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
@@ -1038,10 +972,6 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
             __syncthreads();
     }
     RV_DB_CHAIN_END();
-    if (a->done) {
-        __syncthreads();
-        rv_db_done(a);
-    }
 }
 
 /* The tile lives in dynamic shared memory sized per launch for the range
@@ -1155,8 +1085,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #  define RV_DB_DESC(NAME) RV__DESC_CHAINED(NAME, sizeof(rv_deband_args))
 #  if RV_DB_CHAIN_LATE && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #    define RV_DB_CHAIN()                                                          \
-        if ((rv__args.independent & (RV_DEBAND_EARLY_RELEASE | RV_DEBAND_RELEASE_WAIT)) == \
-            RV_DEBAND_EARLY_RELEASE)                                                \
+        if (rv__args.independent & RV_DEBAND_EARLY_RELEASE)                         \
             asm volatile("griddepcontrol.launch_dependents;" ::: "memory");         \
         if (!(rv__args.independent & (RV_DEBAND_NO_WAIT | RV_DEBAND_WAIT_LATE)))    \
             asm volatile("griddepcontrol.wait;" ::: "memory");

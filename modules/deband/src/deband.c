@@ -29,11 +29,6 @@ struct RV_Deband {
     unsigned res_smem;
     int res;
     int no_late; /* RAVIOLI_DEBAND_WAIT_LATE=0 at create: writes-only conflicts wait at the start */
-    /* GPU: the chain's completion counters (RV_DEBAND_CHAIN_MAX words),
-     * created with the first tiled launch; no_counters: RAVIOLI_DEBAND_COUNTERS=0
-     * at create, or they could not be created */
-    RV_Buffer *done;
-    int no_counters;
     char err[512];
 };
 
@@ -124,8 +119,6 @@ RV_API int rv_deband_create(RV_Context *ctx, RV_Deband **out)
     /* a diagnostic switch for measurements (docs/deband.md, run M) */
     const char *lw = getenv("RAVIOLI_DEBAND_WAIT_LATE");
     d->no_late = lw && strcmp(lw, "0") == 0;
-    const char *cw = getenv("RAVIOLI_DEBAND_COUNTERS");
-    d->no_counters = cw && strcmp(cw, "0") == 0;
     int err = rv_module_load(ctx, "deband", &d->mod);
     if (err < 0) {
         free(d);
@@ -139,9 +132,6 @@ RV_API void rv_deband_destroy(RV_Deband **pd)
 {
     if (!pd || !*pd)
         return;
-    /* (grids still queued may add to the counters: the buffer's memory
-     * goes back to the context's pool in stream order) */
-    rv_buffer_destroy(&(*pd)->done);
     rv_module_unload(&(*pd)->mod);
     free(*pd);
     *pd = NULL;
@@ -302,34 +292,14 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
      * queued between them and their memory is disjoint; decided first, as
      * the tiles depend on it (rv_deband_tile_choose) */
     int nowait = 0, late = 0;
-    rv_deband_waits cw;
-    cw.n = 0;
     if (gpu) {
-        if (tiled && !d->done && !d->no_counters) {
-            /* (cleared on the stream: queued work, so this launch waits) */
-            if (rv_buffer_create(d->ctx, RV_DEBAND_CHAIN_MAX * sizeof(uint32_t), &d->done) < 0) {
-                d->no_counters = 1;
-                d->done = NULL;
-            }
-        }
-        d->chain.counters = d->done != NULL;
         const rv_deband_span rd = rv_deband_span_of(&a, 0, in16 ? 2 : 1);
         const rv_deband_span wr = rv_deband_span_of(&a, 1, out16 ? 2 : 1);
         const int follows = tiled && rv_context_queued(d->ctx) == d->queued;
-        const int c = rv_deband_chain_plan(&d->chain, follows, rd, wr, &cw);
+        const int c = rv_deband_chain_add(&d->chain, follows, rd, wr);
         nowait = c == RV_DEBAND_CHAIN_FREE;
         late = c == RV_DEBAND_CHAIN_LATE && !d->no_late;
         a.independent = nowait ? RV_DEBAND_NO_WAIT : 0;
-        if (tiled && d->done) {
-            a.done = rv_buffer_address(d->done);
-            a.done_slot = (int32_t)(d->chain.seq[d->chain.n - 1] % RV_DEBAND_CHAIN_MAX);
-            a.nwaits = cw.n;
-            for (int i = 0; i < cw.n; i++) {
-                a.wait_at[i] = cw.slot[i] + RV_DEBAND_CHAIN_MAX * cw.at[i];
-                a.wait_target[i] = cw.target[i];
-                a.wait_phases |= 1 << cw.at[i];
-            }
-        }
     }
     RV_LaunchShape sh;
     memset(&sh, 0, sizeof(sh));
@@ -383,8 +353,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
             early = d->res > 0 && sh.grid[0] > (unsigned)d->res;
         }
         a.independent = (nowait ? RV_DEBAND_NO_WAIT : 0) | (early ? RV_DEBAND_EARLY_RELEASE : 0) |
-                        (late ? RV_DEBAND_WAIT_LATE : 0) |
-                        (cw.release ? RV_DEBAND_RELEASE_WAIT : 0);
+                        (late ? RV_DEBAND_WAIT_LATE : 0);
     }
     int err = rv_launch_raw(k, &sh, &a, sizeof(a));
     d->queued = rv_context_queued(d->ctx);
@@ -392,10 +361,6 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         d->chain.n = 0;
         return fail(d, err, "rv_deband_apply: %s", rv_context_error(d->ctx));
     }
-    /* (only the tiled entries count their blocks; a plain launch has
-     * finished before any later grid starts) */
-    if (gpu)
-        rv_deband_chain_commit(&d->chain, tiled && a.done ? sh.grid[0] * sh.grid[1] * sh.grid[2] : 0);
     d->overlapped += (a.independent & RV_DEBAND_NO_WAIT) != 0;
     return 0;
 }

@@ -77,38 +77,13 @@ typedef struct rv_deband_args {
      * placed before the next grid's can be); RV_DEBAND_WAIT_LATE: waits for
      * the previous grid only after staging its first tile, before it
      * computes and stores (a launch whose reads conflict with no grid that
-     * may still run, only its writes); RV_DEBAND_RELEASE_WAIT: releases
-     * the next grid after its waits at RV_DEBAND_AT_RELEASE (below) instead
-     * of at its start. 0: waits at the start, releases late. */
+     * may still run, only its writes). 0: waits at the start, releases late. */
     int32_t independent;
-    /* GPU tiled entries, completion counters (rv_deband_chain_plan): `done`
-     * is RV_DEBAND_CHAIN_MAX 32-bit counters in device memory (0: none);
-     * each block adds 1 to counter done_slot once its stores are done.
-     * Before it stages its first tile (wait phase RV_DEBAND_AT_LOAD),
-     * before it releases the next grid (AT_RELEASE) and before it computes
-     * and stores (AT_STORE), a block waits until counter wait_at[i] %
-     * RV_DEBAND_CHAIN_MAX has reached wait_target[i] (wrapping compare) for
-     * each wait i < nwaits whose phase wait_at[i] / RV_DEBAND_CHAIN_MAX is
-     * that one; bit ph of wait_phases: a wait at phase ph. */
-    uint64_t done;
-    int32_t done_slot;
-    int32_t nwaits;
-    int32_t wait_phases;
-    int32_t wait_at[4];
-    uint32_t wait_target[4];
 } rv_deband_args;
 
 #define RV_DEBAND_NO_WAIT 1
 #define RV_DEBAND_EARLY_RELEASE 2
 #define RV_DEBAND_WAIT_LATE 4
-#define RV_DEBAND_RELEASE_WAIT 8
-
-/* Waits of a launch on completion counters, in the order a block passes
- * them (rv_deband_args.wait_at) */
-#define RV_DEBAND_WAITS 4
-#define RV_DEBAND_AT_LOAD 0    /* it reads what that grid writes */
-#define RV_DEBAND_AT_RELEASE 1 /* that grid leaves the chain (the next grid may start after) */
-#define RV_DEBAND_AT_STORE 2   /* it writes what that grid reads or writes */
 
 /** Tiled GPU entries (*_s): tiles of W x (32 tile_h32) samples, for range <= RANGE. */
 #define RV_DEBAND_TILE_W 128
@@ -249,37 +224,11 @@ typedef struct rv_deband_copy_args {
  * waited (that one included; all before it had finished when it passed its
  * wait, and the next grid starts only after that: see rv_deband_apply's
  * release). A chain holds the byte ranges each of those grids read (source
- * planes) and wrote (output planes), at most RV_DEBAND_CHAIN_MAX.
- *
- * Without completion counters (c->counters 0) a launch that reads what one
- * of them writes waits at its start; one that only writes what one of them
- * reads or writes, or that finds the chain full, waits before its first
- * store (RV_DEBAND_WAIT_LATE: its tiles' loads overlap the grids it waits
- * for). Both wait for the previous grid, i.e. for all of them, and start a
- * new chain.
- *
- * With completion counters (c->counters 1, rv_deband_chain_plan) such a
- * launch waits only for the grids it conflicts with, each by its counter
- * (every block of a grid adds 1 to its slot's counter when its stores are
- * done), and joins the chain: a read of what a grid writes waits before the
- * first tile's staging (RV_DEBAND_AT_LOAD), a write of what it reads or
- * writes before the first store (AT_STORE). A full chain drops its oldest
- * grid, which the launch then waits for before it releases the next grid
- * (AT_RELEASE, or covered by a wait at AT_LOAD; the launch then releases
- * after those waits: waits.release), so that every grid that may still
- * run stays in the chain.
- * A grid's counter reaches its target only once it has finished: launch q
- * uses slot q % RV_DEBAND_CHAIN_MAX, and launch q + RV_DEBAND_CHAIN_MAX,
- * the next of that slot, finds q still in the chain (then waits for it at
- * AT_RELEASE, before its blocks can end) or q finished (a launch between
- * them waited for all grids before it). No wait can deadlock: a grid starts
- * only once every block of the grids before it has started (each block
- * releases the next grid at its start, after its AT_RELEASE waits, or at
- * its end), and those blocks wait for nothing later. A launch knows which
- * grids have finished once it has (imp: the grids it waited for, and those
- * they imply), so it waits only for the newest of a set (a ring of 3
- * images: frame f waits for frame f - 3 alone, which waited for f - 6).
- * More than RV_DEBAND_WAITS waits: the launch waits as without counters.
+ * planes) and wrote (output planes), at most RV_DEBAND_CHAIN_MAX; a launch
+ * that reads what one of them writes waits at its start; one that only
+ * writes what one of them reads or writes, or that finds the chain full,
+ * waits before its first store (RV_DEBAND_WAIT_LATE: its tiles' loads
+ * overlap the grids it waits for). Both start a new chain.
  */
 #define RV_DEBAND_CHAIN_MAX 16
 typedef struct rv_deband_span {
@@ -289,24 +238,7 @@ typedef struct rv_deband_chain {
     int n;                                  /* grids in the chain (0: none) */
     rv_deband_span rd[RV_DEBAND_CHAIN_MAX]; /* what grid i reads */
     rv_deband_span wr[RV_DEBAND_CHAIN_MAX]; /* what grid i writes */
-    /* completion counters (counters 1) */
-    int counters;
-    uint64_t next;                          /* number of the next launch */
-    uint64_t seq[RV_DEBAND_CHAIN_MAX];      /* grid i's launch number */
-    uint32_t imp[RV_DEBAND_CHAIN_MAX];      /* bit d-1: launch seq[i] - d has finished once grid i has */
-    uint32_t target[RV_DEBAND_CHAIN_MAX];   /* grid i's slot counter once it has finished */
-    uint32_t total[RV_DEBAND_CHAIN_MAX];    /* blocks launched into slot s so far */
 } rv_deband_chain;
-
-/** The waits of a launch on completion counters (rv_deband_chain_plan). */
-typedef struct rv_deband_waits {
-    int n;
-    int release; /* 1: release the next grid only after the waits at AT_LOAD and
-                    AT_RELEASE (RV_DEBAND_RELEASE_WAIT): the chain dropped a grid */
-    int at[RV_DEBAND_WAITS];          /* phase RV_DEBAND_AT_* */
-    int slot[RV_DEBAND_WAITS];
-    uint32_t target[RV_DEBAND_WAITS];
-} rv_deband_waits;
 
 /** The bytes of planes [0, nplanes) of a launch's source (dst 0) or output
  * (dst 1): from the lowest plane start to the highest plane end. */
@@ -329,111 +261,35 @@ RV_INLINE int rv_deband_span_overlap(rv_deband_span a, rv_deband_span b)
 }
 
 #define RV_DEBAND_CHAIN_WAIT 0 /* wait for the previous grid at the start */
-#define RV_DEBAND_CHAIN_FREE 1 /* no wait (with counters: only the waits returned) */
+#define RV_DEBAND_CHAIN_FREE 1 /* no wait */
 #define RV_DEBAND_CHAIN_LATE 2 /* wait before the first store */
 
-/** Adds a launch reading rd and writing wr to the chain c and returns how
- * it waits. follows is 1 when the previous grid on the stream is the
- * chain's last. Without counters: RV_DEBAND_CHAIN_FREE when it follows,
- * the chain has room and it conflicts with no grid of the chain;
+/** Adds a launch reading rd and writing wr to the chain c. Returns
+ * RV_DEBAND_CHAIN_FREE when it may run without waiting for the previous
+ * grid (follows is 1: that grid is the chain's last; the chain has room;
+ * and the launch conflicts with no grid of the chain);
  * RV_DEBAND_CHAIN_LATE when it follows and reads nothing a grid of the
  * chain writes, but writes what one reads or writes (write after read or
  * write) or finds the chain full: it may load while they run; else
- * RV_DEBAND_CHAIN_WAIT. With counters (c->counters), a launch that follows
- * is FREE with the counter waits in *w (w->n of them; the caller passes
- * them in the arguments) unless it would need more than RV_DEBAND_WAITS:
- * then as without counters. Unless FREE, the chain restarts with this
- * launch alone. The caller reports the launch's blocks with
- * rv_deband_chain_commit (or resets the chain: c->n = 0). */
-RV_INLINE int rv_deband_chain_plan(rv_deband_chain *c, int follows, rv_deband_span rd,
-                                   rv_deband_span wr, rv_deband_waits *w)
-{
-    w->n = 0;
-    w->release = 0;
-    const uint64_t q = c->next++;
-    int raw = 0, r = !follows || c->n <= 0 ? RV_DEBAND_CHAIN_WAIT
-                     : c->n < RV_DEBAND_CHAIN_MAX || c->counters ? RV_DEBAND_CHAIN_FREE
-                                                                 : RV_DEBAND_CHAIN_LATE;
-    int need[RV_DEBAND_CHAIN_MAX];
-    for (int i = 0; r != RV_DEBAND_CHAIN_WAIT && i < c->n; i++) {
-        need[i] = -1;
-        if (rv_deband_span_overlap(rd, c->wr[i]))
-            need[i] = RV_DEBAND_AT_LOAD, raw = 1;
-        else if (rv_deband_span_overlap(wr, c->rd[i]) || rv_deband_span_overlap(wr, c->wr[i]))
-            need[i] = RV_DEBAND_AT_STORE;
-        if (need[i] >= 0 && !c->counters)
-            r = need[i] == RV_DEBAND_AT_LOAD ? RV_DEBAND_CHAIN_WAIT : RV_DEBAND_CHAIN_LATE;
-    }
-    uint32_t imp = 0xffffffffu; /* a launch that waits for the previous grid: all before it */
-    if (r == RV_DEBAND_CHAIN_FREE && c->counters) {
-        /* the grid a full chain drops must finish before the next launch */
-        if (c->n == RV_DEBAND_CHAIN_MAX && need[0] != RV_DEBAND_AT_LOAD)
-            need[0] = RV_DEBAND_AT_RELEASE;
-        /* phase by phase, newest first: a wait covers the grids it implies
-         * at its phase and the later ones */
-        imp = 0;
-        for (int at = RV_DEBAND_AT_LOAD; at <= RV_DEBAND_AT_STORE && r == RV_DEBAND_CHAIN_FREE; at++)
-            for (int i = c->n - 1; i >= 0; i--) {
-                if (need[i] != at)
-                    continue;
-                const uint64_t d = q - c->seq[i]; /* 1 .. RV_DEBAND_CHAIN_MAX */
-                if (d >= 1 && d <= 32 && ((imp >> (d - 1)) & 1u))
-                    continue;
-                if (w->n == RV_DEBAND_WAITS || d < 1 || d > 32) {
-                    r = raw ? RV_DEBAND_CHAIN_WAIT : RV_DEBAND_CHAIN_LATE;
-                    break;
-                }
-                w->at[w->n] = at;
-                w->slot[w->n] = (int)(c->seq[i] % RV_DEBAND_CHAIN_MAX);
-                w->target[w->n] = c->target[i];
-                w->n++;
-                imp |= (1u << (d - 1)) | (d < 32 ? c->imp[i] << d : 0u);
-            }
-        if (r != RV_DEBAND_CHAIN_FREE) {
-            w->n = 0;
-            imp = 0xffffffffu;
-        } else {
-            /* (the dropped grid may be covered by a wait at AT_LOAD) */
-            w->release = c->n == RV_DEBAND_CHAIN_MAX;
-        }
-    }
-    if (r != RV_DEBAND_CHAIN_FREE) {
-        c->n = 0;
-    } else if (c->n == RV_DEBAND_CHAIN_MAX) {
-        for (int i = 1; i < c->n; i++) {
-            c->rd[i - 1] = c->rd[i];
-            c->wr[i - 1] = c->wr[i];
-            c->seq[i - 1] = c->seq[i];
-            c->imp[i - 1] = c->imp[i];
-            c->target[i - 1] = c->target[i];
-        }
-        c->n--;
-    }
-    c->rd[c->n] = rd;
-    c->wr[c->n] = wr;
-    c->seq[c->n] = q;
-    c->imp[c->n] = imp;
-    c->target[c->n] = c->total[q % RV_DEBAND_CHAIN_MAX];
-    c->n++;
-    return r;
-}
-
-/** The launch last planned on c was queued with `blocks` blocks: its slot
- * counter reaches its target once they have all ended. */
-RV_INLINE void rv_deband_chain_commit(rv_deband_chain *c, uint32_t blocks)
-{
-    if (c->n <= 0)
-        return;
-    const int s = (int)(c->seq[c->n - 1] % RV_DEBAND_CHAIN_MAX);
-    c->total[s] += blocks;
-    c->target[c->n - 1] = c->total[s];
-}
-
-/** rv_deband_chain_plan without counter waits (c->counters 0). */
+ * RV_DEBAND_CHAIN_WAIT. Unless FREE, the chain restarts with this launch
+ * alone. */
 RV_INLINE int rv_deband_chain_add(rv_deband_chain *c, int follows, rv_deband_span rd, rv_deband_span wr)
 {
-    rv_deband_waits w;
-    return rv_deband_chain_plan(c, follows, rd, wr, &w);
+    int r = !follows || c->n <= 0              ? RV_DEBAND_CHAIN_WAIT
+            : c->n < RV_DEBAND_CHAIN_MAX      ? RV_DEBAND_CHAIN_FREE
+                                              : RV_DEBAND_CHAIN_LATE;
+    for (int i = 0; r != RV_DEBAND_CHAIN_WAIT && i < c->n; i++) {
+        if (rv_deband_span_overlap(rd, c->wr[i]))
+            r = RV_DEBAND_CHAIN_WAIT;
+        else if (rv_deband_span_overlap(wr, c->rd[i]) || rv_deband_span_overlap(wr, c->wr[i]))
+            r = RV_DEBAND_CHAIN_LATE;
+    }
+    if (r != RV_DEBAND_CHAIN_FREE)
+        c->n = 0;
+    c->rd[c->n] = rd;
+    c->wr[c->n] = wr;
+    c->n++;
+    return r;
 }
 
 /** The lowbias32 integer hash (bijective on 32 bits). */
