@@ -422,6 +422,68 @@ static void test_gpu_chained_frames(void **state)
     expect_same(og[5], oc[5], "a frame after other work");
     rv_image_destroy(&tmp);
 
+    /* 5. a ring of 3 outputs over 40 frames: each output is rewritten
+     * every third frame (WAW), which waits before its stores; the two
+     * between overlap (the first frame follows the read-back above: it
+     * waits) */
+    o0 = rv_deband_overlapped(dg);
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(rv_deband_apply(dg, og[i % 3], sg[3 + i % 3], 40 + i), 0);
+        assert_int_equal(rv_deband_apply(dc, oc[i % 3], sc[3 + i % 3], 40 + i), 0);
+    }
+    assert_int_equal(rv_deband_overlapped(dg) - o0, 26);
+    for (int i = 0; i < 3; i++)
+        expect_same(og[i], oc[i], "a ring of 3 outputs");
+
+    /* 6. ping-pong over 24 frames: each frame reads the previous output
+     * (RAW: it waits) and overwrites the one before it */
+    o0 = rv_deband_overlapped(dg);
+    assert_int_equal(rv_deband_apply(dg, og[4], sg[4], 90), 0);
+    assert_int_equal(rv_deband_apply(dc, oc[4], sc[4], 90), 0);
+    for (int i = 0; i < 24; i++) {
+        const int from = 4 + (i & 1), to = 5 - (i & 1);
+        assert_int_equal(rv_deband_apply(dg, og[to], og[from], 91 + i), 0);
+        assert_int_equal(rv_deband_apply(dc, oc[to], oc[from], 91 + i), 0);
+    }
+    assert_int_equal(rv_deband_overlapped(dg), o0);
+    expect_same(og[4], oc[4], "ping-pong");
+    expect_same(og[5], oc[5], "ping-pong");
+
+    /* 7. 40 frames over 20 disjoint sets: a full chain (16 grids) makes the
+     * next frame wait before its stores, every 16th */
+    RV_Image *rg[20], *rc[20];
+    for (int i = 0; i < 20; i++) {
+        rg[i] = make_src(gpu, f, 256, 64, 300 + i);
+        rc[i] = make_src(cpu, f, 256, 64, 300 + i);
+    }
+    RV_Image *qg[20], *qc[20];
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(rv_image_create(gpu, 256, 64, f, &qg[i]), 0);
+        assert_int_equal(rv_image_create(cpu, 256, 64, f, &qc[i]), 0);
+        /* (on the device before the frames: uploads are queued work) */
+        ptrdiff_t qp;
+        uint64_t qa;
+        assert_int_equal(rv_image_kernel_address(rg[i], 0, RV_ACCESS_READ, &qa, &qp), 0);
+        assert_int_equal(rv_image_kernel_address(qg[i], 0, RV_ACCESS_WRITE, &qa, &qp), 0);
+    }
+    o0 = rv_deband_overlapped(dg);
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(rv_deband_apply(dg, qg[i % 20], rg[i % 20], 200 + i), 0);
+        assert_int_equal(rv_deband_apply(dc, qc[i % 20], rc[i % 20], 200 + i), 0);
+    }
+    /* frame 0 waits (the uploads before it), 16 and 32 find the chain
+     * full and start a new one; frames 20 .. 31 rewrite the outputs of
+     * 0 .. 11, which are no longer in the chain (16 .. 19 and on): all
+     * others overlap */
+    assert_int_equal(rv_deband_overlapped(dg) - o0, 37);
+    for (int i = 0; i < 20; i++) {
+        expect_same(qg[i], qc[i], "frames past a full chain");
+        rv_image_destroy(&rg[i]);
+        rv_image_destroy(&rc[i]);
+        rv_image_destroy(&qg[i]);
+        rv_image_destroy(&qc[i]);
+    }
+
     for (int i = 0; i < N; i++) {
         rv_image_destroy(&sg[i]);
         rv_image_destroy(&sc[i]);

@@ -14,6 +14,7 @@
  * DEBAND_BENCH_CASES (environment): the cases to run, their indices in
  * cases[] below separated by commas (e.g. "3,0"; default all).
  * DEBAND_BENCH_SETS: frame sets rotated (default: enough for 256 MB).
+ * DEBAND_BENCH_FRAMES: the least frames a timed run queues (default 128).
  */
 #include "bench_common.h"
 
@@ -51,6 +52,21 @@ static double time_copy_bw(RV_Module *mod)
     rv_buffer_destroy(&a);
     rv_buffer_destroy(&b);
     return 2.0 * (double)n / bench_median(t, NRUNS);
+}
+
+/* Frames a timed run queues: a multiple of nsets, and at least
+ * DEBAND_BENCH_FRAMES (default 128), so that the run's fixed part (the
+ * first frame's start, the last one's tail, the sync) weighs little: with
+ * 4K 16-bit frames (3 sets) and 12 frames a run, it had added 2-3 us a
+ * frame (docs/perf/deband.md, run N). */
+static int frames_per_run(int nsets, double bytes)
+{
+    const char *fe = getenv("DEBAND_BENCH_FRAMES");
+    const int least = fe && atoi(fe) > 0 ? atoi(fe) : 128;
+    int k = bytes < 20e6 ? 20 : 4;
+    if (k * nsets < least)
+        k = (least + nsets - 1) / nsets;
+    return k * nsets;
 }
 
 typedef struct {
@@ -236,7 +252,8 @@ int main(int argc, char **argv)
             }
         }
         /* the same bytes through the copy kernel at this frame size */
-        const double c_us = time_copy_frame(mod, bytes, nsets, nsets * (bytes < 20e6 ? 20 : 4));
+        const int reps = frames_per_run(nsets, bytes);
+        const double c_us = time_copy_frame(mod, bytes, nsets, reps);
         char fname[48];
         snprintf(fname, sizeof(fname), "%s->%s", rv_format_info(bc->fin)->name, rv_format_info(fout)->name);
         for (int mr = 0; mr < 7; mr++) {
@@ -253,7 +270,6 @@ int main(int argc, char **argv)
                     return 1;
                 }
             rv_context_sync(g_ctx);
-            const int reps = nsets * (bytes < 20e6 ? 20 : 4);
             double ta[NRUNS];
             const int64_t ov0 = rv_deband_overlapped(db);
             for (int r = 0; r < NRUNS; r++) {
