@@ -57,7 +57,7 @@ static double time_copy_bw(RV_Module *mod)
 /* Frames a timed run queues: a multiple of nsets, and at least
  * DEBAND_BENCH_FRAMES (default 128), so that the run's fixed part (the
  * first frame's start, the last one's tail, the sync) weighs little: with
- * 4K 16-bit frames (3 sets) and 12 frames a run, it had added 2-3 us a
+ * 4K 16-bit frames (3 sets) and 12 frames a run, it had added 1-1.5 us a
  * frame (docs/perf/deband.md, run N). */
 static int frames_per_run(int nsets, double bytes)
 {
