@@ -591,6 +591,41 @@ static void test_tile_choose(void **state)
         a.independent = RV_DEBAND_EARLY_RELEASE;
         rv_deband_tile_choose(&a, 2);
         assert_int_equal(a.tile_h32, c[i].h32);
+        /* a launch that waits before its stores: the tallest of 128 and
+         * 64 rows whose grid is more than one wave, else the rule above;
+         * with the resident blocks unknown, the rule above */
+        const int unknown[5] = {0, 0, 0, 0, 0};
+        a.independent = RV_DEBAND_WAIT_LATE;
+        const unsigned nl = rv_deband_tile_choose_late(&a, unknown);
+        assert_int_equal(a.tile_h32, c[i].h32);
+        assert_int_equal((int)nl, a.tiles);
+        assert_int_equal(a.independent, RV_DEBAND_WAIT_LATE);
+        const int res[5] = {0, 0, 660, 0, 528}; /* 16-bit tiles on an H200 */
+        const int t128 = rv_deband_tile_set(&a, 4), t64 = rv_deband_tile_set(&a, 2);
+        const int want = t128 > 528 ? 4 : t64 > 660 ? 2 : c[i].h32;
+        rv_deband_tile_choose_late(&a, res);
+        assert_int_equal(a.tile_h32, want);
+        assert_int_equal(a.tiles, rv_deband_tile_count(&a));
+    }
+    /* the frames of run N: 4K 4:4:4 128 rows (1530 tiles), 1080p 4:4:4 64
+     * rows (765; 128 rows would be 405, one wave), 1080p 4:2:0 the rule's
+     * 32 rows (128 and 64 rows: 215 and 399 tiles) */
+    static const struct { int w, h, cs, h32, tiles; } l[] = {
+        {3840, 2160, 0, 4, 1530}, {1920, 1080, 0, 2, 765}, {1920, 1080, 1, 1, 34 * 15 + 2 * 17 * 8},
+    };
+    for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
+        rv_deband_args a;
+        memset(&a, 0, sizeof(a));
+        a.nplanes = 3;
+        a.range = 15;
+        for (int p = 0; p < 3; p++) {
+            const int s = p ? l[i].cs : 0;
+            a.w[p] = (l[i].w + s) >> s;
+            a.h[p] = (l[i].h + s) >> s;
+        }
+        const int res[5] = {0, 0, 660, 0, 528};
+        assert_int_equal((int)rv_deband_tile_choose_late(&a, res), l[i].tiles);
+        assert_int_equal(a.tile_h32, l[i].h32);
     }
 }
 

@@ -25,12 +25,39 @@ struct RV_Deband {
     rv_deband_chain chain;
     uint64_t queued;
     int64_t overlapped; /* launches that did not wait (rv_deband_overlapped) */
-    const RV_Kernel *res_k; /* resident blocks of res_k at res_smem shared bytes (0: unknown) */
-    unsigned res_smem;
-    int res;
+    struct {
+        const RV_Kernel *k; /* resident blocks of k at smem shared bytes (0: unknown) */
+        unsigned smem;
+        int res;
+    } res[4]; /* the last shapes asked (resident_blocks) */
+    int res_next;
     int no_late; /* RAVIOLI_DEBAND_WAIT_LATE=0 at create: writes-only conflicts wait at the start */
     char err[512];
 };
+
+/* Blocks of k resident at once on the device with the launch shape of a
+ * tiled launch (32 x 8 threads, smem bytes of shared memory); 0: unknown.
+ * Kept for the last few shapes: the occupancy query is a driver call. */
+static int resident_blocks(RV_Deband *d, const RV_Kernel *k, unsigned smem)
+{
+    for (int i = 0; i < 4; i++)
+        if (d->res[i].k == k && d->res[i].smem == smem)
+            return d->res[i].res;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.block[0] = 32;
+    sh.block[1] = 8;
+    sh.block[2] = 1;
+    sh.grid[0] = sh.grid[1] = sh.grid[2] = 1;
+    sh.shared_bytes = smem;
+    const int r = rv_kernel_resident_blocks(k, &sh);
+    const int i = d->res_next;
+    d->res_next = (i + 1) % 4;
+    d->res[i].k = k;
+    d->res[i].smem = smem;
+    d->res[i].res = r > 0 ? r : 0;
+    return d->res[i].res;
+}
 
 static int fail(RV_Deband *d, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(RV_Deband *d, int code, const char *fmt, ...)
@@ -314,7 +341,19 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
          * block (rv_deband_tile_choose) */
         sh.block[0] = 32;
         sh.block[1] = 8;
-        const int tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
+        int tiles;
+        if (late) {
+            /* (a waiting launch's rule, unless taller tiles still give more
+             * than one wave: rv_deband_tile_choose_late) */
+            int res[5] = {0, 0, 0, 0, 0};
+            for (int h32 = 2; h32 <= RV_DEBAND_OVERLAP_H32; h32 *= 2) {
+                const int t = rv_deband_tile_set(&a, h32);
+                res[h32] = resident_blocks(d, k, rv_deband_tile_smem_bytes(d->s.range, in16, h32, t, (unsigned)t));
+            }
+            tiles = (int)rv_deband_tile_choose_late(&a, res);
+        } else {
+            tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
+        }
         sh.grid[0] = (unsigned)tiles;
         sh.grid[1] = 1;
         sh.shared_bytes =
@@ -344,13 +383,8 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
              * grid of at most one wave releases late (after its last
              * tile), or the next frame's blocks would park in the slots it
              * leaves free while grids before it may still run */
-            if (d->res_k != k || d->res_smem != sh.shared_bytes) {
-                const int r = rv_kernel_resident_blocks(k, &sh);
-                d->res_k = k;
-                d->res_smem = sh.shared_bytes;
-                d->res = r > 0 ? r : 0;
-            }
-            early = d->res > 0 && sh.grid[0] > (unsigned)d->res;
+            const int res = resident_blocks(d, k, sh.shared_bytes);
+            early = res > 0 && sh.grid[0] > (unsigned)res;
         }
         a.independent = (nowait ? RV_DEBAND_NO_WAIT : 0) | (early ? RV_DEBAND_EARLY_RELEASE : 0) |
                         (late ? RV_DEBAND_WAIT_LATE : 0);

@@ -209,6 +209,32 @@ RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
     return (unsigned)rv_deband_tile_set(a, 1);
 }
 
+/** The tiles of a launch that waits for the previous grid before its
+ * stores (RV_DEBAND_WAIT_LATE: it follows a chain of overlapping frames and
+ * only writes what one of them reads or writes): the tallest of 128 and 64
+ * rows whose grid has more blocks than res[h32], the blocks resident at
+ * once at that tile height (res[4], res[2]; <= 0: unknown), so that it
+ * still releases the next grid at its start (rv_deband_apply); else the
+ * rule of a waiting launch (rv_deband_tile_choose). Run N (H200, frames
+ * through rv_deband_apply, the benchmark's sets): 4K 4:4:4 takes 128 rows
+ * instead of 96 (every third frame such a launch: 0.3-0.4 us a frame
+ * faster), 1080p 4:4:4 64 rows instead of 32 (128 rows there are one wave,
+ * which releases late: 0.4-0.6 us slower; 64 rows 0.2-0.3 faster). Sets
+ * a->tile_h32 and the tile table; returns the number of tiles. */
+RV_INLINE unsigned rv_deband_tile_choose_late(rv_deband_args *a, const int res[5])
+{
+    for (int h32 = RV_DEBAND_OVERLAP_H32; h32 >= 2; h32 /= 2) {
+        const int t = rv_deband_tile_set(a, h32);
+        if (res[h32] > 0 && t > res[h32])
+            return (unsigned)t;
+    }
+    const int32_t ind = a->independent;
+    a->independent = ind & ~RV_DEBAND_NO_WAIT;
+    const unsigned t = rv_deband_tile_choose(a, 0);
+    a->independent = ind;
+    return t;
+}
+
 /** Arguments of deband_copy, a plain copy kernel (the benchmarks' floor). */
 typedef struct rv_deband_copy_args {
     uint64_t src, dst; /* 16-byte aligned */
