@@ -554,6 +554,21 @@ static void test_generator_statistics(void **state)
     free(jt);
 }
 
+/* The arguments of a 3-plane w x h frame (chroma planes >> chroma_shift), range 15. */
+static rv_deband_args frame_args(int w, int h, int chroma_shift)
+{
+    rv_deband_args a;
+    memset(&a, 0, sizeof(a));
+    a.nplanes = 3;
+    a.range = 15;
+    for (int p = 0; p < 3; p++) {
+        const int s = p ? chroma_shift : 0;
+        a.w[p] = (w + s) >> s;
+        a.h[p] = (h + s) >> s;
+    }
+    return a;
+}
+
 /* The library's tile heights (rv_deband_tile_choose): 96 rows for 4K
  * 4:4:4, 64 for 4K 4:2:0, 32 for 1080p 4:4:4 and 4:2:0; the
  * count returned is the tiles of that height. */
@@ -566,15 +581,7 @@ static void test_tile_choose(void **state)
         {1280, 720, 1, 1}, {3, 2, 0, 1},
     };
     for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-        rv_deband_args a;
-        memset(&a, 0, sizeof(a));
-        a.nplanes = 3;
-        a.range = 15;
-        for (int p = 0; p < 3; p++) {
-            const int s = p ? c[i].chroma_shift : 0;
-            a.w[p] = (c[i].w + s) >> s;
-            a.h[p] = (c[i].h + s) >> s;
-        }
+        rv_deband_args a = frame_args(c[i].w, c[i].h, c[i].chroma_shift);
         const unsigned n = rv_deband_tile_choose(&a, 2);
         assert_int_equal(a.tile_h32, c[i].h32);
         assert_int_equal((int)n, rv_deband_tile_count(&a));
@@ -614,15 +621,7 @@ static void test_tile_choose(void **state)
         {3840, 2160, 0, 4, 1530}, {1920, 1080, 0, 2, 765}, {1920, 1080, 1, 1, 34 * 15 + 2 * 17 * 8},
     };
     for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
-        rv_deband_args a;
-        memset(&a, 0, sizeof(a));
-        a.nplanes = 3;
-        a.range = 15;
-        for (int p = 0; p < 3; p++) {
-            const int s = p ? l[i].cs : 0;
-            a.w[p] = (l[i].w + s) >> s;
-            a.h[p] = (l[i].h + s) >> s;
-        }
+        rv_deband_args a = frame_args(l[i].w, l[i].h, l[i].cs);
         const int res[5] = {0, 0, 660, 0, 528};
         assert_int_equal((int)rv_deband_tile_choose_late(&a, res), l[i].tiles);
         assert_int_equal(a.tile_h32, l[i].h32);
