@@ -346,10 +346,8 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
             /* (a waiting launch's rule, unless taller tiles still give more
              * than one wave: rv_deband_tile_choose_late) */
             int res[5] = {0, 0, 0, 0, 0};
-            for (int h32 = 2; h32 <= RV_DEBAND_OVERLAP_H32; h32 *= 2) {
-                const int t = rv_deband_tile_set(&a, h32);
-                res[h32] = resident_blocks(d, k, rv_deband_tile_smem_bytes(d->s.range, in16, h32, t, (unsigned)t));
-            }
+            for (int h32 = 2; h32 <= RV_DEBAND_OVERLAP_H32; h32 *= 2) /* (one tile buffer a block) */
+                res[h32] = resident_blocks(d, k, rv_deband_tile_buf_bytes(d->s.range, in16, h32));
             tiles = (int)rv_deband_tile_choose_late(&a, res);
         } else {
             tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
