@@ -716,9 +716,11 @@ RV_DB_FN uint32_t rv_db_thb(int thr) { return thr > 0 ? (uint32_t)(2 * thr - 1) 
 #if RV_DB_INNER_BANDS
 /* One band of 32 rows on the inner path: the thread's rows y0, y0 + 8,
  * y0 + 16, y0 + 24, centres at shared-memory offset ci (row y0) + 8 j ispb,
- * outputs from drow (row y0) on, dp8 bytes (8 rows) apart. */
+ * outputs from drow (row y0) on, dp8 bytes (8 rows) apart, at sample xs of
+ * a row of ws (x0 and w less the output's origin, rv_db_out). */
 RV_DB_FN void rv_db_band_inner(const unsigned char *sm, int ci, unsigned char *drow, int64_t dp8,
-                               uint32_t kr, int y0, int x0, int w, int vec, int range, int ispb,
+                               uint32_t kr, int y0, int x0, int xs, int ws, int vec, int range,
+                               int ispb,
                                int thr, const int gr, uint32_t kg, uint32_t gn, int grain,
                                const int mode, const int blur, const int in16, const int out16)
 {
@@ -730,18 +732,30 @@ RV_DB_FN void rv_db_band_inner(const unsigned char *sm, int ci, unsigned char *d
         int v[4];
         rv_db_tile_row_inner(sm, ci + 8 * j * ispb, rk, range, ispb, thr - 1, thb, rv_db_na(n), n,
                              gr, kg, gn, grain, mode, blur, in16, out16, v);
-        rv_db_store4_inner(drow, x0, w, v, vec, out16);
+        rv_db_store4_inner(drow, xs, ws, v, vec, out16);
         drow += dp8;
     }
 }
 #endif
 
-/* Computes and stores tile (tx0, ty0) of plane p (th rows) from its staged
- * copy in sm. Thread (tx, ty) computes 4 samples of rows ty, ty + 8, ... */
+/* Where a tile's results go: sample (x, y) of the plane at base + (y - oy)
+ * pitch + (x - ox) * (output bytes a sample); vec: 4 samples a store
+ * allowed. The plane itself (ox = oy = 0), or a block's shared-memory
+ * buffer of the tile's first rows (RV_DEBAND_DEFER_STORES: ox, oy = the
+ * tile's origin). */
+typedef struct rv_db_out {
+    unsigned char *base;
+    int64_t pitch;
+    int ox, oy, vec;
+} rv_db_out;
+
+/* Computes and stores rows [jlo, jhi) (multiples of 32) of tile (tx0, ty0)
+ * of plane p (th rows) from its staged copy in sm, into o. Thread (tx, ty)
+ * computes 4 samples of rows ty, ty + 8, ... */
 RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0, int th,
                                  const rv_db_tgeom g, const unsigned char *sm, const int il,
                                  const int gr, const int mode, const int blur, const int in16,
-                                 const int out16)
+                                 const int out16, const rv_db_out o, int jlo, int jhi)
 {
     const int w = a->w[p], h = a->h[p];
     const int range = a->range, thr = a->thr[p], grain = a->grain[p];
@@ -752,10 +766,12 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     const int inner = tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && ty0 >= range &&
                       ty0 + th <= h - range; /* uniform over the block */
     const int x0 = tx0 + 4 * lane;
-    const int vec = a->vec_ok;
+    /* the stores' sample index and width relative to o's origin */
+    const int xs = x0 - o.ox, ws = w - o.ox;
+    const int vec = o.vec;
     const uint32_t kr = a->key_ref[p];
-    unsigned char *const dst = (unsigned char *)(uintptr_t)a->dst[p];
-    const int64_t dp = a->dpitch[p];
+    unsigned char *const dst = o.base;
+    const int64_t dp = o.pitch;
     if (inner && !il) {
         /* the whole tile inside the plane's interior: no per-pixel limits */
         const uint32_t n = (uint32_t)(2 * range + 1), nA = rv_db_na(n), nB = n;
@@ -767,12 +783,12 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
         const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
         const int ci0 = (warp + range) * ispb + 4 * lane * bpp + rb;
         /* the thread's output row, advanced by 8 rows (no 64-bit multiply a row) */
-        unsigned char *drow = dst + (int64_t)(ty0 + warp) * dp;
+        unsigned char *drow = dst + (int64_t)(ty0 + warp + jlo - o.oy) * dp;
         const int64_t dp8 = 8 * dp;
         const int thm = thr - 1;
         const uint32_t thb = rv_db_thb(thr);
 #pragma unroll 1
-        for (int j8 = 0; j8 < th; j8 += 32) {
+        for (int j8 = jlo; j8 < jhi; j8 += 32) {
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int y = ty0 + warp + j8 + 8 * j;
@@ -780,7 +796,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 int v[4];
                 rv_db_tile_row_inner(sm, ci0 + (j8 + 8 * j) * ispb, rk, range, ispb, thm, thb,
                                      nA, nB, gr, kg, gn, grain, mode, blur, in16, out16, v);
-                rv_db_store4_inner(drow, x0, w, v, vec, out16);
+                rv_db_store4_inner(drow, xs, ws, v, vec, out16);
                 drow += dp8;
             }
         }
@@ -796,22 +812,22 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
         !il) {
         const int rb = (range * bpp + 15) & ~15;
         const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
-        ja = rv_db_max(range - ty0 + 31, 0) & ~31;
-        jb = rv_db_min(th, (h - range - ty0) & ~31);
+        ja = rv_db_max(rv_db_max(range - ty0 + 31, 0) & ~31, jlo);
+        jb = rv_db_min(rv_db_min(th, (h - range - ty0) & ~31), jhi);
 #pragma unroll 1
         for (int j8 = ja; j8 < jb; j8 += 32)
             rv_db_band_inner(sm, (ty0 + j8 + warp - sy0) * ispb + 4 * lane * bpp + rb,
-                             dst + (int64_t)(ty0 + j8 + warp) * dp, 8 * dp, kr, ty0 + j8 + warp,
-                             x0, w, vec, range, ispb, thr, gr, kg, gn, grain, mode, blur, in16,
-                             out16);
+                             dst + (int64_t)(ty0 + j8 + warp - o.oy) * dp, 8 * dp, kr,
+                             ty0 + j8 + warp, x0, xs, ws, vec, range, ispb, thr, gr, kg, gn,
+                             grain, mode, blur, in16, out16);
     }
 #endif
 #pragma unroll 1
-    for (int j8 = 0; j8 < th; j8 += 32) {
+    for (int j8 = jlo; j8 < jhi; j8 += 32) {
 #if RV_DB_INNER_BANDS
         if (j8 == ja && ja < jb)
             j8 = jb; /* (done on the inner path) */
-        if (j8 >= th)
+        if (j8 >= jhi)
             break;
 #endif
 #if RV_DB_BORDER_LIM
@@ -829,7 +845,8 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 rv_db_tile_row_gen(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr - 1,
                                    thb, 0u, 0u, gr, kg, gn, grain, mode, blur, in16, out16, 1, ry,
                                    x0, w - 1, v);
-                rv_db_store4_inner(dst + (int64_t)y * dp, x0, w, v, vec && x0 + 4 <= w, out16);
+                rv_db_store4_inner(dst + (int64_t)(y - o.oy) * dp, xs, ws, v, vec && x0 + 4 <= w,
+                                   out16);
             }
             continue;
         }
@@ -856,7 +873,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                         v[i] = rv_db_add_noise(v[i], rv_db_noise(h1, gr, kg, gn, grain));
                 }
             }
-            rv_db_store4(dst + (int64_t)y * dp, x0, w, v, vec && x0 + 4 <= w, out16);
+            rv_db_store4(dst + (int64_t)(y - o.oy) * dp, xs, ws, v, vec && x0 + 4 <= w, out16);
         }
     }
 }
@@ -913,6 +930,32 @@ RV_DB_FN void rv_db_tiles_at(const rv_deband_args *a, int t, int th, int *p, int
 #  define RV_DB_LATE_WAIT(a) ((void)0)
 #endif
 
+/* RV_DEBAND_DEFER_STORES: copies rows [0, rows) of tile (tx0, ty0) of plane
+ * p from the block's shared-memory buffer ob (rows of RV_DEBAND_TILE_W
+ * samples at the output depth) to the plane, clipped to the plane: 16-byte
+ * chunks where the plane's row and pitch allow, else byte by byte. */
+RV_DB_FN void rv_db_copy_out(const rv_deband_args *a, int p, int tx0, int ty0, int rows,
+                             const unsigned char *ob, const int out16)
+{
+    const int obpp = out16 ? 2 : 1, lg = out16 ? 4 : 3; /* 2^lg chunks a buffer row */
+    const int nr = rv_db_min(rows, a->h[p] - ty0);
+    const int nb = rv_db_min(RV_DEBAND_TILE_W, a->w[p] - tx0) * obpp;
+    const int64_t dp = a->dpitch[p];
+    unsigned char *d = (unsigned char *)(uintptr_t)a->dst[p] + (int64_t)ty0 * dp + tx0 * obpp;
+    const int al = (((uintptr_t)d | (uint64_t)dp) & 15u) == 0;
+    const int tid = (int)threadIdx.y * 32 + (int)threadIdx.x;
+    for (int c = tid; c < nr << lg; c += 256) {
+        const int r = c >> lg, x = (c & ((1 << lg) - 1)) * 16;
+        const unsigned char *s = ob + r * (RV_DEBAND_TILE_W * obpp) + x;
+        unsigned char *g = d + (int64_t)r * dp + x;
+        if (al && x + 16 <= nb)
+            *(uint4 *)(void *)g = *(const uint4 *)(const void *)s;
+        else
+            for (int i = 0; i < 16 && x + i < nb; i++)
+                g[i] = s[i];
+    }
+}
+
 /*
  * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
  * blocks of 32 x 8 threads; block b of G (any grid) computes the tiles b,
@@ -924,7 +967,11 @@ RV_DB_FN void rv_db_tiles_at(const rv_deband_args *a, int t, int th, int *p, int
  * are gathered from there (32 banks a cycle) instead of L1 (one cache line
  * a cycle for scattered addresses). Two tile buffers when a block has
  * several tiles: the copy of its next tile (cp.async) runs while the
- * current one is computed.
+ * current one is computed. With RV_DEBAND_DEFER_STORES (a launch that waits
+ * before its stores, RV_DEBAND_WAIT_LATE), a block computes the first
+ * RV_DEBAND_DEFER_ROWS rows of its first tile into a buffer after the tile
+ * buffers (rv_deband_defer_bytes) before it waits, so that the wait for the
+ * grids still running overlaps that work, then copies them out.
  */
 RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
                              const int il, const int gr, const int mode, const int blur,
@@ -963,11 +1010,37 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
             rv_db_cp_wait_all();
         }
         __syncthreads();
-        RV_DB_LATE_WAIT(a);
         int p, tx0, ty0;
         rv_db_tiles_at(a, t, th, &p, &tx0, &ty0);
-        rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
-                           sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16);
+        const rv_db_tgeom g = rv_db_tile_geom(a, p, tx0, ty0, th, in16);
+        /* rows [j0, j1) into o: with DEFER_STORES (the first tile) rows [0,
+         * DEFER_ROWS) into the buffer after the tile buffers, the wait, their
+         * copy to the plane, then the rest; else the wait (at once after the
+         * first tile), then the whole tile (one call site: one copy of the
+         * tile's code) */
+        unsigned char *const ob = sm + (total > G ? 2 : 1) * bufb;
+        int def = k == 0 && (a->independent & RV_DEBAND_DEFER_STORES) != 0;
+#pragma unroll 1
+        for (int j0 = 0; j0 < th;) {
+            const int j1 = def ? rv_db_min(th, RV_DEBAND_DEFER_ROWS) : th;
+            rv_db_out o;
+            o.base = def ? ob : (unsigned char *)(uintptr_t)a->dst[p];
+            o.pitch = def ? RV_DEBAND_TILE_W * (out16 ? 2 : 1) : a->dpitch[p];
+            o.ox = def ? tx0 : 0;
+            o.oy = def ? ty0 : 0;
+            o.vec = def ? 1 : a->vec_ok;
+            if (!def)
+                RV_DB_LATE_WAIT(a);
+            rv_db_tile_compute(a, p, tx0, ty0, th, g, sm + (k & 1) * bufb, il, gr, mode, blur,
+                               in16, out16, o, j0, j1);
+            if (def) {
+                __syncthreads();
+                RV_DB_LATE_WAIT(a);
+                rv_db_copy_out(a, p, tx0, ty0, j1, ob, out16);
+                def = 0;
+            }
+            j0 = j1;
+        }
         if (tn < total)
             __syncthreads();
     }
@@ -1057,7 +1130,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
 #define RV_DB_MINB16_M2 5
 #endif
 #ifndef RV_DB_MINB16TO8
-#define RV_DB_MINB16TO8 0
+#define RV_DB_MINB16TO8 4
 #endif
 #define RV_DB_MINB_11_0 RV_DB_MINB16_M0
 #define RV_DB_MINB_11_1 RV_DB_MINB16_M1

@@ -32,6 +32,7 @@ struct RV_Deband {
     } res[4]; /* the last shapes asked (resident_blocks) */
     int res_next;
     int no_late; /* RAVIOLI_DEBAND_WAIT_LATE=0 at create: writes-only conflicts wait at the start */
+    int no_defer; /* RAVIOLI_DEBAND_DEFER=0 at create: such launches compute nothing before their wait */
     char err[512];
 };
 
@@ -146,6 +147,8 @@ RV_API int rv_deband_create(RV_Context *ctx, RV_Deband **out)
     /* a diagnostic switch for measurements (docs/deband.md, run M) */
     const char *lw = getenv("RAVIOLI_DEBAND_WAIT_LATE");
     d->no_late = lw && strcmp(lw, "0") == 0;
+    const char *df = getenv("RAVIOLI_DEBAND_DEFER");
+    d->no_defer = df && strcmp(df, "0") == 0;
     int err = rv_module_load(ctx, "deband", &d->mod);
     if (err < 0) {
         free(d);
@@ -342,12 +345,15 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[0] = 32;
         sh.block[1] = 8;
         int tiles;
+        const int defer = late && !d->no_defer;
         if (late) {
             /* (a waiting launch's rule, unless taller tiles still give more
-             * than one wave: rv_deband_tile_choose_late) */
+             * than one wave: rv_deband_tile_choose_late; one tile buffer a
+             * block, and the deferred rows' buffer) */
             int res[5] = {0, 0, 0, 0, 0};
-            for (int h32 = 2; h32 <= RV_DEBAND_OVERLAP_H32; h32 *= 2) /* (one tile buffer a block) */
-                res[h32] = resident_blocks(d, k, rv_deband_tile_buf_bytes(d->s.range, in16, h32));
+            for (int h32 = 2; h32 <= RV_DEBAND_OVERLAP_H32; h32 *= 2)
+                res[h32] = resident_blocks(d, k, rv_deband_tile_buf_bytes(d->s.range, in16, h32) +
+                                                     (defer ? rv_deband_defer_bytes(out16, h32) : 0u));
             tiles = (int)rv_deband_tile_choose_late(&a, res);
         } else {
             tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
@@ -355,7 +361,10 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.grid[0] = (unsigned)tiles;
         sh.grid[1] = 1;
         sh.shared_bytes =
-            rv_deband_tile_smem_bytes(d->s.range, in16, a.tile_h32, tiles, sh.grid[0]);
+            rv_deband_tile_smem_bytes(d->s.range, in16, a.tile_h32, tiles, sh.grid[0]) +
+            (defer ? rv_deband_defer_bytes(out16, a.tile_h32) : 0u);
+        if (defer)
+            a.independent |= RV_DEBAND_DEFER_STORES;
         sh.block[2] = 1;
         sh.grid[2] = 1;
     } else {
@@ -385,7 +394,8 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
             early = res > 0 && sh.grid[0] > (unsigned)res;
         }
         a.independent = (nowait ? RV_DEBAND_NO_WAIT : 0) | (early ? RV_DEBAND_EARLY_RELEASE : 0) |
-                        (late ? RV_DEBAND_WAIT_LATE : 0);
+                        (late ? RV_DEBAND_WAIT_LATE : 0) |
+                        (a.independent & RV_DEBAND_DEFER_STORES);
     }
     int err = rv_launch_raw(k, &sh, &a, sizeof(a));
     d->queued = rv_context_queued(d->ctx);

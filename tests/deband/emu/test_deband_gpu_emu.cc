@@ -61,7 +61,8 @@ static void *run_thread(void *p)
 // launches with blocks of 32 x 8 threads, as the host does; tiled entries
 // on a grid of `blocks` blocks (any number: they share the tiles out), as
 // (blocks / 2) x 2 when even (the linear block index), else blocks x 1
-static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16, int blocks)
+static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16, int out16,
+                       int blocks)
 {
     const int w = a.w[0], h = a.h[0];
     if (tiled) {
@@ -74,10 +75,12 @@ static void emu_launch(entry_fn f, const rv_deband_args &a, int tiled, int in16,
         gridDim.z = (unsigned)a.nplanes;
     }
     blockDim.x = 32; blockDim.y = 8; blockDim.z = 1;
-    // dynamic shared memory of exactly the launch's size (ASan sees overruns)
+    // dynamic shared memory of exactly the launch's size (ASan sees overruns),
+    // with the deferred rows' buffer after the tile buffers (DEFER_STORES)
     std::vector<unsigned char> smem(
         tiled ? rv_deband_tile_smem_bytes(a.range, in16, a.tile_h32, rv_deband_tile_count(&a),
-                                          (unsigned)blocks)
+                                          (unsigned)blocks) +
+                    ((a.independent & RV_DEBAND_DEFER_STORES) ? rv_deband_defer_bytes(out16, a.tile_h32) : 0u)
               : 0);
     emu_dyn_smem = smem.data();
     emu_dyn_smem_size = smem.size();
@@ -194,14 +197,21 @@ int main(void)
                     a.vec_ok = c.aligned == 1 || (c.aligned == 2 && dp % 8 == 0);
                     // tile staging: 16-byte chunks (pitch multiple of 64), 4-byte words, samples
                     a.src_words = c.aligned == 1 ? 2 : c.aligned == 2 ? 1 : 0;
-                    emu_launch(fns[t][k][tiled ? (a.dynamic ? 2 : 1) : 0], a, tiled, bi == 2, blocks);
+                    // a third of the tiled launches wait before their stores and
+                    // compute their first tile's first rows into shared memory
+                    // before that (the wait itself is not emulated)
+                    if (tiled && (t + k + c.w) % 3 == 0)
+                        a.independent = RV_DEBAND_WAIT_LATE | RV_DEBAND_DEFER_STORES;
+                    emu_launch(fns[t][k][tiled ? (a.dynamic ? 2 : 1) : 0], a, tiled, bi == 2, bo == 2,
+                               blocks);
                     checked++;
                     if (d1 != d2) {
                         bad++;
                         size_t i = 0;
                         while (d1[i] == d2[i]) i++;
-                        fprintf(stderr, "MISMATCH %s%s %dx%d range %d il %d aligned %d: byte %zu cpu %u emu %u\n",
-                                name, tiled ? (a.dynamic ? "_sd" : "_s") : "", w, h, c.range, c.il, c.aligned, i, d1[i], d2[i]);
+                        fprintf(stderr, "MISMATCH %s%s %dx%d range %d il %d aligned %d deferred %d: byte %zu cpu %u emu %u\n",
+                                name, tiled ? (a.dynamic ? "_sd" : "_s") : "", w, h, c.range, c.il, c.aligned,
+                                (a.independent & RV_DEBAND_DEFER_STORES) != 0, i, d1[i], d2[i]);
                     }
                 }
     // three planes of different widths and heights in one tiled launch (the
@@ -254,12 +264,15 @@ int main(void)
                 const int ntiles = rv_deband_tile_set(&a, 1 + v);
                 if (t == 2) // the division fallback for the chroma planes
                     a.tile_rcp[1] = a.tile_rcp[2] = 0;
-                emu_launch(fns[t][k][1], a, 1, bi == 2, v ? 2 : ntiles);
+                if (v == 0 && t % 2 == 0)
+                    a.independent = RV_DEBAND_WAIT_LATE | RV_DEBAND_DEFER_STORES;
+                emu_launch(fns[t][k][1], a, 1, bi == 2, bo == 2, v ? 2 : ntiles);
                 checked++;
                 for (int p = 0; p < 3; p++)
                     if (o1[p] != o2[p]) {
                         bad++;
-                        fprintf(stderr, "MISMATCH %s_s 3 planes, plane %d, tile_h32 %d\n", name, p, a.tile_h32);
+                        fprintf(stderr, "MISMATCH %s_s 3 planes, plane %d, tile_h32 %d, deferred %d\n", name,
+                                p, a.tile_h32, (a.independent & RV_DEBAND_DEFER_STORES) != 0);
                         break;
                     }
             }

@@ -77,13 +77,20 @@ typedef struct rv_deband_args {
      * placed before the next grid's can be); RV_DEBAND_WAIT_LATE: waits for
      * the previous grid only after staging its first tile, before it
      * computes and stores (a launch whose reads conflict with no grid that
-     * may still run, only its writes). 0: waits at the start, releases late. */
+     * may still run, only its writes); RV_DEBAND_DEFER_STORES (with WAIT_LATE):
+     * a block computes the first RV_DEBAND_DEFER_ROWS rows of its first tile
+     * into shared memory after its tile buffers (rv_deband_defer_bytes more
+     * in the launch) before that wait, and copies them out after it, so that
+     * the wait overlaps their work. 0: waits at the start, releases late. */
     int32_t independent;
 } rv_deband_args;
 
 #define RV_DEBAND_NO_WAIT 1
 #define RV_DEBAND_EARLY_RELEASE 2
 #define RV_DEBAND_WAIT_LATE 4
+#define RV_DEBAND_DEFER_STORES 8
+/** Rows of a block's first tile computed before its wait (DEFER_STORES). */
+#define RV_DEBAND_DEFER_ROWS 64
 
 /** Tiled GPU entries (*_s): tiles of W x (32 tile_h32) samples, for range <= RANGE. */
 #define RV_DEBAND_TILE_W 128
@@ -99,6 +106,16 @@ RV_INLINE unsigned rv_deband_tile_buf_bytes(int range, int in16, int tile_h32)
     const int th = RV_DEBAND_TILE_H * (tile_h32 > 0 ? tile_h32 : 1);
     const unsigned row = (unsigned)(((RV_DEBAND_TILE_W + 2 * range) * (in16 ? 2 : 1) + 30) & ~15);
     return row * (unsigned)(th + 2 * range);
+}
+
+/** Shared memory a launch with RV_DEBAND_DEFER_STORES needs beyond its tile
+ * buffers (rv_deband_tile_smem_bytes): min(tile height, DEFER_ROWS) rows of
+ * RV_DEBAND_TILE_W samples at the output depth (16 KB at most). */
+RV_INLINE unsigned rv_deband_defer_bytes(int out16, int tile_h32)
+{
+    const int th = RV_DEBAND_TILE_H * (tile_h32 > 0 ? tile_h32 : 1);
+    const int rows = th < RV_DEBAND_DEFER_ROWS ? th : RV_DEBAND_DEFER_ROWS;
+    return (unsigned)(rows * RV_DEBAND_TILE_W * (out16 ? 2 : 1));
 }
 
 /** Sets the tile height of a tiled launch (a->tile_h32 = tile_h32, <= 0:
