@@ -14,6 +14,10 @@
 #define RV_DEBAND_MAX_THR   4095
 #define RV_DEBAND_MAX_GRAIN 4095
 
+/* occupancy answers kept (resident_blocks): two a tile height (with and
+ * without the deferred rows' buffer) for the four heights */
+#define RES_CACHE 8
+
 struct RV_Deband {
     RV_Context *ctx;
     RV_Module *mod;
@@ -29,10 +33,11 @@ struct RV_Deband {
         const RV_Kernel *k; /* resident blocks of k at smem shared bytes (0: unknown) */
         unsigned smem;
         int res;
-    } res[4]; /* the last shapes asked (resident_blocks) */
+    } res[RES_CACHE]; /* the last shapes asked (resident_blocks) */
     int res_next;
     int no_late; /* RAVIOLI_DEBAND_WAIT_LATE=0 at create: writes-only conflicts wait at the start */
-    int no_defer; /* RAVIOLI_DEBAND_DEFER=0 at create: such launches compute nothing before their wait */
+    int defer_mode; /* RAVIOLI_DEBAND_DEFER at create: 0 never, 1 always, else where it pays */
+    int late_h32;   /* RAVIOLI_DEBAND_LATE_H32 (experiment): the tile height of such launches */
     char err[512];
 };
 
@@ -41,7 +46,7 @@ struct RV_Deband {
  * Kept for the last few shapes: the occupancy query is a driver call. */
 static int resident_blocks(RV_Deband *d, const RV_Kernel *k, unsigned smem)
 {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < RES_CACHE; i++)
         if (d->res[i].k == k && d->res[i].smem == smem)
             return d->res[i].res;
     RV_LaunchShape sh;
@@ -53,7 +58,7 @@ static int resident_blocks(RV_Deband *d, const RV_Kernel *k, unsigned smem)
     sh.shared_bytes = smem;
     const int r = rv_kernel_resident_blocks(k, &sh);
     const int i = d->res_next;
-    d->res_next = (i + 1) % 4;
+    d->res_next = (i + 1) % RES_CACHE;
     d->res[i].k = k;
     d->res[i].smem = smem;
     d->res[i].res = r > 0 ? r : 0;
@@ -148,7 +153,9 @@ RV_API int rv_deband_create(RV_Context *ctx, RV_Deband **out)
     const char *lw = getenv("RAVIOLI_DEBAND_WAIT_LATE");
     d->no_late = lw && strcmp(lw, "0") == 0;
     const char *df = getenv("RAVIOLI_DEBAND_DEFER");
-    d->no_defer = df && strcmp(df, "0") == 0;
+    d->defer_mode = df && (*df == '0' || *df == '1') ? *df - '0' : 2;
+    const char *lh = getenv("RAVIOLI_DEBAND_LATE_H32");
+    d->late_h32 = lh ? atoi(lh) : 0;
     int err = rv_module_load(ctx, "deband", &d->mod);
     if (err < 0) {
         free(d);
@@ -345,16 +352,24 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[0] = 32;
         sh.block[1] = 8;
         int tiles;
-        const int defer = late && !d->no_defer;
+        int defer = 0;
         if (late) {
             /* (a waiting launch's rule, unless taller tiles still give more
              * than one wave: rv_deband_tile_choose_late; one tile buffer a
-             * block, and the deferred rows' buffer) */
-            int res[5] = {0, 0, 0, 0, 0};
-            for (int h32 = 2; h32 <= RV_DEBAND_OVERLAP_H32; h32 *= 2)
-                res[h32] = resident_blocks(d, k, rv_deband_tile_buf_bytes(d->s.range, in16, h32) +
-                                                     (defer ? rv_deband_defer_bytes(out16, h32) : 0u));
+             * block, and the deferred rows' buffer where it pays) */
+            int res[5] = {0, 0, 0, 0, 0}, use[5] = {0, 0, 0, 0, 0};
+            for (int h32 = 1; h32 <= RV_DEBAND_OVERLAP_H32; h32++) {
+                res[h32] = resident_blocks(d, k, rv_deband_tile_buf_bytes(d->s.range, in16, h32));
+                const int rd = d->defer_mode ? resident_blocks(d, k, rv_deband_tile_buf_bytes(d->s.range, in16, h32) + rv_deband_defer_bytes(out16, h32)) : 0;
+                const int t = rv_deband_tile_set(&a, h32);
+                use[h32] = d->defer_mode == 1 || (d->defer_mode == 2 && rd > 0 && (rd >= res[h32] || t <= 2 * rd));
+                if (use[h32])
+                    res[h32] = rd;
+            }
             tiles = (int)rv_deband_tile_choose_late(&a, res);
+            if (d->late_h32 > 0)
+                tiles = rv_deband_tile_set(&a, d->late_h32);
+            defer = use[a.tile_h32];
         } else {
             tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
         }
