@@ -603,16 +603,23 @@ static void test_tile_choose(void **state)
          * with the resident blocks unknown, the rule above */
         const int unknown[5] = {0, 0, 0, 0, 0};
         a.independent = RV_DEBAND_WAIT_LATE;
-        const unsigned nl = rv_deband_tile_choose_late(&a, unknown);
+        int def = -1;
+        const unsigned nl = rv_deband_tile_choose_late(&a, unknown, unknown, &def);
         assert_int_equal(a.tile_h32, c[i].h32);
+        assert_int_equal(def, 0); /* (nothing known: no deferral) */
         assert_int_equal((int)nl, a.tiles);
         assert_int_equal(a.independent, RV_DEBAND_WAIT_LATE);
         const int res[5] = {0, 0, 660, 0, 528}; /* 16-bit tiles on an H200 */
         const int t128 = rv_deband_tile_set(&a, 4), t64 = rv_deband_tile_set(&a, 2);
         const int want = t128 > 528 ? 4 : t64 > 660 ? 2 : c[i].h32;
-        rv_deband_tile_choose_late(&a, res);
+        rv_deband_tile_choose_late(&a, res, NULL, NULL);
         assert_int_equal(a.tile_h32, want);
         assert_int_equal(a.tiles, rv_deband_tile_count(&a));
+        /* with the deferred rows' buffer costing no resident block: the
+         * same tiles, deferred */
+        rv_deband_tile_choose_late(&a, res, res, &def);
+        assert_int_equal(a.tile_h32, want);
+        assert_int_equal(def, want == 4 || want == 2);
     }
     /* the frames of run N: 4K 4:4:4 128 rows (1530 tiles), 1080p 4:4:4 64
      * rows (765; 128 rows would be 405, one wave), 1080p 4:2:0 the rule's
@@ -623,9 +630,34 @@ static void test_tile_choose(void **state)
     for (size_t i = 0; i < sizeof(l) / sizeof(l[0]); i++) {
         rv_deband_args a = frame_args(l[i].w, l[i].h, l[i].cs);
         const int res[5] = {0, 0, 660, 0, 528};
-        assert_int_equal((int)rv_deband_tile_choose_late(&a, res), l[i].tiles);
+        assert_int_equal((int)rv_deband_tile_choose_late(&a, res, NULL, NULL), l[i].tiles);
         assert_int_equal(a.tile_h32, l[i].h32);
     }
+    /* with deferral (run O; 16-bit tiles on an H200: 5 blocks an SM at 32
+     * and 64 rows, 4 at 128 (528); with the buffer 4 at 64 rows (528), 3
+     * at 128 (396)): 4K 4:4:4 keeps 128 rows without it (1530 tiles, more
+     * than two waves of 396), 1080p 4:4:4 takes 128 rows with it (405
+     * tiles, one wave of 396 and a block), 1080p 4:2:0 (8-bit: 6 blocks an
+     * SM either way) the rule's 32 rows with it */
+    static const struct { int w, h, cs, h32, tiles, defer; } ld[] = {
+        {3840, 2160, 0, 4, 1530, 0}, {1920, 1080, 0, 4, 405, 1},
+        {1920, 1080, 1, 1, 34 * 15 + 2 * 17 * 8, 1},
+    };
+    for (size_t i = 0; i < sizeof(ld) / sizeof(ld[0]); i++) {
+        rv_deband_args a = frame_args(ld[i].w, ld[i].h, ld[i].cs);
+        const int r16[5] = {0, 660, 660, 528, 528}, rd16[5] = {0, 528, 528, 396, 396};
+        const int r8[5] = {0, 792, 792, 792, 792};
+        int def = -1;
+        const unsigned n = rv_deband_tile_choose_late(&a, ld[i].cs ? r8 : r16, ld[i].cs ? r8 : rd16, &def);
+        assert_int_equal((int)n, ld[i].tiles);
+        assert_int_equal(a.tile_h32, ld[i].h32);
+        assert_int_equal(def, ld[i].defer);
+    }
+    /* rv_deband_defer_pays: no resident block lost, or at most two waves */
+    assert_true(rv_deband_defer_pays(5000, 528, 528));
+    assert_true(rv_deband_defer_pays(792, 528, 396));
+    assert_false(rv_deband_defer_pays(793, 528, 396));
+    assert_false(rv_deband_defer_pays(10, 528, 0)); /* unknown */
 }
 
 /* The tile table of rv_deband_tile_set, walked as the GPU entries walk it

@@ -484,6 +484,24 @@ static void test_gpu_chained_frames(void **state)
         rv_image_destroy(&qc[i]);
     }
 
+    /* 8. the ring of part 5 with a filter whose waiting frames compute
+     * nothing before their wait (RAVIOLI_DEBAND_DEFER=0; part 5's defer
+     * where it pays, rv_deband_defer_pays): the same results */
+    RV_Deband *dn = NULL;
+    assert_int_equal(setenv("RAVIOLI_DEBAND_DEFER", "0", 1), 0);
+    assert_int_equal(rv_deband_create(gpu, &dn), 0);
+    assert_int_equal(unsetenv("RAVIOLI_DEBAND_DEFER"), 0);
+    assert_int_equal(rv_deband_configure(dn, &s), 0);
+    o0 = rv_deband_overlapped(dn);
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(rv_deband_apply(dn, og[i % 3], sg[3 + i % 3], 140 + i), 0);
+        assert_int_equal(rv_deband_apply(dc, oc[i % 3], sc[3 + i % 3], 140 + i), 0);
+    }
+    assert_int_equal(rv_deband_overlapped(dn) - o0, 26);
+    for (int i = 0; i < 3; i++)
+        expect_same(og[i], oc[i], "a ring of 3 outputs, nothing computed before the waits");
+    rv_deband_destroy(&dn);
+
     for (int i = 0; i < N; i++) {
         rv_image_destroy(&sg[i]);
         rv_image_destroy(&sc[i]);

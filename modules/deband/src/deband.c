@@ -36,8 +36,7 @@ struct RV_Deband {
     } res[RES_CACHE]; /* the last shapes asked (resident_blocks) */
     int res_next;
     int no_late; /* RAVIOLI_DEBAND_WAIT_LATE=0 at create: writes-only conflicts wait at the start */
-    int defer_mode; /* RAVIOLI_DEBAND_DEFER at create: 0 never, 1 always, else where it pays */
-    int late_h32;   /* RAVIOLI_DEBAND_LATE_H32 (experiment): the tile height of such launches */
+    int no_defer; /* RAVIOLI_DEBAND_DEFER=0 at create: such launches compute nothing before their wait */
     char err[512];
 };
 
@@ -149,13 +148,11 @@ RV_API int rv_deband_create(RV_Context *ctx, RV_Deband **out)
         return RV_ENOMEM;
     d->ctx = ctx;
     rv_deband_settings_default(&d->s);
-    /* a diagnostic switch for measurements (docs/deband.md, run M) */
+    /* diagnostic switches for measurements (docs/deband.md, runs M and O) */
     const char *lw = getenv("RAVIOLI_DEBAND_WAIT_LATE");
     d->no_late = lw && strcmp(lw, "0") == 0;
     const char *df = getenv("RAVIOLI_DEBAND_DEFER");
-    d->defer_mode = df && (*df == '0' || *df == '1') ? *df - '0' : 2;
-    const char *lh = getenv("RAVIOLI_DEBAND_LATE_H32");
-    d->late_h32 = lh ? atoi(lh) : 0;
+    d->no_defer = df && strcmp(df, "0") == 0;
     int err = rv_module_load(ctx, "deband", &d->mod);
     if (err < 0) {
         free(d);
@@ -355,21 +352,16 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         int defer = 0;
         if (late) {
             /* (a waiting launch's rule, unless taller tiles still give more
-             * than one wave: rv_deband_tile_choose_late; one tile buffer a
-             * block, and the deferred rows' buffer where it pays) */
-            int res[5] = {0, 0, 0, 0, 0}, use[5] = {0, 0, 0, 0, 0};
-            for (int h32 = 1; h32 <= RV_DEBAND_OVERLAP_H32; h32++) {
-                res[h32] = resident_blocks(d, k, rv_deband_tile_buf_bytes(d->s.range, in16, h32));
-                const int rd = d->defer_mode ? resident_blocks(d, k, rv_deband_tile_buf_bytes(d->s.range, in16, h32) + rv_deband_defer_bytes(out16, h32)) : 0;
-                const int t = rv_deband_tile_set(&a, h32);
-                use[h32] = d->defer_mode == 1 || (d->defer_mode == 2 && rd > 0 && (rd >= res[h32] || t <= 2 * rd));
-                if (use[h32])
-                    res[h32] = rd;
+             * than one wave, with the deferred rows' buffer where it pays:
+             * rv_deband_tile_choose_late; one tile buffer a block) */
+            int res[5] = {0, 0, 0, 0, 0}, resd[5] = {0, 0, 0, 0, 0};
+            for (int h32 = 1; h32 <= 4; h32++) {
+                const unsigned buf = rv_deband_tile_buf_bytes(d->s.range, in16, h32);
+                res[h32] = resident_blocks(d, k, buf);
+                if (!d->no_defer)
+                    resd[h32] = resident_blocks(d, k, buf + rv_deband_defer_bytes(out16, h32));
             }
-            tiles = (int)rv_deband_tile_choose_late(&a, res);
-            if (d->late_h32 > 0)
-                tiles = rv_deband_tile_set(&a, d->late_h32);
-            defer = use[a.tile_h32];
+            tiles = (int)rv_deband_tile_choose_late(&a, res, d->no_defer ? NULL : resd, &defer);
         } else {
             tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
         }

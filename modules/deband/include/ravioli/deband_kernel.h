@@ -226,29 +226,62 @@ RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
     return (unsigned)rv_deband_tile_set(a, 1);
 }
 
+/** Whether a launch that waits before its stores gains by computing its
+ * blocks' first rows before the wait (RV_DEBAND_DEFER_STORES), given its
+ * tiles and the blocks resident at once without (res) and with (res_defer)
+ * the deferred rows' buffer: where that buffer costs no resident block, or
+ * where the grid is at most two waves with it. Only the blocks that wait
+ * (the first wave) gain, while every wave pays for fewer resident blocks:
+ * run O (H200): 1080p 4:4:4 (405 tiles of 128 rows, 396 resident with the
+ * buffer against 528) 0.2-1.0 us a frame faster; 4K 4:4:4 (1530 tiles,
+ * 3.9 waves) 1.0-1.4 us slower. */
+RV_INLINE int rv_deband_defer_pays(int tiles, int res, int res_defer)
+{
+    return res_defer > 0 && (res_defer >= res || tiles <= 2 * res_defer);
+}
+
 /** The tiles of a launch that waits for the previous grid before its
  * stores (RV_DEBAND_WAIT_LATE: it follows a chain of overlapping frames and
  * only writes what one of them reads or writes): the tallest of 128 and 64
- * rows whose grid has more blocks than res[h32], the blocks resident at
- * once at that tile height (res[4], res[2]; <= 0: unknown), so that it
- * still releases the next grid at its start (rv_deband_apply); else the
- * rule of a waiting launch (rv_deband_tile_choose). Run N (H200, frames
- * through rv_deband_apply, the benchmark's sets): 4K 4:4:4 takes 128 rows
- * instead of 96 (every third frame such a launch: 0.3-0.4 us a frame
- * faster), 1080p 4:4:4 64 rows instead of 32 (128 rows there are one wave,
- * which releases late: 0.4-0.6 us slower; 64 rows 0.2-0.3 faster). Sets
- * a->tile_h32 and the tile table; returns the number of tiles. */
-RV_INLINE unsigned rv_deband_tile_choose_late(rv_deband_args *a, const int res[5])
+ * rows whose grid has more blocks than are resident at once at that tile
+ * height, so that it still releases the next grid at its start
+ * (rv_deband_apply); else the rule of a waiting launch
+ * (rv_deband_tile_choose). res[h32] are the blocks resident at tile height
+ * 32 h32 (h32 1-4; <= 0: unknown), res_defer[h32] the same with the
+ * deferred rows' buffer (NULL: no deferral); at each height the launch
+ * defers where rv_deband_defer_pays, and then counts res_defer. *defer
+ * (may be NULL) tells whether the chosen tiles defer. Run N (H200, frames
+ * through rv_deband_apply, the benchmark's sets, before deferral): 4K 4:4:4
+ * takes 128 rows instead of 96 (every third frame such a launch: 0.3-0.4
+ * us a frame faster), 1080p 4:4:4 64 rows instead of 32 (128 rows there
+ * are one wave, which releases late: 0.4-0.6 us slower; 64 rows 0.2-0.3
+ * faster). With deferral (run O) 1080p 4:4:4 takes 128 rows (405 tiles,
+ * 396 resident with the buffer). Sets a->tile_h32 and the tile table;
+ * returns the number of tiles. */
+RV_INLINE unsigned rv_deband_tile_choose_late(rv_deband_args *a, const int res[5],
+                                              const int res_defer[5], int *defer)
 {
-    for (int h32 = RV_DEBAND_OVERLAP_H32; h32 >= 2; h32 /= 2) {
-        const int t = rv_deband_tile_set(a, h32);
-        if (res[h32] > 0 && t > res[h32])
-            return (unsigned)t;
+    int d = 0;
+    unsigned t = 0;
+    for (int h32 = RV_DEBAND_OVERLAP_H32; h32 >= 2 && !t; h32 /= 2) {
+        const int n = rv_deband_tile_set(a, h32);
+        const int dd = res_defer && rv_deband_defer_pays(n, res[h32], res_defer[h32]);
+        const int r = dd ? res_defer[h32] : res[h32];
+        if (r > 0 && n > r) {
+            t = (unsigned)n;
+            d = dd;
+        }
     }
-    const int32_t ind = a->independent;
-    a->independent = ind & ~RV_DEBAND_NO_WAIT;
-    const unsigned t = rv_deband_tile_choose(a, 0);
-    a->independent = ind;
+    if (!t) {
+        const int32_t ind = a->independent;
+        a->independent = ind & ~RV_DEBAND_NO_WAIT;
+        t = rv_deband_tile_choose(a, 0);
+        a->independent = ind;
+        const int h = a->tile_h32 >= 1 && a->tile_h32 <= 4 ? a->tile_h32 : 1;
+        d = res_defer && rv_deband_defer_pays((int)t, res[h], res_defer[h]);
+    }
+    if (defer)
+        *defer = d;
     return t;
 }
 
