@@ -716,11 +716,9 @@ RV_DB_FN uint32_t rv_db_thb(int thr) { return thr > 0 ? (uint32_t)(2 * thr - 1) 
 #if RV_DB_INNER_BANDS
 /* One band of 32 rows on the inner path: the thread's rows y0, y0 + 8,
  * y0 + 16, y0 + 24, centres at shared-memory offset ci (row y0) + 8 j ispb,
- * outputs from drow (row y0) on, dp8 bytes (8 rows) apart, at sample xs of
- * a row of ws (x0 and w less the output's origin, rv_db_out). */
+ * outputs from drow (row y0) on, dp8 bytes (8 rows) apart. */
 RV_DB_FN void rv_db_band_inner(const unsigned char *sm, int ci, unsigned char *drow, int64_t dp8,
-                               uint32_t kr, int y0, int x0, int xs, int ws, int vec, int range,
-                               int ispb,
+                               uint32_t kr, int y0, int x0, int w, int vec, int range, int ispb,
                                int thr, const int gr, uint32_t kg, uint32_t gn, int grain,
                                const int mode, const int blur, const int in16, const int out16)
 {
@@ -732,30 +730,72 @@ RV_DB_FN void rv_db_band_inner(const unsigned char *sm, int ci, unsigned char *d
         int v[4];
         rv_db_tile_row_inner(sm, ci + 8 * j * ispb, rk, range, ispb, thr - 1, thb, rv_db_na(n), n,
                              gr, kg, gn, grain, mode, blur, in16, out16, v);
-        rv_db_store4_inner(drow, xs, ws, v, vec, out16);
+        rv_db_store4_inner(drow, x0, w, v, vec, out16);
         drow += dp8;
     }
 }
 #endif
 
-/* Where a tile's results go: sample (x, y) of the plane at base + (y - oy)
- * pitch + (x - ox) * (output bytes a sample); vec: 4 samples a store
- * allowed. The plane itself (ox = oy = 0), or a block's shared-memory
- * buffer of the tile's first rows (RV_DEBAND_DEFER_STORES: ox, oy = the
- * tile's origin). */
-typedef struct rv_db_out {
-    unsigned char *base;
-    int64_t pitch;
-    int ox, oy, vec;
-} rv_db_out;
+/* Rows [jlo, jhi) (multiples of 32) of an inner tile (rv_db_tile_compute's
+ * inner path): the thread's rows y0 + j, j = jlo + 8 i, centres at
+ * shared-memory offset ci0 (row y0) + j ispb; results stored from drow (row
+ * y0 + jlo) on, dp8 bytes (8 rows) apart, at sample xs of a row of ws
+ * samples (the plane: x0 and w; the deferred rows' buffer: 4 lane and the
+ * tile's width). */
+RV_DB_FN void rv_db_inner_rows(const unsigned char *sm, int ci0, int ispb, uint32_t kr, int y0,
+                               int x0, unsigned char *drow, int64_t dp8, int xs, int ws, int vec,
+                               int jlo, int jhi, int range, int thr, const int gr, uint32_t kg,
+                               uint32_t gn, int grain, const int mode, const int blur,
+                               const int in16, const int out16)
+{
+    const uint32_t n = (uint32_t)(2 * range + 1), nA = rv_db_na(n), nB = n;
+    const int thm = thr - 1;
+    const uint32_t thb = rv_db_thb(thr);
+#pragma unroll 1
+    for (int j8 = jlo; j8 < jhi; j8 += 32) {
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int y = y0 + j8 + 8 * j;
+            const uint32_t rk = rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2);
+            int v[4];
+            rv_db_tile_row_inner(sm, ci0 + (j8 + 8 * j) * ispb, rk, range, ispb, thm, thb, nA, nB,
+                                 gr, kg, gn, grain, mode, blur, in16, out16, v);
+            rv_db_store4_inner(drow, xs, ws, v, vec, out16);
+            drow += dp8;
+        }
+    }
+}
 
-/* Computes and stores rows [jlo, jhi) (multiples of 32) of tile (tx0, ty0)
- * of plane p (th rows) from its staged copy in sm, into o. Thread (tx, ty)
+/* Whether tile (tx0, ty0) of plane p (th rows) lies in the plane's interior
+ * with its references: no per-pixel limits (uniform over the block). */
+RV_DB_FN int rv_db_tile_inner(const rv_deband_args *a, int p, int tx0, int ty0, int th)
+{
+    const int range = a->range;
+    return tx0 >= range && tx0 + RV_DEBAND_TILE_W <= a->w[p] - range && ty0 >= range &&
+           ty0 + th <= a->h[p] - range;
+}
+
+/* The inner tile's layout (rv_db_tile_compute): bytes between rows, and the
+ * centre of the thread's first row (warp) in sm. */
+RV_DB_FN int rv_db_inner_ispb(int range, const int in16)
+{
+    const int bpp = in16 ? 2 : 1;
+    return (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + ((range * bpp + 15) & ~15);
+}
+RV_DB_FN int rv_db_inner_ci0(int range, const int in16)
+{
+    const int bpp = in16 ? 2 : 1;
+    return ((int)threadIdx.y + range) * rv_db_inner_ispb(range, in16) + 4 * (int)threadIdx.x * bpp +
+           ((range * bpp + 15) & ~15);
+}
+
+/* Computes and stores rows [jlo, th) (jlo a multiple of 32) of tile (tx0,
+ * ty0) of plane p (th rows) from its staged copy in sm. Thread (tx, ty)
  * computes 4 samples of rows ty, ty + 8, ... */
 RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty0, int th,
                                  const rv_db_tgeom g, const unsigned char *sm, const int il,
                                  const int gr, const int mode, const int blur, const int in16,
-                                 const int out16, const rv_db_out o, int jlo, int jhi)
+                                 const int out16, int jlo)
 {
     const int w = a->w[p], h = a->h[p];
     const int range = a->range, thr = a->thr[p], grain = a->grain[p];
@@ -763,43 +803,22 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
     const int sy0 = g.sy0, spb = g.spb, bx0 = g.bx0;
     const uint32_t kg = a->key_grain[p], gn = (uint32_t)(2 * grain + 1);
-    const int inner = tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range && ty0 >= range &&
-                      ty0 + th <= h - range; /* uniform over the block */
+    const int inner = rv_db_tile_inner(a, p, tx0, ty0, th); /* uniform over the block */
     const int x0 = tx0 + 4 * lane;
-    /* the stores' sample index and width relative to o's origin */
-    const int xs = x0 - o.ox, ws = w - o.ox;
-    const int vec = o.vec;
+    const int vec = a->vec_ok;
     const uint32_t kr = a->key_ref[p];
-    unsigned char *const dst = o.base;
-    const int64_t dp = o.pitch;
+    unsigned char *const dst = (unsigned char *)(uintptr_t)a->dst[p];
+    const int64_t dp = a->dpitch[p];
     if (inner && !il) {
-        /* the whole tile inside the plane's interior: no per-pixel limits */
-        const uint32_t n = (uint32_t)(2 * range + 1), nA = rv_db_na(n), nB = n;
-        /* an inner tile's layout depends on the range alone (tx0 * bpp is a
-         * multiple of 128): spb = R16((128 + range) bpp) + R16(range bpp),
+        /* the whole tile inside the plane's interior: no per-pixel limits;
+         * an inner tile's layout depends on the range alone (tx0 * bpp is
+         * a multiple of 128): spb = R16((128 + range) bpp) + R16(range bpp),
          * bx0 = tx0 bpp - R16(range bpp) (R16: rounded up to 16); written
-         * so, the addresses stay out of the per-tile arithmetic */
-        const int rb = (range * bpp + 15) & ~15;
-        const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
-        const int ci0 = (warp + range) * ispb + 4 * lane * bpp + rb;
-        /* the thread's output row, advanced by 8 rows (no 64-bit multiply a row) */
-        unsigned char *drow = dst + (int64_t)(ty0 + warp + jlo - o.oy) * dp;
-        const int64_t dp8 = 8 * dp;
-        const int thm = thr - 1;
-        const uint32_t thb = rv_db_thb(thr);
-#pragma unroll 1
-        for (int j8 = jlo; j8 < jhi; j8 += 32) {
-#pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const int y = ty0 + warp + j8 + 8 * j;
-                const uint32_t rk = rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2);
-                int v[4];
-                rv_db_tile_row_inner(sm, ci0 + (j8 + 8 * j) * ispb, rk, range, ispb, thm, thb,
-                                     nA, nB, gr, kg, gn, grain, mode, blur, in16, out16, v);
-                rv_db_store4_inner(drow, xs, ws, v, vec, out16);
-                drow += dp8;
-            }
-        }
+         * so, the addresses stay out of the per-tile arithmetic. The
+         * thread's output row advances by 8 rows (no 64-bit multiply a row) */
+        rv_db_inner_rows(sm, rv_db_inner_ci0(range, in16), rv_db_inner_ispb(range, in16), kr,
+                         ty0 + warp, x0, dst + (int64_t)(ty0 + warp + jlo) * dp, 8 * dp, x0, w,
+                         vec, jlo, th, range, thr, gr, kg, gn, grain, mode, blur, in16, out16);
         return;
     }
 #if RV_DB_INNER_BANDS
@@ -813,21 +832,21 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
         const int rb = (range * bpp + 15) & ~15;
         const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
         ja = rv_db_max(rv_db_max(range - ty0 + 31, 0) & ~31, jlo);
-        jb = rv_db_min(rv_db_min(th, (h - range - ty0) & ~31), jhi);
+        jb = rv_db_min(th, (h - range - ty0) & ~31);
 #pragma unroll 1
         for (int j8 = ja; j8 < jb; j8 += 32)
             rv_db_band_inner(sm, (ty0 + j8 + warp - sy0) * ispb + 4 * lane * bpp + rb,
-                             dst + (int64_t)(ty0 + j8 + warp - o.oy) * dp, 8 * dp, kr,
-                             ty0 + j8 + warp, x0, xs, ws, vec, range, ispb, thr, gr, kg, gn,
-                             grain, mode, blur, in16, out16);
+                             dst + (int64_t)(ty0 + j8 + warp) * dp, 8 * dp, kr, ty0 + j8 + warp,
+                             x0, w, vec, range, ispb, thr, gr, kg, gn, grain, mode, blur, in16,
+                             out16);
     }
 #endif
 #pragma unroll 1
-    for (int j8 = jlo; j8 < jhi; j8 += 32) {
+    for (int j8 = jlo; j8 < th; j8 += 32) {
 #if RV_DB_INNER_BANDS
         if (j8 == ja && ja < jb)
             j8 = jb; /* (done on the inner path) */
-        if (j8 >= jhi)
+        if (j8 >= th)
             break;
 #endif
 #if RV_DB_BORDER_LIM
@@ -845,8 +864,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 rv_db_tile_row_gen(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr - 1,
                                    thb, 0u, 0u, gr, kg, gn, grain, mode, blur, in16, out16, 1, ry,
                                    x0, w - 1, v);
-                rv_db_store4_inner(dst + (int64_t)(y - o.oy) * dp, xs, ws, v, vec && x0 + 4 <= w,
-                                   out16);
+                rv_db_store4_inner(dst + (int64_t)y * dp, x0, w, v, vec && x0 + 4 <= w, out16);
             }
             continue;
         }
@@ -873,7 +891,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                         v[i] = rv_db_add_noise(v[i], rv_db_noise(h1, gr, kg, gn, grain));
                 }
             }
-            rv_db_store4(dst + (int64_t)(y - o.oy) * dp, xs, ws, v, vec && x0 + 4 <= w, out16);
+            rv_db_store4(dst + (int64_t)y * dp, x0, w, v, vec && x0 + 4 <= w, out16);
         }
     }
 }
@@ -956,6 +974,34 @@ RV_DB_FN void rv_db_copy_out(const rv_deband_args *a, int p, int tx0, int ty0, i
     }
 }
 
+/* RV_DEBAND_DEFER_STORES, an inner first tile (staged at sm): rows [0, rows)
+ * into the buffer ob, then the wait for the previous grid, then their copy
+ * to the plane. Not inlined (CUDA): it runs once a block, and inlined its
+ * registers changed the allocation of the whole entry (spills). */
+#ifndef RV_DB_DEFER_NOINLINE
+#define RV_DB_DEFER_NOINLINE 1
+#endif
+#if defined(RV_CUDA) && !defined(CUDA_EMU_H) && RV_DB_DEFER_NOINLINE
+#  define RV_DB_NOINLINE static __device__ __noinline__
+#else
+#  define RV_DB_NOINLINE RV_DB_FN
+#endif
+RV_DB_NOINLINE void rv_db_defer_first(const rv_deband_args *a, int p, int tx0, int ty0, int rows,
+                                      const unsigned char *sm, unsigned char *ob, const int gr,
+                                      const int mode, const int blur, const int in16,
+                                      const int out16)
+{
+    const int obpp = out16 ? 2 : 1, lane = (int)threadIdx.x, warp = (int)threadIdx.y;
+    rv_db_inner_rows(sm, rv_db_inner_ci0(a->range, in16), rv_db_inner_ispb(a->range, in16),
+                     a->key_ref[p], ty0 + warp, tx0 + 4 * lane,
+                     ob + warp * RV_DEBAND_TILE_W * obpp, 8 * RV_DEBAND_TILE_W * obpp, 4 * lane,
+                     RV_DEBAND_TILE_W, 1, 0, rows, a->range, a->thr[p], gr, a->key_grain[p],
+                     (uint32_t)(2 * a->grain[p] + 1), a->grain[p], mode, blur, in16, out16);
+    __syncthreads();
+    RV_DB_LATE_WAIT(a);
+    rv_db_copy_out(a, p, tx0, ty0, rows, ob, out16);
+}
+
 /*
  * Tiled GPU variant (entries *_s, used when range <= RV_DEBAND_TILE_RANGE):
  * blocks of 32 x 8 threads; block b of G (any grid) computes the tiles b,
@@ -968,10 +1014,11 @@ RV_DB_FN void rv_db_copy_out(const rv_deband_args *a, int p, int tx0, int ty0, i
  * a cycle for scattered addresses). Two tile buffers when a block has
  * several tiles: the copy of its next tile (cp.async) runs while the
  * current one is computed. With RV_DEBAND_DEFER_STORES (a launch that waits
- * before its stores, RV_DEBAND_WAIT_LATE), a block computes the first
- * RV_DEBAND_DEFER_ROWS rows of its first tile into a buffer after the tile
- * buffers (rv_deband_defer_bytes) before it waits, so that the wait for the
- * grids still running overlaps that work, then copies them out.
+ * before its stores, RV_DEBAND_WAIT_LATE), a block whose first tile is an
+ * inner one computes its first RV_DEBAND_DEFER_ROWS rows into a buffer
+ * after the tile buffers (rv_deband_defer_bytes) before it waits, so that
+ * the wait for the grids still running overlaps that work, then copies
+ * them out (border tiles wait first, as without).
  */
 RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned char *sm,
                              const int il, const int gr, const int mode, const int blur,
@@ -1012,35 +1059,18 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         __syncthreads();
         int p, tx0, ty0;
         rv_db_tiles_at(a, t, th, &p, &tx0, &ty0);
-        const rv_db_tgeom g = rv_db_tile_geom(a, p, tx0, ty0, th, in16);
-        /* rows [j0, j1) into o: with DEFER_STORES (the first tile) rows [0,
-         * DEFER_ROWS) into the buffer after the tile buffers, the wait, their
-         * copy to the plane, then the rest; else the wait (at once after the
-         * first tile), then the whole tile (one call site: one copy of the
-         * tile's code) */
-        unsigned char *const ob = sm + (total > G ? 2 : 1) * bufb;
-        int def = k == 0 && (a->independent & RV_DEBAND_DEFER_STORES) != 0;
-#pragma unroll 1
-        for (int j0 = 0; j0 < th;) {
-            const int j1 = def ? rv_db_min(th, RV_DEBAND_DEFER_ROWS) : th;
-            rv_db_out o;
-            o.base = def ? ob : (unsigned char *)(uintptr_t)a->dst[p];
-            o.pitch = def ? RV_DEBAND_TILE_W * (out16 ? 2 : 1) : a->dpitch[p];
-            o.ox = def ? tx0 : 0;
-            o.oy = def ? ty0 : 0;
-            o.vec = def ? 1 : a->vec_ok;
-            if (!def)
-                RV_DB_LATE_WAIT(a);
-            rv_db_tile_compute(a, p, tx0, ty0, th, g, sm + (k & 1) * bufb, il, gr, mode, blur,
-                               in16, out16, o, j0, j1);
-            if (def) {
-                __syncthreads();
-                RV_DB_LATE_WAIT(a);
-                rv_db_copy_out(a, p, tx0, ty0, j1, ob, out16);
-                def = 0;
-            }
-            j0 = j1;
+        int j0 = 0;
+        if (rv_deband_entry_defers(mode, in16, out16) && k == 0 &&
+            (a->independent & RV_DEBAND_DEFER_STORES) && !il && rv_db_tile_inner(a, p, tx0, ty0, th)) {
+            /* an inner first tile: its first rows before the wait */
+            j0 = rv_db_min(th, RV_DEBAND_DEFER_ROWS);
+            rv_db_defer_first(a, p, tx0, ty0, j0, sm, sm + (total > G ? 2 : 1) * bufb, gr, mode,
+                              blur, in16, out16);
         }
+        RV_DB_LATE_WAIT(a); /* (returns at once after the first) */
+        if (j0 < th)
+            rv_db_tile_compute(a, p, tx0, ty0, th, rv_db_tile_geom(a, p, tx0, ty0, th, in16),
+                               sm + (k & 1) * bufb, il, gr, mode, blur, in16, out16, j0);
         if (tn < total)
             __syncthreads();
     }
@@ -1098,8 +1128,9 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
  * than unbounded (56 registers, 4 blocks), 4K 4:4:4 within -1 … +1 %; run
  * I1, before the border path's change and on an H100, had measured the
  * 56-register form of modes 0-1 3-5 % faster at 4K 4:4:4, and a bound of 6
- * (40) slower at 1080p); 16 -> 8 none (docs/perf/deband.md, runs G, I
- * and K). With
+ * (40) slower at 1080p); 16 -> 8 4 (64 registers, no spills: unbounded
+ * they took 56-64 until run O, whose code took them to 56-72, i.e. three
+ * blocks an SM for some; docs/perf/deband.md, runs G, I, K and O). With
  * RV_DB_CHAINED (default) the tiled
  * entries are chained (RV_KFLAG_CHAINED, programmatic dependent launch;
  * RAVIOLI_CUDA_CHAINED=0 turns it off at run time): each waits for the

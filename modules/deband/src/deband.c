@@ -350,6 +350,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[1] = 8;
         int tiles;
         int defer = 0;
+        const int may_defer = !d->no_defer && rv_deband_entry_defers(d->s.sample_mode, in16, out16);
         if (late) {
             /* (a waiting launch's rule, unless taller tiles still give more
              * than one wave, with the deferred rows' buffer where it pays:
@@ -358,10 +359,10 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
             for (int h32 = 1; h32 <= 4; h32++) {
                 const unsigned buf = rv_deband_tile_buf_bytes(d->s.range, in16, h32);
                 res[h32] = resident_blocks(d, k, buf);
-                if (!d->no_defer)
+                if (may_defer)
                     resd[h32] = resident_blocks(d, k, buf + rv_deband_defer_bytes(out16, h32));
             }
-            tiles = (int)rv_deband_tile_choose_late(&a, res, d->no_defer ? NULL : resd, &defer);
+            tiles = (int)rv_deband_tile_choose_late(&a, res, may_defer ? resd : NULL, &defer);
         } else {
             tiles = (int)rv_deband_tile_choose(&a, d->s.sample_mode);
         }

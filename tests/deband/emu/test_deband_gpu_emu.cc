@@ -197,10 +197,10 @@ int main(void)
                     a.vec_ok = c.aligned == 1 || (c.aligned == 2 && dp % 8 == 0);
                     // tile staging: 16-byte chunks (pitch multiple of 64), 4-byte words, samples
                     a.src_words = c.aligned == 1 ? 2 : c.aligned == 2 ? 1 : 0;
-                    // a third of the tiled launches wait before their stores and
+                    // half of the tiled launches wait before their stores and
                     // compute their first tile's first rows into shared memory
                     // before that (the wait itself is not emulated)
-                    if (tiled && (t + k + c.w) % 3 == 0)
+                    if (tiled && (t + k + c.w) % 2 == 0)
                         a.independent = RV_DEBAND_WAIT_LATE | RV_DEBAND_DEFER_STORES;
                     emu_launch(fns[t][k][tiled ? (a.dynamic ? 2 : 1) : 0], a, tiled, bi == 2, bo == 2,
                                blocks);

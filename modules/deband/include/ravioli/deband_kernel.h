@@ -226,6 +226,19 @@ RV_INLINE unsigned rv_deband_tile_choose(rv_deband_args *a, int sample_mode)
     return (unsigned)rv_deband_tile_set(a, 1);
 }
 
+/** Whether the tiled entries of (sample mode, input and output depth)
+ * implement RV_DEBAND_DEFER_STORES: all but 16 -> 16 bits mode 0 and 16 -> 8
+ * bits. Run O (H200): with the deferral's code, 16 -> 16 mode 0 got 2-3 %
+ * slower on every frame (4K 4:4:4 36.4 us against 35.3), more than
+ * deferral gains it at 1080p, and the 16 -> 8 entries (no launch bound)
+ * took 80-96 registers instead of 56-64, i.e. two blocks an SM instead of
+ * four; in the others it measured 0-4 % faster or the same. The others
+ * ignore the flag, and rv_deband_apply does not set it for them. */
+RV_INLINE int rv_deband_entry_defers(int sample_mode, int in16, int out16)
+{
+    return !in16 || (out16 && sample_mode != 0);
+}
+
 /** Whether a launch that waits before its stores gains by computing its
  * blocks' first rows before the wait (RV_DEBAND_DEFER_STORES), given its
  * tiles and the blocks resident at once without (res) and with (res_defer)
