@@ -330,6 +330,23 @@ static void test_gpu_tile_shapes(void **state)
     rv_context_destroy(&gpu);
 }
 
+/* 40 frames into a ring of 3 outputs og[i % 3] from src[i % 3] (frame
+ * indices from f0), on the GPU (dg) and the CPU (dc): each output is
+ * rewritten every third frame (WAW), which waits before its stores; the two
+ * between overlap (the first frame waits: other work came before it). */
+static void ring_of_3(RV_Deband *dg, RV_Deband *dc, RV_Image **og, RV_Image **oc, RV_Image **sg,
+                      RV_Image **sc, int f0, const char *what)
+{
+    const int64_t o0 = rv_deband_overlapped(dg);
+    for (int i = 0; i < 40; i++) {
+        assert_int_equal(rv_deband_apply(dg, og[i % 3], sg[i % 3], f0 + i), 0);
+        assert_int_equal(rv_deband_apply(dc, oc[i % 3], sc[i % 3], f0 + i), 0);
+    }
+    assert_int_equal(rv_deband_overlapped(dg) - o0, 26);
+    for (int i = 0; i < 3; i++)
+        expect_same(og[i], oc[i], what);
+}
+
 /* Frames debanded back to back (rv_deband_overlapped): independent ones
  * start without waiting for the previous grid; a frame that reads the
  * previous output (RAW), writes the previous source (WAR) or output (WAW),
@@ -426,14 +443,7 @@ static void test_gpu_chained_frames(void **state)
      * every third frame (WAW), which waits before its stores; the two
      * between overlap (the first frame follows the read-back above: it
      * waits) */
-    o0 = rv_deband_overlapped(dg);
-    for (int i = 0; i < 40; i++) {
-        assert_int_equal(rv_deband_apply(dg, og[i % 3], sg[3 + i % 3], 40 + i), 0);
-        assert_int_equal(rv_deband_apply(dc, oc[i % 3], sc[3 + i % 3], 40 + i), 0);
-    }
-    assert_int_equal(rv_deband_overlapped(dg) - o0, 26);
-    for (int i = 0; i < 3; i++)
-        expect_same(og[i], oc[i], "a ring of 3 outputs");
+    ring_of_3(dg, dc, og, oc, sg + 3, sc + 3, 40, "a ring of 3 outputs");
 
     /* 6. ping-pong over 24 frames: each frame reads the previous output
      * (RAW: it waits) and overwrites the one before it */
@@ -492,14 +502,8 @@ static void test_gpu_chained_frames(void **state)
     assert_int_equal(rv_deband_create(gpu, &dn), 0);
     assert_int_equal(unsetenv("RAVIOLI_DEBAND_DEFER"), 0);
     assert_int_equal(rv_deband_configure(dn, &s), 0);
-    o0 = rv_deband_overlapped(dn);
-    for (int i = 0; i < 40; i++) {
-        assert_int_equal(rv_deband_apply(dn, og[i % 3], sg[3 + i % 3], 140 + i), 0);
-        assert_int_equal(rv_deband_apply(dc, oc[i % 3], sc[3 + i % 3], 140 + i), 0);
-    }
-    assert_int_equal(rv_deband_overlapped(dn) - o0, 26);
-    for (int i = 0; i < 3; i++)
-        expect_same(og[i], oc[i], "a ring of 3 outputs, nothing computed before the waits");
+    ring_of_3(dn, dc, og, oc, sg + 3, sc + 3, 140,
+              "a ring of 3 outputs, nothing computed before the waits");
     rv_deband_destroy(&dn);
 
     for (int i = 0; i < N; i++) {
