@@ -977,7 +977,8 @@ RV_DB_FN void rv_db_copy_out(const rv_deband_args *a, int p, int tx0, int ty0, i
 /* RV_DEBAND_DEFER_STORES, an inner first tile (staged at sm): rows [0, rows)
  * into the buffer ob, then the wait for the previous grid, then their copy
  * to the plane. Not inlined (CUDA): it runs once a block, and inlined its
- * registers changed the allocation of the whole entry (spills). */
+ * registers changed the allocation of the whole entry (spills; run O, build
+ * D: RV_DB_DEFER_NOINLINE 0 inlines it). */
 #ifndef RV_DB_DEFER_NOINLINE
 #define RV_DB_DEFER_NOINLINE 1
 #endif
