@@ -830,7 +830,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
     if ((RV_DB_INNER_BANDS == 1 || in16) && tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range &&
         !il) {
         const int rb = (range * bpp + 15) & ~15;
-        const int ispb = (((RV_DEBAND_TILE_W + range) * bpp + 15) & ~15) + rb;
+        const int ispb = rv_db_inner_ispb(range, in16);
         ja = rv_db_max(rv_db_max(range - ty0 + 31, 0) & ~31, jlo);
         jb = rv_db_min(th, (h - range - ty0) & ~31);
 #pragma unroll 1

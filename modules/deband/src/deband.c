@@ -325,7 +325,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
      * the multiprocessors this one's last tiles leave) where nothing was
      * queued between them and their memory is disjoint; decided first, as
      * the tiles depend on it (rv_deband_tile_choose) */
-    int nowait = 0, late = 0;
+    int nowait = 0, late = 0, defer = 0;
     if (gpu) {
         const rv_deband_span rd = rv_deband_span_of(&a, 0, in16 ? 2 : 1);
         const rv_deband_span wr = rv_deband_span_of(&a, 1, out16 ? 2 : 1);
@@ -349,7 +349,6 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.block[0] = 32;
         sh.block[1] = 8;
         int tiles;
-        int defer = 0;
         const int may_defer = !d->no_defer && rv_deband_entry_defers(d->s.sample_mode, in16, out16);
         if (late) {
             /* (a waiting launch's rule, unless taller tiles still give more
@@ -371,8 +370,6 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         sh.shared_bytes =
             rv_deband_tile_smem_bytes(d->s.range, in16, a.tile_h32, tiles, sh.grid[0]) +
             (defer ? rv_deband_defer_bytes(out16, a.tile_h32) : 0u);
-        if (defer)
-            a.independent |= RV_DEBAND_DEFER_STORES;
         sh.block[2] = 1;
         sh.grid[2] = 1;
     } else {
@@ -402,8 +399,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
             early = res > 0 && sh.grid[0] > (unsigned)res;
         }
         a.independent = (nowait ? RV_DEBAND_NO_WAIT : 0) | (early ? RV_DEBAND_EARLY_RELEASE : 0) |
-                        (late ? RV_DEBAND_WAIT_LATE : 0) |
-                        (a.independent & RV_DEBAND_DEFER_STORES);
+                        (late ? RV_DEBAND_WAIT_LATE : 0) | (defer ? RV_DEBAND_DEFER_STORES : 0);
     }
     int err = rv_launch_raw(k, &sh, &a, sizeof(a));
     d->queued = rv_context_queued(d->ctx);
