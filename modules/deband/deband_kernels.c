@@ -418,7 +418,8 @@ RV_DB_FN uint32_t rv_db_sub_f(uint32_t H, uint32_t k, uint32_t p16)
  * an offset into sm. */
 #if defined(CUDA_EMU_H)
 RV_DB_FN uint32_t rv_db_sbase(const unsigned char *sm) { (void)sm; return 0; }
-#  define RV_DB_LDS(sm, addr, O, in16) rv_db_ld((sm) + (O), (int)(addr), in16, 0)
+#  define RV_DB_LDS16(sm, addr, O) rv_db_ld((sm) + (O), (int)(addr), 1, 0)
+#  define RV_DB_LDS8B(sm, addr, O) ((int)(sm)[(O) + (int)(addr)])
 #else
 RV_DB_FN uint32_t rv_db_sbase(const unsigned char *sm)
 {
@@ -430,14 +431,43 @@ RV_DB_FN int rv_db_lds16(uint32_t addr, const int o)
     asm volatile("ld.shared.u16 %0, [%1];" : "=h"(v) : "r"(addr + (uint32_t)o));
     return (int)v;
 }
-RV_DB_FN int rv_db_lds8(uint32_t addr, const int o)
+#  define RV_DB_LDS16(sm, addr, O) rv_db_lds16(addr, O)
+/* a byte as it is (the 8-bit input path of rv_db_tile_row_gen) */
+RV_DB_FN int rv_db_lds8b(uint32_t addr, const int o)
 {
     unsigned short v;
     asm volatile("ld.shared.u8 %0, [%1];" : "=h"(v) : "r"(addr + (uint32_t)o));
-    return (int)v << 8;
+    return (int)v;
 }
-#  define RV_DB_LDS(sm, addr, O, in16) ((in16) ? rv_db_lds16(addr, O) : rv_db_lds8(addr, O))
+#  define RV_DB_LDS8B(sm, addr, O) rv_db_lds8b(addr, O)
 #endif
+
+/*
+ * 8-bit input on the inner path: every sample is 256 b (b its byte), so the
+ * row function works on bytes and skips a shift a reference. Exactly:
+ * mode 0's result is 256 b; mode 1's average (256 (b1 + b2) + 1) >> 1 =
+ * 128 (b1 + b2); mode 2's (256 (b1 + .. + b4) + 2) >> 2 = 64 (b1 + .. + b4).
+ * So the result is R 2^su with su = rv_db_unit8(mode) (8, 7, 6), R the
+ * byte, the sum of two or of four, or the centre's byte times 2^(8 - su);
+ * |256 cb - 2^su S| < thr <=> |2^(8-su) cb - S| <= (thr - 1) >> su, and
+ * for !blur each |256 (cb - b)| < thr <=> |cb - b| <= (thr - 1) >> 8.
+ * rv_db_thm / rv_db_thb give the bound at the compare's unit (16-bit input:
+ * thr - 1 and 2 thr - 1; 0 when thr = 0: never banded). The 8-bit output
+ * folds the noise's and the rounding's shifts into one:
+ * ((X >> 8) - grain + R 2^su + 128) >> 8 = (X + 256 (128 - grain) +
+ * (R << (8 + su))) >> 16 for X = (g & 0xff) gn (floors of integers nest).
+ */
+RV_DB_FN int rv_db_unit8(const int mode) { return mode == 0 ? 8 : mode == 1 ? 7 : 6; }
+RV_DB_FN int rv_db_thm(int thr, const int mode, const int blur, const int in16)
+{
+    if (in16)
+        return thr - 1;
+    return thr > 0 ? (thr - 1) >> ((mode == 0 || !blur) ? 8 : rv_db_unit8(mode)) : 0;
+}
+RV_DB_FN uint32_t rv_db_thb(int thr, const int mode, const int blur, const int in16)
+{
+    return thr > 0 ? (uint32_t)(2 * rv_db_thm(thr, mode, blur, in16) + 1) : 0u;
+}
 
 /*
  * One row of 4 samples of a tile whose references are all inside the plane
@@ -461,6 +491,8 @@ RV_DB_FN int rv_db_lds8(uint32_t addr, const int o)
  * h-1-y), the row's part; 0 past the right edge, where nothing is stored),
  * so n, nA and the bases c - K0, c - K1 are taken at rl a sample (nA, nB
  * and `range` are then unused); the offsets are rv_db_offsets' at rl.
+ * 8-bit input (rv_db_unit8): thm and thb are at the compare's unit
+ * (rv_db_thm, rv_db_thb).
  */
 RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, int range,
                                  int spb, int thm, uint32_t thb, uint32_t nA, uint32_t nB,
@@ -477,6 +509,7 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
     RV_DB_OPAQUE(p16);
     RV_DB_OPAQUE(p17);
     const uint32_t hg = rv_db_mix_f(rk, p16, p17); /* rk: the group's counter */
+    const int c8 = 32768 - 256 * grain;             /* 8 -> 8 with grain (above) */
     /* the 4 centre samples with one shared-memory load (the tile layout
      * puts c at a multiple of 8 bytes (16-bit) or 4 (8-bit)) */
     uint32_t cw0 = 0, cw1 = 0;
@@ -506,51 +539,100 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
         }
         const int fa = rv_db_fa(h1, nA);
         const int fb = (int)__umulhi(h1, nB);
-        const int cv = RV_DB_CVEC ? (in16 ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
-                            : (int)(((cw0 >> (8 * i)) & 0xffu) << 8)) : rv_db_ld(sm + ci + o, 0, in16, 0);
         uint32_t iA = iA0 + (uint32_t)(fb * bpp) + (uint32_t)(fa * spb);
         RV_DB_OPAQUE(iA);
-        const int pp = RV_DB_LDS(sm, iA, o, in16);
         int r;
-        if (mode == 0) {
-            r = (unsigned)(cv - pp + thm) < thb ? pp : cv;
-        } else {
-            const int pm = RV_DB_LDS(sm, c2 - iA, o, in16);
-            if (mode == 1) {
-                const int avg = (pp + pm + 1) >> 1;
-                if (blur) {
-                    r = (unsigned)(cv - avg + thm) < thb ? avg : cv;
-                } else {
-                    const int lo = cv - thm;
-                    const unsigned u = rv_db_umax((unsigned)(pp - lo), (unsigned)(pm - lo));
-                    r = u < thb ? avg : cv;
-                }
+        if (in16) {
+            const int cv = RV_DB_CVEC ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
+                                      : rv_db_ld(sm + ci + o, 0, 1, 0);
+            const int pp = RV_DB_LDS16(sm, iA, o);
+            if (mode == 0) {
+                r = (unsigned)(cv - pp + thm) < thb ? pp : cv;
             } else {
-                uint32_t iD = iD0 - (uint32_t)(fa * bpp) + (uint32_t)(fb * spb);
-                RV_DB_OPAQUE(iD);
-                const int pr = RV_DB_LDS(sm, iD, o, in16);
-                const int pq = RV_DB_LDS(sm, c2 - iD, o, in16);
-                const int avg = (pp + pm + pq + pr + 2) >> 2;
-                if (blur) {
-                    r = (unsigned)(cv - avg + thm) < thb ? avg : cv;
+                const int pm = RV_DB_LDS16(sm, c2 - iA, o);
+                if (mode == 1) {
+                    const int avg = (pp + pm + 1) >> 1;
+                    if (blur) {
+                        r = (unsigned)(cv - avg + thm) < thb ? avg : cv;
+                    } else {
+                        const int lo = cv - thm;
+                        const unsigned u = rv_db_umax((unsigned)(pp - lo), (unsigned)(pm - lo));
+                        r = u < thb ? avg : cv;
+                    }
                 } else {
-                    const int lo = cv - thm;
-                    const unsigned u =
-                        rv_db_umax(rv_db_umax((unsigned)(pp - lo), (unsigned)(pm - lo)),
-                                   rv_db_umax((unsigned)(pq - lo), (unsigned)(pr - lo)));
-                    r = u < thb ? avg : cv;
+                    uint32_t iD = iD0 - (uint32_t)(fa * bpp) + (uint32_t)(fb * spb);
+                    RV_DB_OPAQUE(iD);
+                    const int pr = RV_DB_LDS16(sm, iD, o);
+                    const int pq = RV_DB_LDS16(sm, c2 - iD, o);
+                    const int avg = (pp + pm + pq + pr + 2) >> 2;
+                    if (blur) {
+                        r = (unsigned)(cv - avg + thm) < thb ? avg : cv;
+                    } else {
+                        const int lo = cv - thm;
+                        const unsigned u =
+                            rv_db_umax(rv_db_umax((unsigned)(pp - lo), (unsigned)(pm - lo)),
+                                       rv_db_umax((unsigned)(pq - lo), (unsigned)(pr - lo)));
+                        r = u < thb ? avg : cv;
+                    }
                 }
             }
-        }
-        if (out16) {
-            if (gr)
-                r = rv_db_add_noise(r, rv_db_noise(h1, gr, kg, gn, grain));
+            if (out16) {
+                if (gr)
+                    r = rv_db_add_noise(r, rv_db_noise(h1, gr, kg, gn, grain));
+            } else {
+                /* 8-bit output, clamped by the store (rv_db_store4_s8): for
+                 * n = noise, min((clamp(r + n, 0, 65535) + 128) >> 8, 255) =
+                 * clamp((r + n + 128) >> 8, 0, 255) (r + n < 0 gives <= 0,
+                 * r + n > 65535 gives >= 256), with 128 - grain one constant */
+                r = (r + (gr ? rv_db_noise(h1, gr, kg, gn, grain) : 0) + 128) >> 8;
+            }
         } else {
-            /* 8-bit output, clamped by the store (rv_db_store4_s8): for
-             * n = noise, min((clamp(r + n, 0, 65535) + 128) >> 8, 255) =
-             * clamp((r + n + 128) >> 8, 0, 255) (r + n < 0 gives <= 0,
-             * r + n > 65535 gives >= 256), with 128 - grain one constant */
-            r = (r + (gr ? rv_db_noise(h1, gr, kg, gn, grain) : 0) + 128) >> 8;
+            /* 8-bit input (rv_db_unit8): the samples as bytes b (the 16-bit
+             * scale is 256 b); the result R at the mode's unit 2^su of the
+             * 16-bit scale (r = R << su), thm and thb at the compare's unit */
+            const int su = rv_db_unit8(mode);
+            const int cb = RV_DB_CVEC ? (int)((cw0 >> (8 * i)) & 0xffu) : (int)sm[ci + o];
+            const int pb = RV_DB_LDS8B(sm, iA, o);
+            if (mode == 0) {
+                r = (unsigned)(cb - pb + thm) < thb ? pb : cb;
+            } else {
+                const int mb = RV_DB_LDS8B(sm, c2 - iA, o);
+                int sum = pb + mb;
+                unsigned u = 0;
+                if (!blur) {
+                    const int lo = cb - thm;
+                    u = rv_db_umax((unsigned)(pb - lo), (unsigned)(mb - lo));
+                }
+                if (mode == 2) {
+                    uint32_t iD = iD0 - (uint32_t)fa + (uint32_t)(fb * spb);
+                    RV_DB_OPAQUE(iD);
+                    const int rb = RV_DB_LDS8B(sm, iD, o);
+                    const int qb = RV_DB_LDS8B(sm, c2 - iD, o);
+                    sum += qb + rb;
+                    if (!blur) {
+                        const int lo = cb - thm;
+                        u = rv_db_umax(u, rv_db_umax((unsigned)(qb - lo), (unsigned)(rb - lo)));
+                    }
+                }
+                const int cu = cb << (8 - su); /* the centre at the unit */
+                if (blur)
+                    u = (unsigned)(cu - sum + thm);
+                r = u < thb ? sum : cu;
+            }
+            if (out16) {
+                r <<= su;
+                if (gr)
+                    r = rv_db_add_noise(r, rv_db_noise(h1, gr, kg, gn, grain));
+            } else if (gr) {
+                /* (r 2^su + (X >> 8) - grain + 128) >> 8 with X = (g & 0xff)
+                 * gn, = (X + 256 (128 - grain) + (r << (8 + su))) >> 16:
+                 * nested floors of integers */
+                const uint32_t g = gr == 2 ? rv_deband_mix(h1 ^ kg) : h1;
+                r = ((int)((g & 0xffu) * gn) + c8 + (r << (8 + su))) >> 16;
+            } else {
+                /* (r 2^su + 128) >> 8 */
+                r = su == 8 ? r : (r + (1 << (7 - su))) >> (8 - su);
+            }
         }
         v[i] = r;
     }
@@ -688,9 +770,6 @@ RV_DB_FN void rv_db_store4_inner(unsigned char *drow, int x0, int w, const int *
     else
         rv_db_store4_s8(drow, x0, w, v, vec);
 }
-/* The inner path's bound for |d| < thr: (unsigned)(d + thr - 1) < thb
- * (0 when thr is 0: never banded). */
-RV_DB_FN uint32_t rv_db_thb(int thr) { return thr > 0 ? (uint32_t)(2 * thr - 1) : 0u; }
 
 /* RV_DB_INNER_BANDS (default 2): in a border tile whose columns are at
  * least `range` from the plane's left and right edges, the bands of 32 rows
@@ -723,12 +802,13 @@ RV_DB_FN void rv_db_band_inner(const unsigned char *sm, int ci, unsigned char *d
                                const int mode, const int blur, const int in16, const int out16)
 {
     const uint32_t n = (uint32_t)(2 * range + 1);
-    const uint32_t thb = rv_db_thb(thr);
+    const int thm = rv_db_thm(thr, mode, blur, in16);
+    const uint32_t thb = rv_db_thb(thr, mode, blur, in16);
 #pragma unroll
     for (int j = 0; j < 4; j++) {
         const uint32_t rk = rv_deband_row_key(kr, y0 + 8 * j) + ((uint32_t)x0 >> 2);
         int v[4];
-        rv_db_tile_row_inner(sm, ci + 8 * j * ispb, rk, range, ispb, thr - 1, thb, rv_db_na(n), n,
+        rv_db_tile_row_inner(sm, ci + 8 * j * ispb, rk, range, ispb, thm, thb, rv_db_na(n), n,
                              gr, kg, gn, grain, mode, blur, in16, out16, v);
         rv_db_store4_inner(drow, x0, w, v, vec, out16);
         drow += dp8;
@@ -749,8 +829,8 @@ RV_DB_FN void rv_db_inner_rows(const unsigned char *sm, int ci0, int ispb, uint3
                                const int in16, const int out16)
 {
     const uint32_t n = (uint32_t)(2 * range + 1), nA = rv_db_na(n), nB = n;
-    const int thm = thr - 1;
-    const uint32_t thb = rv_db_thb(thr);
+    const int thm = rv_db_thm(thr, mode, blur, in16);
+    const uint32_t thb = rv_db_thb(thr, mode, blur, in16);
 #pragma unroll 1
     for (int j8 = jlo; j8 < jhi; j8 += 32) {
 #pragma unroll
@@ -852,7 +932,8 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
 #if RV_DB_BORDER_LIM
         if (!il) {
             /* the inner path with each sample's limited range */
-            const uint32_t thb = rv_db_thb(thr);
+            const int thm = rv_db_thm(thr, mode, blur, in16);
+            const uint32_t thb = rv_db_thb(thr, mode, blur, in16);
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int y = ty0 + warp + j8 + 8 * j;
@@ -861,8 +942,7 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 const int ry = rv_db_min(range, rv_db_min(y, h - 1 - y));
                 const uint32_t rk = rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2);
                 int v[4];
-                rv_db_tile_row_gen(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thr - 1,
-                                   thb, 0u, 0u, gr, kg, gn, grain, mode, blur, in16, out16, 1, ry,
+                rv_db_tile_row_gen(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thm, thb, 0u, 0u, gr, kg, gn, grain, mode, blur, in16, out16, 1, ry,
                                    x0, w - 1, v);
                 rv_db_store4_inner(dst + (int64_t)y * dp, x0, w, v, vec && x0 + 4 <= w, out16);
             }

@@ -164,8 +164,12 @@ int main(void)
                     a.dpitch[0] = dp;
                     a.w[0] = w;
                     a.h[0] = h;
-                    a.thr[0] = 64 * 16;
-                    a.grain[0] = (t & 1) ? 256 : 0;
+                    // thresholds and grain that are and are not multiples of
+                    // the 8-bit paths' units (64, 128, 256 at the 16-bit scale)
+                    static const int thrs[4] = {64 * 16, 777, 3000, 200};
+                    static const int grains[4] = {256, 357, 16380, 77};
+                    a.thr[0] = thrs[(t + k + c.w) % 4];
+                    a.grain[0] = (t & 1) ? grains[(k + c.w + c.h) % 4] : 0;
                     a.key_ref[0] = rv_deband_key_ref((uint32_t)t, 0);
                     a.dynamic = t == 3; // m2b: dynamic grain (noise from a second hash)
                     a.key_grain[0] = rv_deband_key_grain((uint32_t)t, 0, t == 3 ? rv_deband_frame_key(7) : 0u);
@@ -242,8 +246,8 @@ int main(void)
                     a.dpitch[p] = dp;
                     a.w[p] = pw[p];
                     a.h[p] = ph[p];
-                    a.thr[p] = 64 * 16;
-                    a.grain[p] = (t & 1) ? 256 : 0;
+                    a.thr[p] = p == 0 ? 64 * 16 : p == 1 ? 777 : 3000;
+                    a.grain[p] = (t & 1) ? (p == 0 ? 256 : p == 1 ? 357 : 77) : 0;
                     a.key_ref[p] = rv_deband_key_ref((uint32_t)t, p);
                 }
                 char name[64];
