@@ -466,7 +466,8 @@ RV_DB_FN int rv_db_thm(int thr, const int mode, const int blur, const int in16)
 }
 RV_DB_FN uint32_t rv_db_thb(int thr, const int mode, const int blur, const int in16)
 {
-    return thr > 0 ? (uint32_t)(2 * rv_db_thm(thr, mode, blur, in16) + 1) : 0u;
+    return thr <= 0 ? 0u : in16 ? (uint32_t)(2 * thr - 1)
+                                : (uint32_t)(2 * rv_db_thm(thr, mode, blur, in16) + 1);
 }
 
 /*
@@ -539,12 +540,12 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
         }
         const int fa = rv_db_fa(h1, nA);
         const int fb = (int)__umulhi(h1, nB);
-        uint32_t iA = iA0 + (uint32_t)(fb * bpp) + (uint32_t)(fa * spb);
-        RV_DB_OPAQUE(iA);
         int r;
         if (in16) {
             const int cv = RV_DB_CVEC ? (int)(((i < 2 ? cw0 : cw1) >> (16 * (i & 1))) & 0xffffu)
                                       : rv_db_ld(sm + ci + o, 0, 1, 0);
+            uint32_t iA = iA0 + (uint32_t)(fb * bpp) + (uint32_t)(fa * spb);
+            RV_DB_OPAQUE(iA);
             const int pp = RV_DB_LDS16(sm, iA, o);
             if (mode == 0) {
                 r = (unsigned)(cv - pp + thm) < thb ? pp : cv;
@@ -592,6 +593,8 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
              * 16-bit scale (r = R << su), thm and thb at the compare's unit */
             const int su = rv_db_unit8(mode);
             const int cb = RV_DB_CVEC ? (int)((cw0 >> (8 * i)) & 0xffu) : (int)sm[ci + o];
+            uint32_t iA = iA0 + (uint32_t)fb + (uint32_t)(fa * spb);
+            RV_DB_OPAQUE(iA);
             const int pb = RV_DB_LDS8B(sm, iA, o);
             if (mode == 0) {
                 r = (unsigned)(cb - pb + thm) < thb ? pb : cb;
