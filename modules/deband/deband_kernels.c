@@ -727,14 +727,26 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
     const unsigned char *__restrict__ src =
         (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)g.sy0 * sp;
     if (a->src_words == 2) {
-        /* a row is at most (128 + 64) * 2 + 30 bytes: 25 chunks, one a lane */
+        /* a row is at most (128 + 64) * 2 + 30 bytes: 25 chunks, one a lane;
+         * a warp takes rpw rows at once where they fit its 32 lanes (8-bit
+         * rows of 10 chunks: 3), lane (rr, ch) chunk ch of row rr, and
+         * rows w rpw + rr + 8 rpw k (every row once); both addresses
+         * advance by a step (no 64-bit multiply a row) */
         const int nch = g.spb >> 4;
-        if (lane < nch) {
-            const unsigned char *gp = src + g.bx0 + 16 * lane;
-            unsigned char *sp_ = sm + 16 * lane;
-            for (int r = warp; r < g.sh; r += 8)
-                rv_db_cp16((uint4 *)(void *)(sp_ + r * g.spb),
-                           (const uint4 *)(const void *)(gp + (int64_t)r * sp));
+        const int rpw = nch <= 8 ? 4 : nch <= 10 ? 3 : nch <= 16 ? 2 : 1;
+        const int rr = (lane >= nch) + (lane >= 2 * nch) + (lane >= 3 * nch);
+        const int ch = lane - rr * nch;
+        int r = warp * rpw + rr;
+        if (rr < rpw && ch < nch && r < g.sh) {
+            /* 32-bit offsets: a tile's rows span < 2^31 bytes (pitch < 2^23) */
+            const unsigned char *gp = src + g.bx0 + 16 * ch;
+            unsigned char *sp_ = sm + 16 * ch;
+            const int gstep = 8 * rpw * (int)sp, sstep = 8 * rpw * g.spb;
+            for (int go = r * (int)sp, so = r * g.spb; r < g.sh; r += 8 * rpw) {
+                rv_db_cp16((uint4 *)(void *)(sp_ + so), (const uint4 *)(const void *)(gp + go));
+                go += gstep;
+                so += sstep;
+            }
         }
     } else if (a->src_words == 1) {
         const int bpp = in16 ? 2 : 1;
