@@ -807,6 +807,13 @@ RV_DB_FN void rv_db_store4_inner(unsigned char *drow, int x0, int w, const int *
 #ifndef RV_DB_BORDER_LIM
 #define RV_DB_BORDER_LIM 1
 #endif
+/* RV_DB_BORDER_ROWS (default 1): of those rows, the ones of a tile whose
+ * columns are at least `range` from the left and right edges take the
+ * inner row with the row's limited range ry as its range (all its samples
+ * have rl = ry): no per-sample limit. 0: the per-sample limit there too. */
+#ifndef RV_DB_BORDER_ROWS
+#define RV_DB_BORDER_ROWS 1
+#endif
 #if RV_DB_INNER_BANDS
 /* One band of 32 rows on the inner path: the thread's rows y0, y0 + 8,
  * y0 + 16, y0 + 24, centres at shared-memory offset ci (row y0) + 8 j ispb,
@@ -949,6 +956,27 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
             /* the inner path with each sample's limited range */
             const int thm = rv_db_thm(thr, mode, blur, in16);
             const uint32_t thb = rv_db_thb(thr, mode, blur, in16);
+            if (RV_DB_BORDER_ROWS && tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range) {
+                /* the tile's columns at least range from the plane's left
+                 * and right edges: a row's samples share their limited
+                 * range ry (a tile of the top or bottom tile row), taken
+                 * by the row as its range, as inner rows take theirs */
+#pragma unroll 1
+                for (int j = 0; j < 4; j++) {
+                    const int y = ty0 + warp + j8 + 8 * j;
+                    if (y >= h)
+                        break;
+                    const int ry = rv_db_min(range, rv_db_min(y, h - 1 - y));
+                    const uint32_t rk = rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2);
+                    const uint32_t n = (uint32_t)(2 * ry + 1);
+                    int v[4];
+                    rv_db_tile_row_inner(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, ry, spb, thm,
+                                         thb, rv_db_na(n), n, gr, kg, gn, grain, mode, blur, in16,
+                                         out16, v);
+                    rv_db_store4_inner(dst + (int64_t)y * dp, x0, w, v, vec, out16);
+                }
+                continue;
+            }
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int y = ty0 + warp + j8 + 8 * j;
