@@ -466,8 +466,9 @@ RV_DB_FN int rv_db_thm(int thr, const int mode, const int blur, const int in16)
 }
 RV_DB_FN uint32_t rv_db_thb(int thr, const int mode, const int blur, const int in16)
 {
-    return thr <= 0 ? 0u : in16 ? (uint32_t)(2 * thr - 1)
-                                : (uint32_t)(2 * rv_db_thm(thr, mode, blur, in16) + 1);
+    return thr > 0 ? (in16 ? (uint32_t)(2 * thr - 1)
+                           : (uint32_t)(2 * rv_db_thm(thr, mode, blur, in16) + 1))
+                   : 0u;
 }
 
 /*
@@ -726,12 +727,23 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
     const int lane = (int)threadIdx.x, warp = (int)threadIdx.y;
     const unsigned char *__restrict__ src =
         (const unsigned char *)(uintptr_t)a->src[p] + (int64_t)g.sy0 * sp;
-    if (a->src_words == 2) {
-        /* a row is at most (128 + 64) * 2 + 30 bytes: 25 chunks, one a lane;
-         * a warp takes rpw rows at once where they fit its 32 lanes (8-bit
-         * rows of 10 chunks: 3), lane (rr, ch) chunk ch of row rr, and
-         * rows w rpw + rr + 8 rpw k (every row once); both addresses
-         * advance by a step (no 64-bit multiply a row) */
+    if (a->src_words == 2 && in16) {
+        /* a row is at most (128 + 64) * 2 + 30 bytes: 25 chunks, one a lane */
+        const int nch = g.spb >> 4;
+        if (lane < nch) {
+            const unsigned char *gp = src + g.bx0 + 16 * lane;
+            unsigned char *sp_ = sm + 16 * lane;
+            for (int r = warp; r < g.sh; r += 8)
+                rv_db_cp16((uint4 *)(void *)(sp_ + r * g.spb),
+                           (const uint4 *)(const void *)(gp + (int64_t)r * sp));
+        }
+    } else if (a->src_words == 2) {
+        /* 8-bit rows of at most 128 + 64 + 30 bytes: a warp takes rpw rows
+         * at once where they fit its 32 lanes (rows of 10 chunks: 3), lane
+         * (rr, ch) chunk ch of row rr, and rows w rpw + rr + 8 rpw k (every
+         * row once); both addresses advance by a step (no 64-bit multiply
+         * a row). Measured on 8-bit input only (run P): the 16-bit rows
+         * (20-25 chunks) keep the loop above. */
         const int nch = g.spb >> 4;
         const int rpw = nch <= 8 ? 4 : nch <= 10 ? 3 : nch <= 16 ? 2 : 1;
         const int rr = (lane >= nch) + (lane >= 2 * nch) + (lane >= 3 * nch);
@@ -807,10 +819,12 @@ RV_DB_FN void rv_db_store4_inner(unsigned char *drow, int x0, int w, const int *
 #ifndef RV_DB_BORDER_LIM
 #define RV_DB_BORDER_LIM 1
 #endif
-/* RV_DB_BORDER_ROWS (default 1): of those rows, the ones of a tile whose
- * columns are at least `range` from the left and right edges take the
- * inner row with the row's limited range ry as its range (all its samples
- * have rl = ry): no per-sample limit. 0: the per-sample limit there too. */
+/* RV_DB_BORDER_ROWS (default 1): of those rows, with 8-bit input, the ones
+ * of a tile whose columns are at least `range` from the left and right
+ * edges take the inner row with the row's limited range ry as its range
+ * (all its samples have rl = ry): no per-sample limit. 0: the per-sample
+ * limit there too. (16-bit input has the inner bands for most such rows;
+ * there it measured slower in modes 2, run P.) */
 #ifndef RV_DB_BORDER_ROWS
 #define RV_DB_BORDER_ROWS 1
 #endif
@@ -956,7 +970,8 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
             /* the inner path with each sample's limited range */
             const int thm = rv_db_thm(thr, mode, blur, in16);
             const uint32_t thb = rv_db_thb(thr, mode, blur, in16);
-            if (RV_DB_BORDER_ROWS && tx0 >= range && tx0 + RV_DEBAND_TILE_W <= w - range) {
+            if (RV_DB_BORDER_ROWS && !in16 && tx0 >= range &&
+                tx0 + RV_DEBAND_TILE_W <= w - range) {
                 /* the tile's columns at least range from the plane's left
                  * and right edges: a row's samples share their limited
                  * range ry (a tile of the top or bottom tile row), taken
