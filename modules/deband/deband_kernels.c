@@ -1000,8 +1000,9 @@ RV_DB_FN void rv_db_tile_compute(const rv_deband_args *a, int p, int tx0, int ty
                 const int ry = rv_db_min(range, rv_db_min(y, h - 1 - y));
                 const uint32_t rk = rv_deband_row_key(kr, y) + ((uint32_t)x0 >> 2);
                 int v[4];
-                rv_db_tile_row_gen(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thm, thb, 0u, 0u, gr, kg, gn, grain, mode, blur, in16, out16, 1, ry,
-                                   x0, w - 1, v);
+                rv_db_tile_row_gen(sm, (y - sy0) * spb + x0 * bpp - bx0, rk, range, spb, thm, thb,
+                                   0u, 0u, gr, kg, gn, grain, mode, blur, in16, out16, 1, ry, x0,
+                                   w - 1, v);
                 rv_db_store4_inner(dst + (int64_t)y * dp, x0, w, v, vec && x0 + 4 <= w, out16);
             }
             continue;
