@@ -460,6 +460,9 @@ RV_DB_FN int rv_db_lds8b(uint32_t addr, const int o)
 #ifndef RV_DB_SHIFT8
 #define RV_DB_SHIFT8 1
 #endif
+#ifndef RV_DB_SHIFT16
+#define RV_DB_SHIFT16 1
+#endif
 RV_DB_FN int rv_db_unit8(const int mode) { return mode == 0 ? 8 : mode == 1 ? 7 : 6; }
 RV_DB_FN int rv_db_thm(int thr, const int mode, const int blur, const int in16)
 {
@@ -515,7 +518,8 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
     RV_DB_OPAQUE(p17);
     /* rk: the group's counter. 8-bit input: the shifts stay shifts when
      * RV_DB_SHIFT8 (the byte path has fewer integer-ALU operations) */
-    const uint32_t hg = (!in16 && RV_DB_SHIFT8) ? rv_deband_mix(rk) : rv_db_mix_f(rk, p16, p17);
+    const uint32_t hg = (in16 ? RV_DB_SHIFT16 : RV_DB_SHIFT8) ? rv_deband_mix(rk)
+                                                             : rv_db_mix_f(rk, p16, p17);
     const int c8 = 32768 - 256 * grain;             /* 8 -> 8 with grain (above) */
     /* the 4 centre samples with one shared-memory load (the tile layout
      * puts c at a multiple of 8 bytes (16-bit) or 4 (8-bit)) */
@@ -531,8 +535,9 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         const int o = i * bpp;
-        const uint32_t h1 = (!in16 && RV_DB_SHIFT8) ? rv_deband_sub(hg, rv_deband_k(i))
-                                                    : rv_db_sub_f(hg, rv_deband_k(i), p16);
+        const uint32_t h1 = (in16 ? RV_DB_SHIFT16 : RV_DB_SHIFT8)
+                                ? rv_deband_sub(hg, rv_deband_k(i))
+                                : rv_db_sub_f(hg, rv_deband_k(i), p16);
         if (lim) {
             /* the sample's limited range (rv_db_rl; ry: the row's part;
              * 0 past the plane's right edge, where nothing is stored) and
