@@ -378,9 +378,12 @@ RV_DB_FN unsigned rv_db_umax(unsigned a, unsigned b) { return a > b ? a : b; }
 
 /* rv_deband_mix and rv_deband_sub (the same values) with the right shifts
  * written as high-half multiplies (x >> k = umulhi(x, 2^(32-k))): those run
- * on the multiply-add pipe instead of the integer ALU pipe, which the rest
- * of the inner path (masks, xors, compares, selects) keeps busy; a warp
- * instruction takes two cycles of either pipe, and the two run side by side. */
+ * on the multiply-add pipe instead of the integer ALU pipe; a warp
+ * instruction takes two cycles of either pipe, and the two run side by side.
+ * Run F measured that faster; since run P the inner row's other work leaves
+ * the multiply-add pipe the busier one (ncu: fmaheavy 52 % against ALU 40 %
+ * active on 4K 4:2:0 8 -> 8), and the plain shifts measured faster in every
+ * row (RV_DB_SHIFT8, RV_DB_SHIFT16 1, the default; 0 takes these forms). */
 #if defined(CUDA_EMU_H)
 #  define rv_db_mix_f(x, p16, p17) ((void)(p16), (void)(p17), rv_deband_mix(x))
 #  define rv_db_sub_f(H, k, p16) ((void)(p16), rv_deband_sub(H, k))
@@ -457,6 +460,9 @@ RV_DB_FN int rv_db_lds8b(uint32_t addr, const int o)
  * ((X >> 8) - grain + R 2^su + 128) >> 8 = (X + 256 (128 - grain) +
  * (R << (8 + su))) >> 16 for X = (g & 0xff) gn (floors of integers nest).
  */
+/* RV_DB_SHIFT8 / RV_DB_SHIFT16 (default 1): the inner row's hashes with
+ * plain right shifts (integer ALU pipe) for 8-bit / 16-bit input; 0: the
+ * high-half multiply forms rv_db_mix_f, rv_db_sub_f (above). */
 #ifndef RV_DB_SHIFT8
 #define RV_DB_SHIFT8 1
 #endif
