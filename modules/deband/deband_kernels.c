@@ -759,8 +759,9 @@ RV_DB_FN void rv_db_stage(const rv_deband_args *a, int p, const rv_db_tgeom g,
          * at once where they fit its 32 lanes (rows of 10 chunks: 3), lane
          * (rr, ch) chunk ch of row rr, and rows w rpw + rr + 8 rpw k (every
          * row once); both addresses advance by a step (no 64-bit multiply
-         * a row). Measured on 8-bit input only (run P): the 16-bit rows
-         * (20-25 chunks) keep the loop above. */
+         * a row). 8-bit input only: the 16-bit rows (20-25 chunks, one a
+         * warp) measured 2-4 % slower in modes 2 through this loop than
+         * through the one above (run P, call 10). */
         const int nch = g.spb >> 4;
         const int rpw = nch <= 8 ? 4 : nch <= 10 ? 3 : nch <= 16 ? 2 : 1;
         const int rr = (lane >= nch) + (lane >= 2 * nch) + (lane >= 3 * nch);
@@ -841,7 +842,8 @@ RV_DB_FN void rv_db_store4_inner(unsigned char *drow, int x0, int w, const int *
  * edges take the inner row with the row's limited range ry as its range
  * (all its samples have rl = ry): no per-sample limit. 0: the per-sample
  * limit there too. (16-bit input has the inner bands for most such rows;
- * there it measured slower in modes 2, run P.) */
+ * this path was measured there only together with the new staging loop,
+ * whose cost hid its effect, run P calls 3 and 10.) */
 #ifndef RV_DB_BORDER_ROWS
 #define RV_DB_BORDER_ROWS 1
 #endif
