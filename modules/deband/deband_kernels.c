@@ -127,10 +127,13 @@ RV_DB_FN int rv_db_blend(const unsigned char *c, int o0, int o1, int thr, const 
 /* The noise of a pixel in [-grain, grain] (gr: 1 static, from h's low
  * byte; 2 dynamic, from mix(h ^ key_grain)), and adding it (clamped to the
  * 16-bit range). */
+RV_DB_FN uint32_t rv_db_grain_bits(uint32_t h, const int gr, uint32_t key_grain)
+{
+    return gr == 2 ? rv_deband_mix(h ^ key_grain) : h;
+}
 RV_DB_FN int rv_db_noise(uint32_t h, const int gr, uint32_t key_grain, uint32_t gn, int grain)
 {
-    const uint32_t g = gr == 2 ? rv_deband_mix(h ^ key_grain) : h;
-    return rv_db_fn(g, gn) - grain;
+    return rv_db_fn(rv_db_grain_bits(h, gr, key_grain), gn) - grain;
 }
 RV_DB_FN int rv_db_add_noise(int v, int n)
 {
@@ -522,10 +525,10 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
     uint32_t p16 = 1u << 16, p17 = 1u << 17;
     RV_DB_OPAQUE(p16);
     RV_DB_OPAQUE(p17);
-    /* rk: the group's counter. 8-bit input: the shifts stay shifts when
-     * RV_DB_SHIFT8 (the byte path has fewer integer-ALU operations) */
-    const uint32_t hg = (in16 ? RV_DB_SHIFT16 : RV_DB_SHIFT8) ? rv_deband_mix(rk)
-                                                             : rv_db_mix_f(rk, p16, p17);
+    /* rk: the group's counter; the hash's right shifts as shifts (integer
+     * ALU pipe) or as high-half multiplies (RV_DB_SHIFT8 / RV_DB_SHIFT16) */
+    const int shifts = in16 ? RV_DB_SHIFT16 : RV_DB_SHIFT8;
+    const uint32_t hg = shifts ? rv_deband_mix(rk) : rv_db_mix_f(rk, p16, p17);
     const int c8 = 32768 - 256 * grain;             /* 8 -> 8 with grain (above) */
     /* the 4 centre samples with one shared-memory load (the tile layout
      * puts c at a multiple of 8 bytes (16-bit) or 4 (8-bit)) */
@@ -541,9 +544,8 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
 #pragma unroll
     for (int i = 0; i < 4; i++) {
         const int o = i * bpp;
-        const uint32_t h1 = (in16 ? RV_DB_SHIFT16 : RV_DB_SHIFT8)
-                                ? rv_deband_sub(hg, rv_deband_k(i))
-                                : rv_db_sub_f(hg, rv_deband_k(i), p16);
+        const uint32_t h1 =
+            shifts ? rv_deband_sub(hg, rv_deband_k(i)) : rv_db_sub_f(hg, rv_deband_k(i), p16);
         if (lim) {
             /* the sample's limited range (rv_db_rl; ry: the row's part;
              * 0 past the plane's right edge, where nothing is stored) and
@@ -648,7 +650,7 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
                 /* (r 2^su + (X >> 8) - grain + 128) >> 8 with X = (g & 0xff)
                  * gn, = (X + 256 (128 - grain) + (r << (8 + su))) >> 16:
                  * nested floors of integers */
-                const uint32_t g = gr == 2 ? rv_deband_mix(h1 ^ kg) : h1;
+                const uint32_t g = rv_db_grain_bits(h1, gr, kg);
                 r = ((int)((g & 0xffu) * gn) + c8 + (r << (8 + su))) >> 16;
             } else {
                 /* (r 2^su + 128) >> 8 */
