@@ -69,9 +69,14 @@ function(ravioli_add_module name)
       list(APPEND incs -I${ai})
     endforeach()
     set(ptx "${outdir}/${name}.ptx")
+    # grid timelines (kernel.h, RV_TRACE_GRIDS): a diagnostic build only
+    set(trace "")
+    if(RV_TRACE_GRIDS)
+      set(trace -DRV_TRACE_GRIDS=1)
+    endif()
     add_custom_command(OUTPUT "${ptx}"
       COMMAND "${RAVIOLI_NVCC}" -ptx -arch=compute_${arch} -O3 -std=c++17 -DRV_CUDA=1
-              ${incs} -x cu "${unity}" -o "${ptx}" -MD -MF "${ptx}.d"
+              ${trace} ${incs} -x cu "${unity}" -o "${ptx}" -MD -MF "${ptx}.d"
       DEPENDS ${abs_sources} "${unity}"
       DEPFILE "${ptx}.d"
       COMMENT "nvcc: module ${name} -> PTX (compute_${arch})"

@@ -40,6 +40,7 @@
 #include "cuda_backend.h"
 #include "cuda_driver.h"
 #include "internal.h"
+#include "trace.h"
 
 #define RVC_MAX_STREAMS 10 /* 8 frames in flight + an upload and a download stream */
 #define RVC_POOL_CACHE_MAX ((size_t)4 << 30) /* cached free device memory */
@@ -54,8 +55,19 @@ typedef struct rvc_free_block {
     size_t size;
 } rvc_free_block;
 
+/* symbols of the entries looked up (rvk_<name>, rvkw_<name>), by the hash a
+ * traced entry records (kernel.h, RV_TRACE_GRIDS); kept only while
+ * RAVIOLI_CUDA_TRACE_GRIDS is set */
+#define RVC_TRACE_NAMES 256
+typedef struct rvc_trace_name {
+    uint64_t hash;
+    char name[48];
+} rvc_trace_name;
+
 typedef struct rvc_state {
     rvc_driver drv;
+    rvc_trace_name *trace_names; /* RVC_TRACE_NAMES, or NULL */
+    int ntrace_names;
     CUdevice dev;
     CUcontext cu;
     int ordinal;
@@ -400,6 +412,93 @@ static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
     return 0;
 }
 
+static void trace_name_add(rvc_state *st, const char *name)
+{
+    if (!getenv("RAVIOLI_CUDA_TRACE_GRIDS"))
+        return;
+    if (!st->trace_names && !(st->trace_names = calloc(RVC_TRACE_NAMES, sizeof(rvc_trace_name))))
+        return;
+    const uint64_t h = rvc_trace_hash(name);
+    for (int i = 0; i < st->ntrace_names; i++)
+        if (st->trace_names[i].hash == h)
+            return;
+    if (st->ntrace_names < RVC_TRACE_NAMES) {
+        rvc_trace_name *t = &st->trace_names[st->ntrace_names++];
+        t->hash = h;
+        snprintf(t->name, sizeof(t->name), "%s", name);
+    }
+}
+
+/* The grid timeline of a module built with RV_TRACE_GRIDS (kernel.h),
+ * appended to the file RAVIOLI_CUDA_TRACE_GRIDS names: a header line, then
+ * one line a block record, oldest first: grid id, kernel, SM, block, start
+ * (ns, global timer), ns to the end of its wait, ns to its end. Modules
+ * without the ring, or without the variable, write nothing. */
+static void trace_dump(RV_Context *ctx, rvc_state *st, RV_Module *m)
+{
+    const char *path = getenv("RAVIOLI_CUDA_TRACE_GRIDS");
+    if (!path || !*path)
+        return;
+    CUdeviceptr dn = 0, dr = 0;
+    size_t bn = 0, br = 0;
+    if (st->drv.cuModuleGetGlobal(&dn, &bn, (CUmodule)m->handle, "rv__trace_n") != CUDA_SUCCESS ||
+        st->drv.cuModuleGetGlobal(&dr, &br, (CUmodule)m->handle, "rv__trace") != CUDA_SUCCESS ||
+        bn != 8 || br % 40 != 0)
+        return;
+    CUstream s = cur_stream(st);
+    uint64_t n = 0;
+    if (st->drv.cuMemcpyDtoHAsync(&n, dn, 8, s) != CUDA_SUCCESS || st->drv.cuStreamSynchronize(s) != CUDA_SUCCESS)
+        return;
+    const uint64_t cap = br / 40, k = n < cap ? n : cap;
+    unsigned char *rec = k ? malloc((size_t)k * 40) : NULL;
+    FILE *f = fopen(path, "a");
+    if (!f || (k && !rec)) {
+        rv__log(ctx, RV_LOG_WARN, "grid trace: cannot write %s", path);
+        free(rec);
+        if (f)
+            fclose(f);
+        return;
+    }
+    /* the ring's oldest record is at n % cap once it has wrapped */
+    const uint64_t first = n > cap ? n % cap : 0;
+    int ok = 1;
+    if (k) {
+        ok = st->drv.cuMemcpyDtoHAsync(rec, dr + first * 40, (size_t)(k - first) * 40, s) == CUDA_SUCCESS &&
+             (first == 0 ||
+              st->drv.cuMemcpyDtoHAsync(rec + (k - first) * 40, dr, (size_t)first * 40, s) == CUDA_SUCCESS) &&
+             st->drv.cuStreamSynchronize(s) == CUDA_SUCCESS;
+    }
+    fprintf(f, "# grid trace of %s: %llu records (%llu kept); grid kernel sm block t0_ns wait_ns end_ns\n",
+            m->path, (unsigned long long)n, (unsigned long long)k);
+    uint64_t last_name = 0;
+    char name[64] = "?";
+    for (uint64_t i = 0; ok && i < k; i++) {
+        const unsigned char *r = rec + i * 40;
+        uint64_t grid, nm, t0;
+        uint32_t wait, end, sm, block;
+        memcpy(&grid, r, 8);
+        memcpy(&nm, r + 8, 8);
+        memcpy(&t0, r + 16, 8);
+        memcpy(&wait, r + 24, 4);
+        memcpy(&end, r + 28, 4);
+        memcpy(&sm, r + 32, 4);
+        memcpy(&block, r + 36, 4);
+        if (nm != last_name) {
+            snprintf(name, sizeof(name), "%016llx", (unsigned long long)nm);
+            for (int j = 0; j < st->ntrace_names; j++)
+                if (st->trace_names[j].hash == nm)
+                    snprintf(name, sizeof(name), "%s", st->trace_names[j].name);
+            last_name = nm;
+        }
+        fprintf(f, "%llu %s %u %u %llu %u %u\n", (unsigned long long)grid, name, sm, block,
+                (unsigned long long)t0, wait, end);
+    }
+    if (!ok)
+        rv__log(ctx, RV_LOG_WARN, "grid trace: cannot read the ring of %s", m->path);
+    fclose(f);
+    free(rec);
+}
+
 static void cuda_module_unload(RV_Context *ctx, RV_Module *m)
 {
     rvc_state *st = st_of(ctx);
@@ -407,6 +506,7 @@ static void cuda_module_unload(RV_Context *ctx, RV_Module *m)
         return;
     bind(ctx);
     st->drv.cuStreamSynchronize(cur_stream(st));
+    trace_dump(ctx, st, m);
     st->drv.cuModuleUnload((CUmodule)m->handle);
     m->handle = NULL;
 }
@@ -474,6 +574,7 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
     char sym[320];
     if (snprintf(sym, sizeof(sym), "rvk_%s", name) >= (int)sizeof(sym) - 8)
         return rv__error(ctx, RV_EINVAL, "kernel name '%.40s...' is too long", name);
+    trace_name_add(st, sym);
     CUfunction f = NULL;
     CUresult r = st->drv.cuModuleGetFunction(&f, (CUmodule)m->handle, sym);
     if (r == CUDA_ERROR_NOT_FOUND)
@@ -547,6 +648,7 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
         if (st->drv.cuModuleGetFunction(&fw, (CUmodule)m->handle, sym) == CUDA_SUCCESS && fw) {
             kb->wide = fw;
             kb->wide_per_sm = nbr_shared_carveout(st, kb, fw);
+            trace_name_add(st, sym);
         }
     }
     rv__log(ctx, RV_LOG_DEBUG, "kernel %s: %d registers, block %dx%d, %d blocks a multiprocessor", name, kb->regs,
@@ -1092,6 +1194,7 @@ static void state_close(rvc_state *st)
     }
     if (st->drv.lib)
         dlclose(st->drv.lib);
+    free(st->trace_names);
     free(st);
 }
 

@@ -1792,7 +1792,7 @@ static __device__ __forceinline__ rv_block dwt_grid_block(void)
     extern "C" __global__ void DWT_CLUSTER_DIMS(C) __launch_bounds__(512, MINB)                        \
         rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args)                                         \
     {                                                                                                  \
-        RV__GRID_CHAIN()                                                                               \
+        RV__GRID_CHAIN(NAME)                                                                           \
         const rv_block b = dwt_grid_block();                                                           \
         if (rv__args.k_first + b.y * rv__args.R >= rv__args.k_end) {                                   \
             dwt_cl_arrive();                                                                           \
@@ -1929,7 +1929,7 @@ static __device__ __forceinline__ void dwt_strips_body(const dwt_col_args *a, rv
     extern "C" __global__ void DWT_CLUSTER_DIMS(DWT_COL_CLUSTER16) __launch_bounds__(512, MINB)        \
         rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args)                                         \
     {                                                                                                  \
-        RV__GRID_CHAIN()                                                                               \
+        RV__GRID_CHAIN(NAME)                                                                           \
         const dwt_col_args *a = &rv__args;                                                             \
         const rv_block b = dwt_grid_block();                                                           \
         if (a->k_first + b.y * a->R >= a->k_end) {                                                     \
@@ -2019,7 +2019,7 @@ static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_b
     RV__DESC_COOP(NAME, sizeof(dwt_col_args))                                                          \
     extern "C" __global__ void __launch_bounds__(512, MINB) rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args) \
     {                                                                                                  \
-        RV__GRID_CHAIN()                                                                               \
+        RV__GRID_CHAIN(NAME)                                                                           \
         const dwt_col_args *a = &rv__args;                                                             \
         const rv_block b = dwt_grid_block();                                                           \
         if (a->k_first + b.y * a->R >= a->k_end) {                                                     \

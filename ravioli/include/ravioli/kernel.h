@@ -1045,17 +1045,95 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
  * gives the same results as plain launches with less idle time between them.
  * sm_90+; on older targets the entry is a plain one. */
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#  define RV__GRID_CHAIN()                                                          \
+#  define RV__GRID_CHAIN_()                                                         \
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");                 \
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #else
-#  define RV__GRID_CHAIN()
+#  define RV__GRID_CHAIN_()
+#endif
+#define RV__GRID_CHAIN(NAME) RV__GRID_CHAIN_SYM(rvk_##NAME)
+#define RV__GRID_CHAIN_SYM(SYM) RV__TRACE_BEGIN(SYM) RV__GRID_CHAIN_() RV__TRACE_WAITED()
+
+/* Grid timeline tracing, a developer's diagnostic (off unless the module's
+ * PTX is built with -DRV_TRACE_GRIDS, cmake -DRAVIOLI_TRACE_GRIDS=ON): thread
+ * (0,0,0) of every block of every entry records the global timer when the
+ * block starts, when its wait for the previous grid returns and when it
+ * leaves the entry, with %gridid, %smid and a hash of the entry's symbol
+ * (rvk_<name>, rvkw_<name>), in a ring of
+ * RV_TRACE_CAP records in the module. The CUDA backend writes the ring to
+ * the file named by the environment variable RV_TRACE_GRIDS when it unloads
+ * the module (docs/cuda.md, "Grid timelines"). The end is thread 0's, not
+ * the block's last thread's. */
+#if defined(RV_TRACE_GRIDS)
+#  define RV_TRACE_CAP (1u << 20)
+typedef struct rv__trace_rec {
+    unsigned long long grid;  /* %gridid */
+    unsigned long long name;  /* rv__trace_hash of the entry's name */
+    unsigned long long t0;    /* global timer (ns) at the block's start */
+    unsigned int wait, end;   /* ns from t0: the wait returned, the block left */
+    unsigned int sm, block;   /* %smid, linear block index */
+} rv__trace_rec;
+extern "C" __device__ unsigned long long rv__trace_n;
+extern "C" __device__ rv__trace_rec rv__trace[RV_TRACE_CAP];
+__device__ unsigned long long rv__trace_n;
+__device__ rv__trace_rec rv__trace[RV_TRACE_CAP];
+/* 64-bit FNV-1a of the entry's name, at compile time (the backend hashes
+ * the names it looks up the same way) */
+__host__ __device__ constexpr unsigned long long rv__trace_hash(const char *s,
+                                                             unsigned long long h = 14695981039346656037ull)
+{
+    return *s ? rv__trace_hash(s + 1, (h ^ (unsigned char)*s) * 1099511628211ull) : h;
+}
+template <unsigned long long H> struct rv__trace_const {
+    static constexpr unsigned long long v = H;
+};
+static __device__ __forceinline__ unsigned long long rv__gtimer(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+struct rv__tracer {
+    unsigned long long t0, t1, name;
+    bool on;
+    __device__ rv__tracer(unsigned long long n) : t1(0), name(n)
+    {
+        on = threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0;
+        t0 = on ? rv__gtimer() : 0;
+    }
+    __device__ void waited() { t1 = on ? rv__gtimer() : 0; }
+    __device__ ~rv__tracer()
+    {
+        if (!on)
+            return;
+        const unsigned long long t2 = rv__gtimer();
+        unsigned long long g;
+        unsigned int sm;
+        asm volatile("mov.u64 %0, %%gridid;" : "=l"(g));
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        const unsigned long long i = atomicAdd(&rv__trace_n, 1ull) % RV_TRACE_CAP;
+        rv__trace_rec r;
+        r.grid = g;
+        r.name = name;
+        r.t0 = t0;
+        r.wait = (unsigned int)(t1 - t0);
+        r.end = (unsigned int)(t2 - t0);
+        r.sm = sm;
+        r.block = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+        rv__trace[i] = r;
+    }
+};
+#  define RV__TRACE_BEGIN(SYM) rv__tracer rv__trace_(rv__trace_const<rv__trace_hash(#SYM)>::v);
+#  define RV__TRACE_WAITED() rv__trace_.waited();
+#else
+#  define RV__TRACE_BEGIN(SYM)
+#  define RV__TRACE_WAITED()
 #endif
 #define RV_PROC_PIX(NAME, FN, TIN, TOUT, PT)                                        \
     RV__DESC(NAME, RV_OP_PIX, TIN, none, TOUT, 0, RV__PSIZE(PT), 0)                 \
     extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
     {                                                                               \
-        RV__GRID_CHAIN()                                                            \
+        RV__GRID_CHAIN(NAME)                                                        \
         typedef RV_T_##TIN rv__ti;                                                  \
         typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
@@ -1117,7 +1195,7 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
     RV__DESC(NAME, RV_OP_COMP, TIN, TIN2, TOUT, 0, RV__PSIZE(PT), 0)                \
     extern "C" __global__ void rvk_##NAME(const RV__GRID_CONST rv_args a)           \
     {                                                                               \
-        RV__GRID_CHAIN()                                                            \
+        RV__GRID_CHAIN(NAME)                                                        \
         typedef RV_T_##TIN rv__ta;                                                  \
         typedef RV_T_##TIN2 rv__tb;                                                 \
         typedef RV_T_##TOUT rv__to;                                                 \
@@ -1631,7 +1709,7 @@ static __device__ __forceinline__ void rv__mbar_wait(unsigned long long *bar, un
     extern "C" __global__ void __launch_bounds__(256, MINB)                         \
     SYM(const RV__GRID_CONST rv_args a)                                             \
     {                                                                               \
-        RV__GRID_CHAIN()                                                            \
+        RV__GRID_CHAIN_SYM(SYM)                                                     \
         typedef RV_T_##TIN rv__ti;                                                  \
         typedef RV_T_##TOUT rv__to;                                                 \
         const PT *prm = (const PT *)(const void *)a.params;                         \
@@ -1949,7 +2027,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
-        RV__GRID_CHAIN()                                                            \
+        RV__GRID_CHAIN(NAME)                                                        \
         RV__BOX_GPU_HEAD(TREF, PT)                                                  \
         const long long npos = (long long)rows * cols;                              \
         const long long p0 = (long long)(blockIdx.y * gridDim.x + blockIdx.x) * nt + tid; \
@@ -1979,7 +2057,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
-        RV__GRID_CHAIN()                                                            \
+        RV__GRID_CHAIN(NAME)                                                        \
         RV__BOX_GPU_HEAD(TREF, PT)                                                  \
         const int gcols = (cols + (G) - 1) / (G);                                   \
         const long long npos = (long long)rows * gcols;                             \
@@ -2039,7 +2117,7 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
     extern "C" __global__ void __launch_bounds__(RV__BOX_BLOCK)                     \
     rvk_##NAME(const RV__GRID_CONST rv_args a)                                      \
     {                                                                               \
-        RV__GRID_CHAIN()                                                            \
+        RV__GRID_CHAIN(NAME)                                                        \
         RV__BOX_GPU_HEAD(TREF, PT)                                                  \
         __shared__ int32_t rv__bx[RV__BOX_BLOCK * (G)];                             \
         const int gcols = (cols + (G) - 1) / (G);                                   \
@@ -2096,18 +2174,18 @@ static __device__ __forceinline__ void rv__box_ref_copy(unsigned char *dst, int 
 
 #define RV_RAW_KERNEL(NAME, AT, A, BLK)                                             \
     RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(AT))                   \
-    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, )
+    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__TRACE_BEGIN(rvk_##NAME) RV__TRACE_WAITED())
 
 #define RV_RAW_KERNEL_CHAINED(NAME, AT, A, BLK)                                     \
     RV__DESC_CHAINED(NAME, sizeof(AT))                                              \
-    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__GRID_CHAIN())
+    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__GRID_CHAIN(NAME))
 
 /* every block resident at once (launched cooperatively, at most
  * rv_kernel_resident_blocks() blocks): blocks may wait on one another through
  * global memory; chained like RV_RAW_KERNEL_CHAINED */
 #define RV_RAW_KERNEL_COOP(NAME, AT, A, BLK)                                        \
     RV__DESC_COOP(NAME, sizeof(AT))                                                 \
-    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__GRID_CHAIN())
+    RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, RV__GRID_CHAIN(NAME))
 
 #define RV__RAW_GPU_ENTRY(NAME, AT, A, BLK, PRE)                                    \
     static __device__ __forceinline__ void rvk_##NAME##__body(const AT *A, rv_block BLK); \
