@@ -1355,7 +1355,7 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
         if (!(rv__args.independent & (RV_DEBAND_NO_WAIT | RV_DEBAND_WAIT_LATE)))    \
             asm volatile("griddepcontrol.wait;" ::: "memory");
 #  else
-#    define RV_DB_CHAIN() RV__GRID_CHAIN()
+#    define RV_DB_CHAIN() RV__GRID_CHAIN_()
 #  endif
 #else
 #  define RV_DB_DESC(NAME) RV__DESC(NAME, RV_OP_RAW, none, none, none, 0, 0, sizeof(rv_deband_args))
@@ -1369,7 +1369,9 @@ RV_DB_FN void rv_db_gpu_tile(const rv_deband_args *a, rv_block blk, unsigned cha
     extern "C" __global__ void RV_DB_LB(MINB)                                       \
     rvk_##NAME(const RV__GRID_CONST rv_deband_args rv__args)                        \
     {                                                                               \
+        RV__TRACE_BEGIN(rvk_##NAME)                                                 \
         RV_DB_CHAIN()                                                               \
+        RV__TRACE_WAITED()                                                          \
         rv_block b;                                                                 \
         b.x = (int32_t)blockIdx.x; b.y = (int32_t)blockIdx.y; b.z = (int32_t)blockIdx.z; \
         b.nx = (int32_t)gridDim.x; b.ny = (int32_t)gridDim.y; b.nz = (int32_t)gridDim.z; \
