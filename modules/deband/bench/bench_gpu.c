@@ -256,7 +256,17 @@ int main(int argc, char **argv)
         const double c_us = time_copy_frame(mod, bytes, nsets, reps);
         char fname[48];
         snprintf(fname, sizeof(fname), "%s->%s", rv_format_info(bc->fin)->name, rv_format_info(fout)->name);
+        /* DEBAND_BENCH_ROWS="4,5": only these rows of each frame (0-4: m0, m1b, m1n,
+         * m2b, m2n at range 15; 5, 6: m0, m2b at range 40), e.g. for a grid trace */
+        const char *rsel = getenv("DEBAND_BENCH_ROWS");
         for (int mr = 0; mr < 7; mr++) {
+            if (rsel && *rsel) {
+                int want = 0;
+                for (const char *q = rsel; *q; q++)
+                    want |= *q == '0' + mr;
+                if (!want)
+                    continue;
+            }
             /* all modes at range 15; m0 and m2b also at range 40 */
             const int m = mr < 5 ? mr : mr == 5 ? 0 : 3;
             const int tiled = mr < 5;
