@@ -412,21 +412,25 @@ static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
     return 0;
 }
 
-static void trace_name_add(rvc_state *st, const char *name)
+/* (the table is the context's: under ctx->lock, as modules may be used from
+ * several threads) */
+static void trace_name_add(RV_Context *ctx, rvc_state *st, const char *name)
 {
     if (!getenv("RAVIOLI_CUDA_TRACE_GRIDS"))
         return;
-    if (!st->trace_names && !(st->trace_names = calloc(RVC_TRACE_NAMES, sizeof(rvc_trace_name))))
-        return;
     const uint64_t h = rvc_trace_hash(name);
-    for (int i = 0; i < st->ntrace_names; i++)
-        if (st->trace_names[i].hash == h)
-            return;
-    if (st->ntrace_names < RVC_TRACE_NAMES) {
+    pthread_mutex_lock(&ctx->lock);
+    if (!st->trace_names)
+        st->trace_names = calloc(RVC_TRACE_NAMES, sizeof(rvc_trace_name));
+    int known = !st->trace_names;
+    for (int i = 0; !known && i < st->ntrace_names; i++)
+        known = st->trace_names[i].hash == h;
+    if (!known && st->ntrace_names < RVC_TRACE_NAMES) {
         rvc_trace_name *t = &st->trace_names[st->ntrace_names++];
         t->hash = h;
         snprintf(t->name, sizeof(t->name), "%s", name);
     }
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 /* The grid timeline of a module built with RV_TRACE_GRIDS (kernel.h),
@@ -485,9 +489,11 @@ static void trace_dump(RV_Context *ctx, rvc_state *st, RV_Module *m)
         memcpy(&block, r + 36, 4);
         if (nm != last_name) {
             snprintf(name, sizeof(name), "%016llx", (unsigned long long)nm);
+            pthread_mutex_lock(&ctx->lock);
             for (int j = 0; j < st->ntrace_names; j++)
                 if (st->trace_names[j].hash == nm)
                     snprintf(name, sizeof(name), "%s", st->trace_names[j].name);
+            pthread_mutex_unlock(&ctx->lock);
             last_name = nm;
         }
         fprintf(f, "%llu %s %u %u %llu %u %u\n", (unsigned long long)grid, name, sm, block,
@@ -574,7 +580,7 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
     char sym[320];
     if (snprintf(sym, sizeof(sym), "rvk_%s", name) >= (int)sizeof(sym) - 8)
         return rv__error(ctx, RV_EINVAL, "kernel name '%.40s...' is too long", name);
-    trace_name_add(st, sym);
+    trace_name_add(ctx, st, sym);
     CUfunction f = NULL;
     CUresult r = st->drv.cuModuleGetFunction(&f, (CUmodule)m->handle, sym);
     if (r == CUDA_ERROR_NOT_FOUND)
@@ -648,7 +654,7 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
         if (st->drv.cuModuleGetFunction(&fw, (CUmodule)m->handle, sym) == CUDA_SUCCESS && fw) {
             kb->wide = fw;
             kb->wide_per_sm = nbr_shared_carveout(st, kb, fw);
-            trace_name_add(st, sym);
+            trace_name_add(ctx, st, sym);
         }
     }
     rv__log(ctx, RV_LOG_DEBUG, "kernel %s: %d registers, block %dx%d, %d blocks a multiprocessor", name, kb->regs,

@@ -1055,20 +1055,20 @@ static __device__ __forceinline__ void rv__fill_block(const rv_plane &pl, int x,
 #define RV__GRID_CHAIN_SYM(SYM) RV__TRACE_BEGIN(SYM) RV__GRID_CHAIN_() RV__TRACE_WAITED()
 
 /* Grid timeline tracing, a developer's diagnostic (off unless the module's
- * PTX is built with -DRV_TRACE_GRIDS, cmake -DRAVIOLI_TRACE_GRIDS=ON): thread
+ * PTX is built with -DRV_TRACE_GRIDS: cmake -DRV_TRACE_GRIDS=ON): thread
  * (0,0,0) of every block of every entry records the global timer when the
- * block starts, when its wait for the previous grid returns and when it
- * leaves the entry, with %gridid, %smid and a hash of the entry's symbol
- * (rvk_<name>, rvkw_<name>), in a ring of
- * RV_TRACE_CAP records in the module. The CUDA backend writes the ring to
- * the file named by the environment variable RV_TRACE_GRIDS when it unloads
- * the module (docs/cuda.md, "Grid timelines"). The end is thread 0's, not
- * the block's last thread's. */
+ * block starts, when its wait for the previous grid returns (at once in an
+ * entry that does not wait) and when it leaves the entry, with %gridid,
+ * %smid and a hash of the entry's symbol (rvk_<name>, rvkw_<name>), in a
+ * ring of RV_TRACE_CAP records in the module. The CUDA backend appends the
+ * ring to the file named by the environment variable
+ * RAVIOLI_CUDA_TRACE_GRIDS when it unloads the module (docs/cuda.md, "Grid
+ * timelines"). The end is thread 0's, not the block's last thread's. */
 #if defined(RV_TRACE_GRIDS)
 #  define RV_TRACE_CAP (1u << 20)
 typedef struct rv__trace_rec {
     unsigned long long grid;  /* %gridid */
-    unsigned long long name;  /* rv__trace_hash of the entry's name */
+    unsigned long long name;  /* rv__trace_hash of the entry's symbol */
     unsigned long long t0;    /* global timer (ns) at the block's start */
     unsigned int wait, end;   /* ns from t0: the wait returned, the block left */
     unsigned int sm, block;   /* %smid, linear block index */
@@ -1077,8 +1077,8 @@ extern "C" __device__ unsigned long long rv__trace_n;
 extern "C" __device__ rv__trace_rec rv__trace[RV_TRACE_CAP];
 __device__ unsigned long long rv__trace_n;
 __device__ rv__trace_rec rv__trace[RV_TRACE_CAP];
-/* 64-bit FNV-1a of the entry's name, at compile time (the backend hashes
- * the names it looks up the same way) */
+/* 64-bit FNV-1a of the entry's symbol, at compile time (the backend hashes
+ * the symbols it looks up the same way: ravioli_cuda/src/trace.h) */
 __host__ __device__ constexpr unsigned long long rv__trace_hash(const char *s,
                                                              unsigned long long h = 14695981039346656037ull)
 {
