@@ -2,7 +2,7 @@
 # Installs what ravioli needs to build and test on Debian/Ubuntu.
 # Used by tools/quickstart and .ci/run. Needs root or sudo.
 set -euo pipefail
-PKGS=(build-essential cmake clang pkg-config libcmocka-dev libsdl2-dev libv4l-dev xvfb xauth x11-apps)
+PKGS=(build-essential cmake clang pkg-config libcmocka-dev libsdl2-dev libv4l-dev xvfb xauth x11-apps python3)
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   command -v sudo >/dev/null || { echo "tools/deps.sh: run as root or install sudo" >&2; exit 1; }
