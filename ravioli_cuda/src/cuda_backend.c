@@ -447,14 +447,14 @@ static void trace_dump(RV_Context *ctx, rvc_state *st, RV_Module *m)
     size_t bn = 0, br = 0;
     if (st->drv.cuModuleGetGlobal(&dn, &bn, (CUmodule)m->handle, "rv__trace_n") != CUDA_SUCCESS ||
         st->drv.cuModuleGetGlobal(&dr, &br, (CUmodule)m->handle, "rv__trace") != CUDA_SUCCESS ||
-        bn != 8 || br % 40 != 0)
+        bn != 8 || br % RVC_TRACE_REC_BYTES != 0)
         return;
     CUstream s = cur_stream(st);
     uint64_t n = 0;
     if (st->drv.cuMemcpyDtoHAsync(&n, dn, 8, s) != CUDA_SUCCESS || st->drv.cuStreamSynchronize(s) != CUDA_SUCCESS)
         return;
-    const uint64_t cap = br / 40, k = n < cap ? n : cap;
-    unsigned char *rec = k ? malloc((size_t)k * 40) : NULL;
+    const uint64_t cap = br / RVC_TRACE_REC_BYTES, k = n < cap ? n : cap;
+    unsigned char *rec = k ? malloc((size_t)k * RVC_TRACE_REC_BYTES) : NULL;
     FILE *f = fopen(path, "a");
     if (!f || (k && !rec)) {
         rv__log(ctx, RV_LOG_WARN, "grid trace: cannot write %s", path);
@@ -467,9 +467,9 @@ static void trace_dump(RV_Context *ctx, rvc_state *st, RV_Module *m)
     const uint64_t first = n > cap ? n % cap : 0;
     int ok = 1;
     if (k) {
-        ok = st->drv.cuMemcpyDtoHAsync(rec, dr + first * 40, (size_t)(k - first) * 40, s) == CUDA_SUCCESS &&
+        ok = st->drv.cuMemcpyDtoHAsync(rec, dr + first * RVC_TRACE_REC_BYTES, (size_t)(k - first) * RVC_TRACE_REC_BYTES, s) == CUDA_SUCCESS &&
              (first == 0 ||
-              st->drv.cuMemcpyDtoHAsync(rec + (k - first) * 40, dr, (size_t)first * 40, s) == CUDA_SUCCESS) &&
+              st->drv.cuMemcpyDtoHAsync(rec + (k - first) * RVC_TRACE_REC_BYTES, dr, (size_t)first * RVC_TRACE_REC_BYTES, s) == CUDA_SUCCESS) &&
              st->drv.cuStreamSynchronize(s) == CUDA_SUCCESS;
     }
     fprintf(f, "# grid trace of %s: %llu records (%llu kept); grid kernel sm block t0_ns wait_ns end_ns\n",
@@ -477,7 +477,7 @@ static void trace_dump(RV_Context *ctx, rvc_state *st, RV_Module *m)
     uint64_t last_name = 0;
     char name[64] = "?";
     for (uint64_t i = 0; ok && i < k; i++) {
-        const unsigned char *r = rec + i * 40;
+        const unsigned char *r = rec + i * RVC_TRACE_REC_BYTES;
         uint64_t grid, nm, t0;
         uint32_t wait, end, sm, block;
         memcpy(&grid, r, 8);

@@ -12,6 +12,11 @@
 
 #include <stdint.h>
 
+/* A record of the ring (kernel.h's rv__trace_rec, written by the GPU): grid
+ * id, name hash and start time (u64 at bytes 0, 8, 16), then ns to the
+ * wait's return, ns to the end, SM and block index (u32 at 24, 28, 32, 36). */
+#define RVC_TRACE_REC_BYTES 40
+
 static inline uint64_t rvc_trace_hash(const char *s)
 {
     uint64_t h = 14695981039346656037ull;

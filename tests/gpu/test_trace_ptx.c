@@ -35,14 +35,6 @@ static char *read_all(const char *path)
     return b;
 }
 
-/* The body of entry `name` (from its .entry line to the next .entry or the end). */
-static char *entry_body(char *ptx, const char *at, char **end)
-{
-    char *e = strstr(at + 1, ".entry ");
-    *end = e ? e : ptx + strlen(ptx);
-    return (char *)at;
-}
-
 static void test_entries_record_their_name(void **state)
 {
     (void)state;
@@ -62,8 +54,11 @@ static void test_entries_record_their_name(void **state)
         while (k + 1 < sizeof(name) && (isalnum((unsigned char)p[k]) || p[k] == '_'))
             name[k] = p[k], k++;
         name[k] = 0;
-        char *end;
-        char *body = entry_body(ptx, at, &end);
+        /* the entry's text: from its .entry line to the next one or the end */
+        char *end = strstr(at + 1, ".entry ");
+        if (!end)
+            end = ptx + strlen(ptx);
+        const char *body = at;
         const char saved = *end;
         *end = 0;
         /* nvcc writes the 64-bit constant as a signed decimal */

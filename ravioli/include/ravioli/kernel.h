@@ -1073,6 +1073,7 @@ typedef struct rv__trace_rec {
     unsigned int wait, end;   /* ns from t0: the wait returned, the block left */
     unsigned int sm, block;   /* %smid, linear block index */
 } rv__trace_rec;
+static_assert(sizeof(rv__trace_rec) == 40, "the backend reads 40-byte records (RVC_TRACE_REC_BYTES)");
 extern "C" __device__ unsigned long long rv__trace_n;
 extern "C" __device__ rv__trace_rec rv__trace[RV_TRACE_CAP];
 __device__ unsigned long long rv__trace_n;
