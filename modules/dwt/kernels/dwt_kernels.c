@@ -1185,11 +1185,11 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
 }
 #endif
 
-/* DWT_RM pairs a lane: the rows of more than DWT_RM_SMALL_NS pairs */
+/* DWT_RM_ROW pairs a lane: the rows of more than DWT_RM_SMALL_NS pairs */
 RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
 {
 #if defined(RV_CUDA)
-    dwt_rowreg_body(a, blk, DWT_RM, 0);
+    dwt_rowreg_body(a, blk, DWT_RM_ROW, 0);
 #else
     dwt_row_body(a, blk, 0); /* never launched on the CPU (the host picks dwt_rowfused there) */
 #endif

@@ -722,7 +722,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
             sh.block[0] = (unsigned)(nseg >= DWT_ROW_THREADS / 32 ? DWT_ROW_THREADS : 32 * nseg);
             sh.shared_bytes = (unsigned)n * 4;
             sh.grid[0] = (unsigned)rows;
-            return launch(d, M == DWT_RM ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
+            return launch(d, M == DWT_RM_ROW ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
                           8.0 * n * rows);
         }
     }
