@@ -18,6 +18,10 @@
 # Targets: <name> (builds both forms), <name>_cpu, <name>_ptx.
 # Load the result with rv_module_load(ctx, "<name>", &m).
 
+# nvcc's flags for a module's PTX (besides -arch, the includes and RV_TRACE_GRIDS);
+# tests/gpu builds a traced samples PTX with the same ones
+set(RAVIOLI_NVCC_PTX_FLAGS -ptx -O3 -std=c++17 -DRV_CUDA=1)
+
 function(ravioli_add_module name)
   cmake_parse_arguments(M "" "OUTPUT_DIRECTORY;CUDA_ARCH" "SOURCES;INCLUDE_DIRECTORIES" ${ARGN})
   if(NOT M_SOURCES)
@@ -75,7 +79,7 @@ function(ravioli_add_module name)
       set(trace -DRV_TRACE_GRIDS=1)
     endif()
     add_custom_command(OUTPUT "${ptx}"
-      COMMAND "${RAVIOLI_NVCC}" -ptx -arch=compute_${arch} -O3 -std=c++17 -DRV_CUDA=1
+      COMMAND "${RAVIOLI_NVCC}" ${RAVIOLI_NVCC_PTX_FLAGS} -arch=compute_${arch}
               ${trace} ${incs} -x cu "${unity}" -o "${ptx}" -MD -MF "${ptx}.d"
       DEPENDS ${abs_sources} "${unity}"
       DEPFILE "${ptx}.d"

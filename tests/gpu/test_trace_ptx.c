@@ -16,25 +16,6 @@
 
 #include "../../ravioli_cuda/src/trace.h"
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    const long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = n > 0 ? malloc((size_t)n + 1) : NULL;
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    if (b)
-        b[n] = 0;
-    fclose(f);
-    return b;
-}
-
 static void test_entries_record_their_name(void **state)
 {
     (void)state;
@@ -43,7 +24,7 @@ static void test_entries_record_their_name(void **state)
         skip(); /* no nvcc at configure time: nothing to check */
         return;
     }
-    char *ptx = read_all(path);
+    char *ptx = rv_test_slurp(path, NULL);
     assert_non_null(ptx);
     assert_non_null(strstr(ptx, "rv__trace_n"));
     int entries = 0;
