@@ -200,7 +200,8 @@ static void test_gpu_col_reg_edges(void **state)
             for (int v = 0; v < 2; v++)
                 for (int m = 0; m < 2; m++) {
                     s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
-                    s.gpu_variant = v ? RV_DWT_VARIANT_COL_REG_INNER : 0;
+                    /* (the column passes, not dwt_lvl2d, which takes 64 x 512 otherwise) */
+                    s.gpu_variant = (v ? RV_DWT_VARIANT_COL_REG_INNER : 0) | RV_DWT_VARIANT_NO_LEVEL2D;
                     compare_s(&s, sizes[z][0], sizes[z][1], 1 + (int)(z % 3));
                 }
         }
@@ -245,8 +246,10 @@ static void test_gpu_inplace_small(void **state)
 {
     (void)state;
     enum { NC = RV_DWT_VARIANT_NO_COLCLU };
-    static const unsigned vs[] = {0, NC, RV_DWT_VARIANT_HALO_N32 | NC, RV_DWT_VARIANT_L0_STEPS | NC,
-                                  RV_DWT_VARIANT_HALO_N32 | RV_DWT_VARIANT_L0_STEPS | NC};
+    /* (the default takes dwt_lvl2d from 1024 x 512 on; the others keep the passes they test) */
+    enum { NL = RV_DWT_VARIANT_NO_LEVEL2D };
+    static const unsigned vs[] = {0, NC | NL, RV_DWT_VARIANT_HALO_N32 | NC | NL, RV_DWT_VARIANT_L0_STEPS | NC | NL,
+                                  RV_DWT_VARIANT_HALO_N32 | RV_DWT_VARIANT_L0_STEPS | NC | NL};
     static const int sizes[][2] = {{2048, 1024}, {1031, 1100}, {1500, 777}};
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++)
@@ -259,6 +262,59 @@ static void test_gpu_inplace_small(void **state)
                 s.gpu_variant = vs[v];
                 compare_s(&s, sizes[z][0], sizes[z][1], 5);
             }
+}
+
+/* dwt_lvl2d launches of a forward transform of w x h on the GPU (its plan). */
+static long long level2d_launches(const RV_DwtSettings *s, int w, int h, int levels)
+{
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_gpu, s, &d), 0);
+    RV_Buffer *b = NULL;
+    assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
+    assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, levels), 0);
+    RV_DwtStats st;
+    rv_dwt_stats(d, &st);
+    rv_buffer_destroy(&b);
+    rv_dwt_destroy(&d);
+    return st.launches[RV_DWT_KERNEL_LEVEL2D];
+}
+
+/*
+ * dwt_lvl2d (since session 24: a forward 2-D level whose sides are multiples
+ * of 64 and whose 64 x 64 tiles the device holds at once, rows and columns in
+ * one cooperative pass in place) equals the CPU for every wavelet and type it
+ * takes (CDF 5/3 f32 and i32, CDF 9/7, DD(13,7) f32 and i32; Haar keeps the
+ * passes): a few tiles (128 x 128, then dwt_tilefused), a column and a row of
+ * tiles, rectangles whose next level stops being a multiple of 64 (320 x 192:
+ * then the passes), and 2048 x 1024 (its 512 tiles of level 0 more than an
+ * H100 or H200 holds at once, so the passes; then three fused levels), both
+ * methods, and the inverse of the same data. The launches are counted, so the
+ * path is known to have run; NO_LEVEL2D gives the same results with none.
+ */
+static void test_gpu_level2d(void **state)
+{
+    (void)state;
+    static const int sizes[][4] = {{128, 128, 2, 1}, {64, 512, 3, 1}, {512, 64, 2, 1},
+                                   {320, 192, 3, 1}, {640, 384, 4, 2}, {2048, 1024, 4, 3}};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int c = 0; c < DWT_WT; c++)
+            for (int m = 0; m < 2; m++)
+                for (int v = 0; v < 2; v++) {
+                    RV_DwtSettings s;
+                    wavelet_type(c, &s);
+                    s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+                    s.gpu_variant = v ? RV_DWT_VARIANT_NO_LEVEL2D : 0;
+                    const int w = sizes[z][0], h = sizes[z][1], L = sizes[z][2];
+                    compare_s(&s, w, h, L);
+                    const long long n = level2d_launches(&s, w, h, L);
+                    const long long want = v || c < 2 ? 0 : sizes[z][3]; /* c 0, 1: Haar */
+                    /* 2048 x 1024: level 0 too on a device that holds 512 tiles at once */
+                    if (n != want && !(want == 3 && n == 4)) {
+                        fprintf(stderr, "%dx%d L%d wavelet/type %d method %d variant %d: %lld dwt_lvl2d launches, want %lld\n",
+                                w, h, L, c, m, v, n, want);
+                        fail();
+                    }
+                }
 }
 
 static void test_gpu_equals_cpu(void **state)
@@ -594,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_gpu_row_win),
         cmocka_unit_test(test_gpu_colclu),
         cmocka_unit_test(test_gpu_colgs),
+        cmocka_unit_test(test_gpu_level2d),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

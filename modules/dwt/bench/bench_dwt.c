@@ -432,7 +432,7 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
     free(out);
 }
 
-static const char *KNAMES[RV_DWT_KERNEL_COUNT] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused", "tilefused"};
+static const char *KNAMES[RV_DWT_KERNEL_COUNT] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused", "tilefused", "level2d"};
 
 int main(int argc, char **argv)
 {

@@ -139,6 +139,29 @@ typedef struct dwt_col_args {
 #define DWT_COL_CLUSTER16 16
 
 /*
+ * dwt_lvl2d (GPU, cooperative): one forward 2-D level of a w x h region in
+ * place (block layout; w and h multiples of DWT_LVL_T), rows and columns in
+ * one pass. Block (bx, by) loads the samples of its tile of DWT_LVL_T x
+ * DWT_LVL_T with 2E more on every side (through the symmetric extension at
+ * the region's edges) into shared memory, lifts the window's rows and then
+ * the tile's columns in registers (8 pairs a thread, windows of E pairs as in
+ * dwt_colreg: steps of 2 or 4 symmetric taps, E 2 or 3), and stores its 32 x
+ * 32 pairs of each of the four bands. The stores land in other tiles'
+ * windows, so they wait until every block has loaded (two counters at sync,
+ * 0 between launches): every block must be resident.
+ */
+#define DWT_LVL_T 64
+#define DWT_LVL_THREADS 384
+typedef struct dwt_lvl_args {
+    uint64_t base;
+    int64_t pitch;
+    uint64_t sync;
+    int32_t w, h, type, nsteps;
+    int32_t E, pad0;
+    dwt_step steps[DWT_MAX_STEPS];
+} dwt_lvl_args;
+
+/*
  * dwt_halo: saves, for every tile t of dwt_colfused (pairs [t R, min(t R + R,
  * nS)) of both bands), the pairs around it that it reads but does not write:
  * row r of 4H (band r / 2H; i = r % 2H: pair t R - H + i for i < H, else

@@ -1449,13 +1449,13 @@ static __device__ __forceinline__ void dwt_col_regs_load(const dwt_col_args *a, 
     }
 }
 
-/* Every step on the window in registers (pairs [E, E + M) come out exact). */
-static __device__ __forceinline__ void dwt_col_regs_lift(const dwt_col_args *a, uint32_t *S, uint32_t *D,
-                                                         const int A, const int TYPE, const int INV)
+/* Every step on the window in registers (pairs [E, E + M) come out exact); the
+ * steps of dwt_col_args or dwt_lvl_args. */
+static __device__ __forceinline__ void dwt_regs_lift(const dwt_step *steps, const int ns, uint32_t *S, uint32_t *D,
+                                                     const int A, const int TYPE, const int INV)
 {
-    const int ns = a->nsteps;
     for (int si = 0; si < ns; si++) {
-        const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
+        const dwt_step *st = &steps[INV ? ns - 1 - si : si];
         const int nt = st->ntaps;
         if (st->target == 0) { /* D += f(S): taps S[g], S[g+1] or S[g-1..g+2] */
             if (nt == 1)
@@ -1473,6 +1473,12 @@ static __device__ __forceinline__ void dwt_col_regs_lift(const dwt_col_args *a, 
                 DWT_RSTEP(S, D, -2, 4);
         }
     }
+}
+
+static __device__ __forceinline__ void dwt_col_regs_lift(const dwt_col_args *a, uint32_t *S, uint32_t *D,
+                                                         const int A, const int TYPE, const int INV)
+{
+    dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, INV);
 }
 
 static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint32_t *s0, uint32_t *d0, int ok,
@@ -2039,6 +2045,147 @@ DWT_COLGS_ENTRY(dwt_colgs, 6, 8, 3)
 #  undef DWT_COLGS_ENTRY
 #  undef DWT_STRIPS_LIT
 #  undef DWT_CLUSTER_DIMS
+#endif
+
+/* ---------------------------------------------------------------- */
+/* dwt_lvl2d: a level's rows and columns in one pass, in place (GPU)  */
+/* ---------------------------------------------------------------- */
+
+#if defined(RV_CUDA)
+/*
+ * (dwt_abi.h: what it computes.) Shared memory: the window, W = DWT_LVL_T +
+ * 4E rows of W samples P = W + 1 words apart (odd, so that a warp reading
+ * one column of 32 rows or one row of 32 columns touches 32 banks). Row lift:
+ * warp w takes pairs [8 s, 8 s + 8) of the tile, s = w % 4, in window row
+ * 32 (w / 4) + lane (12 warps: 96 rows >= W); the middle pairs go back to
+ * their places after a barrier (the windows of neighbouring segments overlap
+ * them). Column lift: warp w < 8 takes pairs [8 s, 8 s + 8), s = w / 2, of
+ * tile column 32 (w % 2) + lane (S and D columns of the rows alternate), and
+ * stores them from registers once every block has loaded. The arithmetic is
+ * dwt_colreg's (dwt_regs_lift), and the window holds the symmetric
+ * extension itself, so the results equal the row and column passes' bit for
+ * bit (symmetric steps: see dwt_rowreg).
+ */
+static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE)
+{
+    enum { M = 8, NW = DWT_LVL_THREADS / 32, RPW = (DWT_LVL_T + 12 + NW - 1) / NW };
+    const int W = DWT_LVL_T + 4 * E, P = W + 1, A = M + 2 * E;
+    uint32_t *sh = dwt_sh;
+    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int w = a->w, h = a->h;
+    const int x0 = (int)blockIdx.x * DWT_LVL_T - 2 * E, y0 = (int)blockIdx.y * DWT_LVL_T - 2 * E;
+    {
+        /* the window through the symmetric extension (one reflection: w, h >= 64 > 2E);
+         * rows warp + NW j, columns lane + 32 k: all loads in flight, then the stores */
+        int gx[3];
+#  pragma unroll
+        for (int k = 0; k < 3; k++)
+            gx[k] = dwt_reflect_once(x0 + lane + 32 * k, w);
+        uint32_t v[RPW][3];
+#  pragma unroll
+        for (int j = 0; j < RPW; j++) {
+            const int r = warp + NW * j;
+            if (r < W) {
+                const uint32_t *g = (const uint32_t *)(uintptr_t)(a->base + (uint64_t)((int64_t)dwt_reflect_once(
+                                                                                 y0 + r, h) * a->pitch));
+#  pragma unroll
+                for (int k = 0; k < 3; k++)
+                    if (lane + 32 * k < W)
+                        v[j][k] = __ldcg(g + gx[k]);
+            }
+        }
+#  pragma unroll
+        for (int j = 0; j < RPW; j++) {
+            const int r = warp + NW * j;
+            if (r < W) {
+#  pragma unroll
+                for (int k = 0; k < 3; k++)
+                    if (lane + 32 * k < W)
+                        sh[r * P + lane + 32 * k] = v[j][k];
+            }
+        }
+    }
+    __syncthreads();
+    /* this block has read all it reads of global memory (dwt_gs_arrive's counter) */
+    if (tid == 0) {
+        __threadfence();
+        atomicAdd((unsigned *)(uintptr_t)a->sync, 1u);
+    }
+    uint32_t S[M + 6], D[M + 6];
+    {
+        const int s = warp & 3, r = 32 * (warp >> 2) + lane;
+        uint32_t *rp = sh + r * P + 2 * M * s;
+        if (r < W) {
+#  pragma unroll
+            for (int i = 0; i < A; i++) {
+                S[i] = rp[2 * i];
+                D[i] = rp[2 * i + 1];
+            }
+            dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0);
+        }
+        __syncthreads();
+        if (r < W) {
+#  pragma unroll
+            for (int i = E; i < E + M; i++) {
+                rp[2 * i] = S[i];
+                rp[2 * i + 1] = D[i];
+            }
+        }
+    }
+    __syncthreads();
+    const int cl = warp < 8, c = 32 * (warp & 1) + lane, s = warp >> 1;
+    if (cl) {
+        const uint32_t *cp = sh + 2 * M * s * P + 2 * E + c;
+#  pragma unroll
+        for (int i = 0; i < A; i++) {
+            S[i] = cp[2 * i * P];
+            D[i] = cp[(2 * i + 1) * P];
+        }
+        dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0);
+    }
+    /* every block has loaded (dwt_gs_wait's counters: the last to leave clears them) */
+    if (tid == 0) {
+        unsigned *cnt = (unsigned *)(uintptr_t)a->sync, v;
+        const unsigned T = gridDim.x * gridDim.y;
+        do
+            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(cnt) : "memory");
+        while (v < T);
+        if (atomicAdd(cnt + 1, 1u) == T - 1) {
+            atomicExch(cnt, 0u);
+            atomicExch(cnt + 1, 0u);
+        }
+    }
+    __syncthreads();
+    if (cl) {
+        const int x = (c & 1) * (w >> 1) + (int)blockIdx.x * (DWT_LVL_T / 2) + (c >> 1);
+        const int y = (int)blockIdx.y * (DWT_LVL_T / 2) + M * s;
+        unsigned char *ps = (unsigned char *)(uintptr_t)(a->base + (uint64_t)((int64_t)y * a->pitch + (int64_t)x * 4));
+        unsigned char *pd = ps + (int64_t)(h >> 1) * a->pitch;
+#  pragma unroll
+        for (int i = 0; i < M; i++) {
+            *(uint32_t *)(ps + i * a->pitch) = S[E + i];
+            *(uint32_t *)(pd + i * a->pitch) = D[E + i];
+        }
+    }
+}
+
+RV__DESC_COOP(dwt_lvl2d, sizeof(dwt_lvl_args))
+extern "C" __global__ void __launch_bounds__(DWT_LVL_THREADS, 3) rvk_dwt_lvl2d(const RV__GRID_CONST dwt_lvl_args rv__args)
+{
+    RV__GRID_CHAIN(dwt_lvl2d)
+    const dwt_lvl_args *a = &rv__args;
+    /* literal window and type: each combination its own straight-line code */
+    if (a->E == 2) {
+        if (a->type == DWT_F32)
+            dwt_lvl_body(a, 2, DWT_F32);
+        else
+            dwt_lvl_body(a, 2, DWT_I32);
+    } else if (a->type == DWT_F32) {
+        dwt_lvl_body(a, 3, DWT_F32);
+    } else {
+        dwt_lvl_body(a, 3, DWT_I32);
+    }
+}
 #endif
 
 /* ---------------------------------------------------------------- */

@@ -45,6 +45,11 @@ struct RV_Dwt {
     RV_Buffer *gsync;
     int gs_ty, gs_m, gs_resident;
     unsigned gs_shared;
+    /* GPU, cooperative launches: dwt_lvl2d (else NULL), its two counters, and the
+     * blocks the device holds at once for the last window (E) asked */
+    const RV_Kernel *k_lvl2d;
+    RV_Buffer *lsync;
+    int lvl_e, lvl_resident;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -283,6 +288,8 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
                     rv_kernel_get(d->mod, "dwt_colgs", &d->k_colgs) < 0))
         d->k_colgs16 = d->k_colgs = NULL;
 #endif
+    if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2d", &d->k_lvl2d) < 0)
+        d->k_lvl2d = NULL;
     *out = d;
     return 0;
 }
@@ -306,6 +313,7 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->fbuf);
     rv_buffer_destroy(&d->halo);
     rv_buffer_destroy(&d->gsync);
+    rv_buffer_destroy(&d->lsync);
     drop_sets(d);
     free(d->stage);
     rv_module_unload(&d->mod);
@@ -320,7 +328,7 @@ RV_API size_t rv_dwt_memory(const RV_Dwt *d)
     if (!d)
         return 0;
     return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->halo) +
-           rv_buffer_size(d->gsync) +
+           rv_buffer_size(d->gsync) + rv_buffer_size(d->lsync) +
            rv_buffer_size(d->sa[0]) +
            rv_buffer_size(d->sb[0]) + rv_buffer_size(d->sa[1]) + rv_buffer_size(d->sb[1]);
 }
@@ -1458,6 +1466,62 @@ static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
     return 1;
 }
 
+/*
+ * One forward 2-D level of the w x h region at base in one cooperative pass
+ * (dwt_lvl2d, GPU): where the sides are multiples of DWT_LVL_T, the register
+ * lifting of dwt_colreg takes the steps with the symmetric extension (CDF
+ * 5/3, 9/7, DD(13,7)) and the device holds every tile at once. Returns 1 when
+ * it ran, 0 where it does not apply (the caller runs the two passes), or an
+ * error.
+ */
+static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
+{
+    if (!d->k_lvl2d || (d->s.gpu_variant & RV_DWT_VARIANT_NO_LEVEL2D) || d->s.dims != 2 ||
+        d->s.layout != RV_DWT_LAYOUT_BLOCK || w < DWT_LVL_T || h < DWT_LVL_T || w % DWT_LVL_T || h % DWT_LVL_T)
+        return 0;
+    const int code = col_reg_code(d, 64, 8);
+    if (!(code & DWT_COL_REG_EDGE) || (code >> 4 & 255) != 8)
+        return 0;
+    const int E = code & 15, W = DWT_LVL_T + 4 * E;
+    RV_LaunchShape sh;
+    memset(&sh, 0, sizeof(sh));
+    sh.block[0] = DWT_LVL_THREADS;
+    sh.shared_bytes = (unsigned)(W * (W + 1) * 4);
+    if ((long long)sh.shared_bytes > d->s.fuse_max_shared)
+        return 0;
+    if (d->lvl_e != E) {
+        const int r = rv_kernel_resident_blocks(d->k_lvl2d, &sh);
+        if (r < 0)
+            return rvfail(d, r, "rv_kernel_resident_blocks(dwt_lvl2d)");
+        d->lvl_e = E;
+        d->lvl_resident = r;
+    }
+    const long long tiles = (long long)(w / DWT_LVL_T) * (h / DWT_LVL_T);
+    if (tiles > d->lvl_resident)
+        return 0;
+    int err;
+    if ((err = buf_ensure(d, &d->lsync, 8, "level counters")) < 0)
+        return err;
+    dwt_lvl_args a;
+    memset(&a, 0, sizeof(a));
+    a.base = base;
+    a.pitch = pitch;
+    a.sync = rv_buffer_address(d->lsync);
+    a.w = w;
+    a.h = h;
+    a.type = d->type;
+    a.nsteps = d->nsteps;
+    a.E = E;
+    memcpy(a.steps, d->steps, sizeof(a.steps));
+    sh.grid[0] = (unsigned)(w / DWT_LVL_T);
+    sh.grid[1] = (unsigned)(h / DWT_LVL_T);
+    /* bytes: the windows read, the level written once */
+    const double bytes = 4.0 * tiles * ((double)W * W + (double)DWT_LVL_T * DWT_LVL_T);
+    if ((err = launch(d, d->k_lvl2d, &sh, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes)) < 0)
+        return err;
+    return 1;
+}
+
 static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse);
 
 /* transform_plan(), then the side queue joined (cols_forward): later work sees every band. */
@@ -1540,6 +1604,11 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
             plan_level p = d->lv[l];
             if (dims == 1)
                 p.h = h;
+            if (!inverse && (err = run_lvl2d(d, base, pitch, p.w, p.h)) != 0) {
+                if (err < 0)
+                    return err;
+                continue;
+            }
             uint64_t sb;
             int64_t sp;
             if ((err = inplace_scratch(d, l, &sb, &sp)) < 0)
@@ -1584,6 +1653,11 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
         const int rows = dims == 2 ? p->h : h, n = p->w, m = p->h;
         if ((err = side_before(d, n, m)) < 0)
             return err;
+        if (!inverse && (err = run_lvl2d(d, base, pitch, n, m)) != 0) {
+            if (err < 0)
+                return err;
+            continue;
+        }
         if (!inverse) {
             if (n < 2)
                 err = run_split(d, base, pitch, tb, pitch, 0, n, rows, 2);

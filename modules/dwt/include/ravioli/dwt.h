@@ -240,7 +240,14 @@ typedef enum RV_DwtGpuVariant {
                                     lifts and stores its tile of one strip after the
                                     other, instead of loading the next strip while the
                                     current one lifts (its window in registers, stored
-                                    from there) */
+                                    from there) */,
+    RV_DWT_VARIANT_NO_LEVEL2D = 2097152 /* forward, 2-D, GPU: every level by a row pass
+                                    and a column pass, instead of levels whose tiles of
+                                    64 x 64 samples the device holds at once (sides
+                                    multiples of 64; CDF 5/3, 9/7, DD(13,7)) in one
+                                    cooperative pass in place (dwt_lvl2d: each tile lifts
+                                    its rows and columns in registers and stores once
+                                    every tile has loaded) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
@@ -298,6 +305,7 @@ enum {
     RV_DWT_KERNEL_OTHER,        /* denoising: conversion, thresholding */
     RV_DWT_KERNEL_COLFUSED,     /* out of place: columns with all steps in shared memory */
     RV_DWT_KERNEL_TILEFUSED,    /* small LL regions: all remaining 2-D levels in one pass */
+    RV_DWT_KERNEL_LEVEL2D,      /* GPU, forward: a level's rows and columns in one pass */
     RV_DWT_KERNEL_COUNT
 };
 
