@@ -285,17 +285,18 @@ static long long level2d_launches(const RV_DwtSettings *s, int w, int h, int lev
  * one cooperative pass in place) equals the CPU for every wavelet and type it
  * takes (CDF 5/3 f32 and i32, CDF 9/7, DD(13,7) f32 and i32; Haar keeps the
  * passes): a few tiles (128 x 128, then dwt_tilefused), a column and a row of
- * tiles, rectangles whose next level stops being a multiple of 64 (320 x 192:
- * then the passes), and 2048 x 1024 (its 512 tiles of level 0 more than an
- * H100 or H200 holds at once, so the passes; then three fused levels), both
- * methods, and the inverse of the same data. The launches are counted, so the
- * path is known to have run; NO_LEVEL2D gives the same results with none.
+ * tiles, rectangles whose next level stops being a multiple of 64 (320 x 192,
+ * 640 x 384: then the passes), 1024 x 1024 (three fused levels: 256, 64 and
+ * 16 tiles), and 2048 x 1024 (its 512 tiles of level 0 more than an H100 or
+ * H200 holds at once, so the passes; then three fused levels), both methods,
+ * and the inverse of the same data. The launches are counted, so the path is known to have run;
+ * NO_LEVEL2D gives the same results with none.
  */
 static void test_gpu_level2d(void **state)
 {
     (void)state;
-    static const int sizes[][4] = {{128, 128, 2, 1}, {64, 512, 3, 1}, {512, 64, 2, 1},
-                                   {320, 192, 3, 1}, {640, 384, 4, 2}, {2048, 1024, 4, 3}};
+    static const int sizes[][4] = {{128, 128, 2, 1}, {64, 512, 3, 1},   {512, 64, 2, 1},   {320, 192, 3, 1},
+                                   {640, 384, 4, 2}, {1024, 1024, 3, 3}, {2048, 1024, 4, 3}};
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (int c = 0; c < DWT_WT; c++)
             for (int m = 0; m < 2; m++)
