@@ -571,14 +571,16 @@ static void test_gpu_colclu(void **state)
                 s.method = RV_DWT_IN_PLACE;
                 /* (COLGS_OFF: columns of 4097-8192 samples to the clusters of
                  * dwt_colclu16m, not to dwt_colgs16, the default since session 16) */
-                s.gpu_variant = RV_DWT_VARIANT_COLGS_OFF | (one ? RV_DWT_VARIANT_COLCLP_OFF : 0);
+                /* (NO_LEVEL2D: the column passes, not dwt_lvl2d, at 4096 x 64) */
+                s.gpu_variant = RV_DWT_VARIANT_COLGS_OFF | (one ? RV_DWT_VARIANT_COLCLP_OFF : 0) |
+                                RV_DWT_VARIANT_NO_LEVEL2D;
                 compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
             }
     for (int v = 0; v < 2; v++) {
         RV_DwtSettings s;
         rv_dwt_settings_default(&s);
         s.method = RV_DWT_IN_PLACE;
-        s.gpu_variant = v ? RV_DWT_VARIANT_NO_COLCLU : 0;
+        s.gpu_variant = (v ? RV_DWT_VARIANT_NO_COLCLU : 0) | RV_DWT_VARIANT_NO_LEVEL2D;
         RV_DwtStats st;
         xform_stats(&s, 1024, 1024, 0, &st);
         if ((st.launches[RV_DWT_KERNEL_PERMUTE] > 0) != v || st.launches[RV_DWT_KERNEL_COLFUSED] != (v ? 2 : 1))
@@ -625,7 +627,7 @@ static void test_gpu_colgs(void **state)
         RV_DwtSettings s;
         rv_dwt_settings_default(&s);
         s.method = RV_DWT_IN_PLACE;
-        s.gpu_variant = v ? RV_DWT_VARIANT_COLGS_OFF : 0;
+        s.gpu_variant = (v ? RV_DWT_VARIANT_COLGS_OFF : 0) | RV_DWT_VARIANT_NO_LEVEL2D;
         RV_DwtStats st;
         xform_stats(&s, 64, 16384, 0, &st);
         if ((st.launches[RV_DWT_KERNEL_PERMUTE] > 0) != v || (!v && st.launches[RV_DWT_KERNEL_COLFUSED] != 1))
