@@ -148,15 +148,10 @@ typedef struct dwt_col_args {
  * dwt_colreg: steps of 2 or 4 symmetric taps, E 2 or 3), and stores its 32 x
  * 32 pairs of each of the four bands. The stores land in other tiles'
  * windows, so they wait until every block has loaded (two counters at sync,
- * 0 between launches): every block must be resident. dwt_lvl2dc (sm_90) takes
- * levels of at most DWT_LVL_CLUSTER tiles by one cluster of that many blocks
- * (a 1-D grid; tile t is (t % tx, t / tx) of the tx tiles a row), the
- * cluster's barrier instead of the counters.
+ * 0 between launches): every block must be resident.
  */
 #define DWT_LVL_T 64
 #define DWT_LVL_THREADS 384
-/* dwt_lvl2dc: one cluster of 16 blocks (non-portable: H100, H200) */
-#define DWT_LVL_CLUSTER 16
 typedef struct dwt_lvl_args {
     uint64_t base;
     int64_t pitch;

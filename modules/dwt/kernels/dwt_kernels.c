@@ -2066,20 +2066,15 @@ DWT_COLGS_ENTRY(dwt_colgs, 6, 8, 3)
  * extension itself, so the results equal the row and column passes' bit for
  * bit (symmetric steps: see dwt_rowreg).
  */
-static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE, const int CLU)
+static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE)
 {
     enum { M = 8, NW = DWT_LVL_THREADS / 32, RPW = (DWT_LVL_T + 12 + NW - 1) / NW };
     const int W = DWT_LVL_T + 4 * E, P = W + 1, A = M + 2 * E;
     uint32_t *sh = dwt_sh;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int w = a->w, h = a->h;
-    /* dwt_lvl2dc (CLU): a 1-D grid of DWT_LVL_CLUSTER blocks, tile t = (t % tx, t / tx)
-     * while t < the tiles; the others only take part in the barrier */
-    const int ntx = w / DWT_LVL_T, t = (int)blockIdx.x;
-    const int bx = CLU ? t % ntx : (int)blockIdx.x, by = CLU ? t / ntx : (int)blockIdx.y;
-    const int work = !CLU || by < h / DWT_LVL_T;
-    const int x0 = bx * DWT_LVL_T - 2 * E, y0 = by * DWT_LVL_T - 2 * E;
-    if (work) {
+    const int x0 = (int)blockIdx.x * DWT_LVL_T - 2 * E, y0 = (int)blockIdx.y * DWT_LVL_T - 2 * E;
+    {
         /* the window through the symmetric extension (one reflection: w, h >= 64 > 2E);
          * rows warp + NW j, columns lane + 32 k: all loads in flight, then the stores */
         int gx[3];
@@ -2111,16 +2106,13 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         }
     }
     __syncthreads();
-    /* this block has read all it reads of global memory (dwt_gs_arrive's counter, or
-     * the split barrier of the cluster) */
-    if (CLU) {
-        dwt_cl_arrive();
-    } else if (tid == 0) {
+    /* this block has read all it reads of global memory (dwt_gs_arrive's counter) */
+    if (tid == 0) {
         __threadfence();
         atomicAdd((unsigned *)(uintptr_t)a->sync, 1u);
     }
     uint32_t S[M + 6], D[M + 6];
-    if (work) {
+    {
         const int s = warp & 3, r = 32 * (warp >> 2) + lane;
         uint32_t *rp = sh + r * P + 2 * M * s;
         if (r < W) {
@@ -2139,9 +2131,9 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
                 rp[2 * i + 1] = D[i];
             }
         }
-        __syncthreads();
     }
-    const int cl = work && warp < 8, c = 32 * (warp & 1) + lane, s = warp >> 1;
+    __syncthreads();
+    const int cl = warp < 8, c = 32 * (warp & 1) + lane, s = warp >> 1;
     if (cl) {
         const uint32_t *cp = sh + 2 * M * s * P + 2 * E + c;
 #  pragma unroll
@@ -2152,9 +2144,7 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0);
     }
     /* every block has loaded (dwt_gs_wait's counters: the last to leave clears them) */
-    if (CLU) {
-        dwt_cl_wait();
-    } else if (tid == 0) {
+    if (tid == 0) {
         unsigned *cnt = (unsigned *)(uintptr_t)a->sync, v;
         const unsigned T = gridDim.x * gridDim.y;
         do
@@ -2167,8 +2157,8 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
     }
     __syncthreads();
     if (cl) {
-        const int x = (c & 1) * (w >> 1) + bx * (DWT_LVL_T / 2) + (c >> 1);
-        const int y = by * (DWT_LVL_T / 2) + M * s;
+        const int x = (c & 1) * (w >> 1) + (int)blockIdx.x * (DWT_LVL_T / 2) + (c >> 1);
+        const int y = (int)blockIdx.y * (DWT_LVL_T / 2) + M * s;
         unsigned char *ps = (unsigned char *)(uintptr_t)(a->base + (uint64_t)((int64_t)y * a->pitch + (int64_t)x * 4));
         unsigned char *pd = ps + (int64_t)(h >> 1) * a->pitch;
 #  pragma unroll
@@ -2179,50 +2169,23 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
     }
 }
 
-/* literal window, type and barrier: each combination its own straight-line code */
-#  define DWT_LVL_CALL(CLU)                                                                            \
-    do {                                                                                               \
-        if (a->E == 2) {                                                                               \
-            if (a->type == DWT_F32)                                                                    \
-                dwt_lvl_body(a, 2, DWT_F32, CLU);                                                      \
-            else                                                                                       \
-                dwt_lvl_body(a, 2, DWT_I32, CLU);                                                      \
-        } else if (a->type == DWT_F32) {                                                               \
-            dwt_lvl_body(a, 3, DWT_F32, CLU);                                                          \
-        } else {                                                                                       \
-            dwt_lvl_body(a, 3, DWT_I32, CLU);                                                          \
-        }                                                                                              \
-    } while (0)
 RV__DESC_COOP(dwt_lvl2d, sizeof(dwt_lvl_args))
 extern "C" __global__ void __launch_bounds__(DWT_LVL_THREADS, 3) rvk_dwt_lvl2d(const RV__GRID_CONST dwt_lvl_args rv__args)
 {
     RV__GRID_CHAIN(dwt_lvl2d)
     const dwt_lvl_args *a = &rv__args;
-    DWT_LVL_CALL(0);
+    /* literal window and type: each combination its own straight-line code */
+    if (a->E == 2) {
+        if (a->type == DWT_F32)
+            dwt_lvl_body(a, 2, DWT_F32);
+        else
+            dwt_lvl_body(a, 2, DWT_I32);
+    } else if (a->type == DWT_F32) {
+        dwt_lvl_body(a, 3, DWT_F32);
+    } else {
+        dwt_lvl_body(a, 3, DWT_I32);
+    }
 }
-
-/*
- * dwt_lvl2dc (sm_90): the same for levels of at most DWT_LVL_CLUSTER tiles, by
- * one cluster of that many blocks whose split barrier (dwt_cl_arrive /
- * dwt_cl_wait, as in dwt_colclu) replaces the counters in global memory: a
- * plain chained launch (the cooperative one starts only after the grid before
- * it has ended), no atomics.
- */
-#  if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-#    define DWT_LVL_CLUSTER_DIMS __cluster_dims__(DWT_LVL_CLUSTER, 1, 1)
-#  else
-#    define DWT_LVL_CLUSTER_DIMS
-#  endif
-RV__DESC_CHAINED(dwt_lvl2dc, sizeof(dwt_lvl_args))
-extern "C" __global__ void DWT_LVL_CLUSTER_DIMS __launch_bounds__(DWT_LVL_THREADS, 1)
-    rvk_dwt_lvl2dc(const RV__GRID_CONST dwt_lvl_args rv__args)
-{
-    RV__GRID_CHAIN(dwt_lvl2dc)
-    const dwt_lvl_args *a = &rv__args;
-    DWT_LVL_CALL(1);
-}
-#  undef DWT_LVL_CLUSTER_DIMS
-#  undef DWT_LVL_CALL
 #endif
 
 /* ---------------------------------------------------------------- */

@@ -48,8 +48,6 @@ struct RV_Dwt {
     /* GPU, cooperative launches: dwt_lvl2d (else NULL), its two counters, and the
      * blocks the device holds at once for the last window (E) asked */
     const RV_Kernel *k_lvl2d;
-    /* GPU, sm_90 where clusters of 16 are allowed: dwt_lvl2dc, else NULL */
-    const RV_Kernel *k_lvl2dc;
     RV_Buffer *lsync;
     int lvl_e, lvl_resident;
     dwt_step steps[DWT_MAX_STEPS];
@@ -289,8 +287,6 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
     if (!d->cpu && (rv_kernel_get(d->mod, "dwt_colgs16", &d->k_colgs16) < 0 ||
                     rv_kernel_get(d->mod, "dwt_colgs", &d->k_colgs) < 0))
         d->k_colgs16 = d->k_colgs = NULL;
-    if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2dc", &d->k_lvl2dc) < 0)
-        d->k_lvl2dc = NULL;
 #endif
     if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2d", &d->k_lvl2d) < 0)
         d->k_lvl2d = NULL;
@@ -1474,10 +1470,9 @@ static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
  * One forward 2-D level of the w x h region at base in one cooperative pass
  * (dwt_lvl2d, GPU): where the sides are multiples of DWT_LVL_T, the register
  * lifting of dwt_colreg takes the steps with the symmetric extension (CDF
- * 5/3, 9/7, DD(13,7)) and the device holds every tile at once; levels of at
- * most 16 tiles by one cluster (dwt_lvl2dc) where the device has it. Returns
- * 1 when it ran, 0 where it does not apply (the caller runs the two passes),
- * or an error.
+ * 5/3, 9/7, DD(13,7)) and the device holds every tile at once. Returns 1 when
+ * it ran, 0 where it does not apply (the caller runs the two passes), or an
+ * error.
  */
 static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
 {
@@ -1494,27 +1489,6 @@ static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
     sh.shared_bytes = (unsigned)(W * (W + 1) * 4);
     if ((long long)sh.shared_bytes > d->s.fuse_max_shared)
         return 0;
-    const long long tiles = (long long)(w / DWT_LVL_T) * (h / DWT_LVL_T);
-    dwt_lvl_args a;
-    memset(&a, 0, sizeof(a));
-    a.base = base;
-    a.pitch = pitch;
-    a.w = w;
-    a.h = h;
-    a.type = d->type;
-    a.nsteps = d->nsteps;
-    a.E = E;
-    memcpy(a.steps, d->steps, sizeof(a.steps));
-    /* bytes: the windows read, the level written once */
-    const double bytes = 4.0 * tiles * ((double)W * W + (double)DWT_LVL_T * DWT_LVL_T);
-    int err;
-    if (tiles <= DWT_LVL_CLUSTER && d->k_lvl2dc && !(d->s.gpu_variant & RV_DWT_VARIANT_LEVEL2D_NO_CLUSTER)) {
-        /* one cluster: a plain chained launch, the cluster's barrier */
-        sh.grid[0] = DWT_LVL_CLUSTER;
-        if ((err = launch(d, d->k_lvl2dc, &sh, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes)) < 0)
-            return err;
-        return 1;
-    }
     if (d->lvl_e != E) {
         const int r = rv_kernel_resident_blocks(d->k_lvl2d, &sh);
         if (r < 0)
@@ -1522,13 +1496,27 @@ static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
         d->lvl_e = E;
         d->lvl_resident = r;
     }
+    const long long tiles = (long long)(w / DWT_LVL_T) * (h / DWT_LVL_T);
     if (tiles > d->lvl_resident)
         return 0;
+    int err;
     if ((err = buf_ensure(d, &d->lsync, 8, "level counters")) < 0)
         return err;
+    dwt_lvl_args a;
+    memset(&a, 0, sizeof(a));
+    a.base = base;
+    a.pitch = pitch;
     a.sync = rv_buffer_address(d->lsync);
+    a.w = w;
+    a.h = h;
+    a.type = d->type;
+    a.nsteps = d->nsteps;
+    a.E = E;
+    memcpy(a.steps, d->steps, sizeof(a.steps));
     sh.grid[0] = (unsigned)(w / DWT_LVL_T);
     sh.grid[1] = (unsigned)(h / DWT_LVL_T);
+    /* bytes: the windows read, the level written once */
+    const double bytes = 4.0 * tiles * ((double)W * W + (double)DWT_LVL_T * DWT_LVL_T);
     if ((err = launch(d, d->k_lvl2d, &sh, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes)) < 0)
         return err;
     return 1;

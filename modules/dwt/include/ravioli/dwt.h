@@ -247,11 +247,7 @@ typedef enum RV_DwtGpuVariant {
                                     multiples of 64; CDF 5/3, 9/7, DD(13,7)) in one
                                     cooperative pass in place (dwt_lvl2d: each tile lifts
                                     its rows and columns in registers and stores once
-                                    every tile has loaded) */,
-    RV_DWT_VARIANT_LEVEL2D_NO_CLUSTER = 4194304 /* dwt_lvl2d's levels of at most 16 tiles
-                                    by the cooperative launch too, instead of by one
-                                    cluster of 16 blocks (dwt_lvl2dc, sm_90: a plain
-                                    chained launch, the cluster's barrier) */
+                                    every tile has loaded) */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
