@@ -1547,10 +1547,11 @@ static __device__ __forceinline__ void dwt_gs_arrive(const dwt_col_args *a, int 
         atomicAdd(c, 1u);
     }
 }
-static __device__ __forceinline__ void dwt_gs_wait(const dwt_col_args *a, int strip, int tid, unsigned T)
+/* (the counters of index `strip` at sync; dwt_lvl2d's too) */
+static __device__ __forceinline__ void dwt_cnt_wait(uint64_t sync, int strip, int tid, unsigned T)
 {
     if (tid == 0) {
-        unsigned *c = (unsigned *)(uintptr_t)a->sync + 2 * strip, v;
+        unsigned *c = (unsigned *)(uintptr_t)sync + 2 * strip, v;
         do
             asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(c) : "memory");
         while (v < T);
@@ -1560,6 +1561,10 @@ static __device__ __forceinline__ void dwt_gs_wait(const dwt_col_args *a, int st
         }
     }
     __syncthreads();
+}
+static __device__ __forceinline__ void dwt_gs_wait(const dwt_col_args *a, int strip, int tid, unsigned T)
+{
+    dwt_cnt_wait(a->sync, strip, tid, T);
 }
 #endif
 
@@ -2143,19 +2148,8 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         }
         dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0);
     }
-    /* every block has loaded (dwt_gs_wait's counters: the last to leave clears them) */
-    if (tid == 0) {
-        unsigned *cnt = (unsigned *)(uintptr_t)a->sync, v;
-        const unsigned T = gridDim.x * gridDim.y;
-        do
-            asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(cnt) : "memory");
-        while (v < T);
-        if (atomicAdd(cnt + 1, 1u) == T - 1) {
-            atomicExch(cnt, 0u);
-            atomicExch(cnt + 1, 0u);
-        }
-    }
-    __syncthreads();
+    /* every block has loaded (the last to leave clears the counters) */
+    dwt_cnt_wait(a->sync, 0, tid, gridDim.x * gridDim.y);
     if (cl) {
         const int x = (c & 1) * (w >> 1) + (int)blockIdx.x * (DWT_LVL_T / 2) + (c >> 1);
         const int y = (int)blockIdx.y * (DWT_LVL_T / 2) + M * s;
