@@ -432,7 +432,8 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
     free(out);
 }
 
-static const char *KNAMES[RV_DWT_KERNEL_COUNT] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused", "tilefused", "level2d"};
+static const char *KNAMES[] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused", "tilefused", "level2d"};
+_Static_assert(sizeof(KNAMES) / sizeof(KNAMES[0]) == RV_DWT_KERNEL_COUNT, "a name for every kernel kind of rv_dwt_stats");
 
 int main(int argc, char **argv)
 {
