@@ -264,19 +264,21 @@ static void test_gpu_inplace_small(void **state)
             }
 }
 
-/* dwt_lvl2d launches of a forward transform of w x h on the GPU (its plan). */
-static long long level2d_launches(const RV_DwtSettings *s, int w, int h, int levels)
+/* The launch counts of one transform (`levels` levels; forward, or with
+ * `inverse` the inverse) of a w x h buffer on the GPU. */
+static void xform_stats(const RV_DwtSettings *s, int w, int h, int levels, int inverse, RV_DwtStats *st)
 {
     RV_Dwt *d = NULL;
     assert_int_equal(rv_dwt_create(g_gpu, s, &d), 0);
     RV_Buffer *b = NULL;
     assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
-    assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, levels), 0);
-    RV_DwtStats st;
-    rv_dwt_stats(d, &st);
+    if (inverse)
+        assert_int_equal(rv_dwt_inverse_buffer(d, b, w, h, (size_t)w * 4, levels), 0);
+    else
+        assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, levels), 0);
+    rv_dwt_stats(d, st);
     rv_buffer_destroy(&b);
     rv_dwt_destroy(&d);
-    return st.launches[RV_DWT_KERNEL_LEVEL2D];
 }
 
 /*
@@ -289,8 +291,8 @@ static long long level2d_launches(const RV_DwtSettings *s, int w, int h, int lev
  * 640 x 384: then the passes), 1024 x 1024 (three fused levels: 256, 64 and
  * 16 tiles), and 2048 x 1024 (its 512 tiles of level 0 more than an H100 or
  * H200 holds at once, so the passes; then three fused levels), both methods,
- * and the inverse of the same data. The launches are counted, so the path is known to have run;
- * NO_LEVEL2D gives the same results with none.
+ * and the inverse of the same data. The launches are counted, so the path is
+ * known to have run; NO_LEVEL2D gives the same results with none.
  */
 static void test_gpu_level2d(void **state)
 {
@@ -307,7 +309,9 @@ static void test_gpu_level2d(void **state)
                     s.gpu_variant = v ? RV_DWT_VARIANT_NO_LEVEL2D : 0;
                     const int w = sizes[z][0], h = sizes[z][1], L = sizes[z][2];
                     compare_s(&s, w, h, L);
-                    const long long n = level2d_launches(&s, w, h, L);
+                    RV_DwtStats st;
+                    xform_stats(&s, w, h, L, 0, &st);
+                    const long long n = st.launches[RV_DWT_KERNEL_LEVEL2D];
                     const long long want = v || c < 2 ? 0 : sizes[z][3]; /* c 0, 1: Haar */
                     /* 2048 x 1024: level 0 too on a device that holds 512 tiles at once */
                     if (n != want && !(want == 3 && n == 4)) {
@@ -460,23 +464,6 @@ static void test_gpu_host_split(void **state)
     rv_context_destroy(&xfer);
 }
 
-/* The launch counts of one transform (one level; forward, or with `inverse` the
- * inverse) of a w x h buffer on the GPU. */
-static void xform_stats(const RV_DwtSettings *s, int w, int h, int inverse, RV_DwtStats *st)
-{
-    RV_Dwt *d = NULL;
-    assert_int_equal(rv_dwt_create(g_gpu, s, &d), 0);
-    RV_Buffer *b = NULL;
-    assert_int_equal(rv_buffer_create(g_gpu, (size_t)w * h * 4, &b), 0);
-    if (inverse)
-        assert_int_equal(rv_dwt_inverse_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
-    else
-        assert_int_equal(rv_dwt_forward_buffer(d, b, w, h, (size_t)w * 4, 1), 0);
-    rv_dwt_stats(d, st);
-    rv_buffer_destroy(&b);
-    rv_dwt_destroy(&d);
-}
-
 /*
  * Rows too long for a fused row pass (fuse_max_shared 4096: from 1025
  * samples; the default: from 16385) in one windowed pass (dwt_rowwin, out of
@@ -525,7 +512,7 @@ static void test_gpu_row_win(void **state)
             s.fuse_max_shared = 4096;
             s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
             RV_DwtStats st;
-            xform_stats(&s, 4100, 1000, inv, &st);
+            xform_stats(&s, 4100, 1000, 1, inv, &st);
             if ((st.launches[RV_DWT_KERNEL_CHUNKGEN] > 0) != v || (st.launches[RV_DWT_KERNEL_STEP] > 0) != v)
                 fail_msg("in place, variant %d, inverse %d: %lld chunk generations, %lld step passes", v, inv,
                          st.launches[RV_DWT_KERNEL_CHUNKGEN], st.launches[RV_DWT_KERNEL_STEP]);
@@ -533,7 +520,7 @@ static void test_gpu_row_win(void **state)
             s.method = RV_DWT_OUT_OF_PLACE;
             s.dims = 1;
             s.gpu_variant = v ? RV_DWT_VARIANT_NO_ROW_WIN : 0;
-            xform_stats(&s, 20000, 2, inv, &st);
+            xform_stats(&s, 20000, 2, 1, inv, &st);
             if (st.launches[RV_DWT_KERNEL_STEP] != (v ? 4 : 0) || st.launches[RV_DWT_KERNEL_ROWFUSED] != (v ? 0 : 1))
                 fail_msg("variant %d, inverse %d: %lld step passes, %lld row passes", v, inv,
                          st.launches[RV_DWT_KERNEL_STEP], st.launches[RV_DWT_KERNEL_ROWFUSED]);
@@ -582,7 +569,7 @@ static void test_gpu_colclu(void **state)
         s.method = RV_DWT_IN_PLACE;
         s.gpu_variant = (v ? RV_DWT_VARIANT_NO_COLCLU : 0) | RV_DWT_VARIANT_NO_LEVEL2D;
         RV_DwtStats st;
-        xform_stats(&s, 1024, 1024, 0, &st);
+        xform_stats(&s, 1024, 1024, 1, 0, &st);
         if ((st.launches[RV_DWT_KERNEL_PERMUTE] > 0) != v || st.launches[RV_DWT_KERNEL_COLFUSED] != (v ? 2 : 1))
             fail_msg("variant %d: %lld permutations, %lld column passes", v, st.launches[RV_DWT_KERNEL_PERMUTE],
                      st.launches[RV_DWT_KERNEL_COLFUSED]);
@@ -629,7 +616,7 @@ static void test_gpu_colgs(void **state)
         s.method = RV_DWT_IN_PLACE;
         s.gpu_variant = (v ? RV_DWT_VARIANT_COLGS_OFF : 0) | RV_DWT_VARIANT_NO_LEVEL2D;
         RV_DwtStats st;
-        xform_stats(&s, 64, 16384, 0, &st);
+        xform_stats(&s, 64, 16384, 1, 0, &st);
         if ((st.launches[RV_DWT_KERNEL_PERMUTE] > 0) != v || (!v && st.launches[RV_DWT_KERNEL_COLFUSED] != 1))
             fail_msg("COLGS_OFF %d: %lld permutations, %lld column passes", v, st.launches[RV_DWT_KERNEL_PERMUTE],
                      st.launches[RV_DWT_KERNEL_COLFUSED]);

@@ -1539,15 +1539,19 @@ static __device__ __forceinline__ void dwt_cl_wait(void)
  * last to leave sets both counters back to 0 for the next launch (every
  * block of the strip has seen T by then).
  */
-static __device__ __forceinline__ void dwt_gs_arrive(const dwt_col_args *a, int strip, int tid)
+/* (the counters of index `strip` at sync; dwt_lvl2d's too) */
+static __device__ __forceinline__ void dwt_cnt_arrive(uint64_t sync, int strip, int tid)
 {
     if (tid == 0) {
-        unsigned *c = (unsigned *)(uintptr_t)a->sync + 2 * strip;
+        unsigned *c = (unsigned *)(uintptr_t)sync + 2 * strip;
         __threadfence();
         atomicAdd(c, 1u);
     }
 }
-/* (the counters of index `strip` at sync; dwt_lvl2d's too) */
+static __device__ __forceinline__ void dwt_gs_arrive(const dwt_col_args *a, int strip, int tid)
+{
+    dwt_cnt_arrive(a->sync, strip, tid);
+}
 static __device__ __forceinline__ void dwt_cnt_wait(uint64_t sync, int strip, int tid, unsigned T)
 {
     if (tid == 0) {
@@ -2111,11 +2115,7 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         }
     }
     __syncthreads();
-    /* this block has read all it reads of global memory (dwt_gs_arrive's counter) */
-    if (tid == 0) {
-        __threadfence();
-        atomicAdd((unsigned *)(uintptr_t)a->sync, 1u);
-    }
+    dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
     uint32_t S[M + 6], D[M + 6];
     {
         const int s = warp & 3, r = 32 * (warp >> 2) + lane;

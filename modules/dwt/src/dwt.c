@@ -1479,6 +1479,7 @@ static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
     if (!d->k_lvl2d || (d->s.gpu_variant & RV_DWT_VARIANT_NO_LEVEL2D) || d->s.dims != 2 ||
         d->s.layout != RV_DWT_LAYOUT_BLOCK || w < DWT_LVL_T || h < DWT_LVL_T || w % DWT_LVL_T || h % DWT_LVL_T)
         return 0;
+    /* the steps dwt_colreg lifts in registers at 8 pairs a thread (its tiles: 64 pairs, 8 thread rows) */
     const int code = col_reg_code(d, 64, 8);
     if (!(code & DWT_COL_REG_EDGE) || (code >> 4 & 255) != 8)
         return 0;
