@@ -97,26 +97,33 @@ RV_FN uint32_t dwt_u_(float f)
  * The arithmetic of one lifting step on values: t is the target sample, v0..v3
  * its taps (v1..v3 unused beyond st->ntaps); returns the new target. Every
  * kernel (and the CPU runs, in the same order of operations) goes through it.
+ * Float steps of 2 and 4 taps have symmetric weights (build_steps checks), so
+ * the taps sharing a weight are added first: w (v0 + v1), and
+ * w0 (v0 + v3) + w1 (v1 + v2) - two or three fewer operations a target than
+ * a product a tap, and the same value for the mirrored order of the taps.
+ * P = 0 where the caller knows post (forward) and post_inv (inverse) are 1:
+ * x * 1 is x, so the multiply is left out with the same result.
  */
-RV_FN uint32_t dwt_lift_nt(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
-                           int type, int inverse, const int nt)
+RV_FN float dwt_acc_f(uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st, const int nt)
+{
+    if (nt > 3)
+        return DWT_MUL(st->fw[0], DWT_F(v0) + DWT_F(v3)) + DWT_MUL(st->fw[1], DWT_F(v1) + DWT_F(v2));
+    if (nt == 2)
+        return DWT_MUL(st->fw[0], DWT_F(v0) + DWT_F(v1));
+    float acc = DWT_MUL(st->fw[0], DWT_F(v0));
+    if (nt > 2)
+        acc = (acc + DWT_MUL(st->fw[1], DWT_F(v1))) + DWT_MUL(st->fw[2], DWT_F(v2));
+    return acc;
+}
+RV_FN uint32_t dwt_lift_np(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
+                           int type, int inverse, const int nt, const int P)
 {
     if (type == DWT_F32) {
-        float acc;
-        if (nt > 3) {
-            /* 4 taps: outer pair plus inner pair, an order the mirror image of the taps keeps
-             * for symmetric weights (dwt_rowreg lifts targets beyond a row's end) */
-            acc = (DWT_MUL(st->fw[0], DWT_F(v0)) + DWT_MUL(st->fw[3], DWT_F(v3))) +
-                  (DWT_MUL(st->fw[1], DWT_F(v1)) + DWT_MUL(st->fw[2], DWT_F(v2)));
-        } else {
-            acc = DWT_MUL(st->fw[0], DWT_F(v0));
-            if (nt > 1)
-                acc += DWT_MUL(st->fw[1], DWT_F(v1));
-            if (nt > 2)
-                acc += DWT_MUL(st->fw[2], DWT_F(v2));
-        }
+        const float acc = dwt_acc_f(v0, v1, v2, v3, st, nt);
         const float x = DWT_F(t);
-        return DWT_U(!inverse ? DWT_MUL(x + acc, st->post) : DWT_MUL(x, st->post_inv) - acc);
+        if (!inverse)
+            return DWT_U(P ? DWT_MUL(x + acc, st->post) : x + acc);
+        return DWT_U((P ? DWT_MUL(x, st->post_inv) : x) - acc);
     }
     int32_t acc = st->round + st->iw[0] * (int32_t)v0;
     if (nt > 1)
@@ -128,6 +135,13 @@ RV_FN uint32_t dwt_lift_nt(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, ui
     const int32_t delta = (acc >> st->shift) * st->sign;
     return (uint32_t)(inverse ? (int32_t)t - delta : (int32_t)t + delta);
 }
+RV_FN uint32_t dwt_lift_nt(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
+                           int type, int inverse, const int nt)
+{
+    return dwt_lift_np(t, v0, v1, v2, v3, st, type, inverse, nt, 1);
+}
+/* Whether a float step's post / post_inv is 1 (dwt_lift_np's P = 0 gives the same result). */
+RV_FN int dwt_step_unscaled(const dwt_step *st) { return st->post == 1.0f && st->post_inv == 1.0f; }
 
 /* The same with the tap count of the step (nt a literal in the register lifting of dwt_colreg). */
 RV_FN uint32_t dwt_lift_val(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
@@ -252,12 +266,13 @@ RV_FN int dwt_run_w(uint32_t *tw, const uint32_t *sw, int str, int g, int g1, in
     if (type == DWT_F32) {
         float *t = (float *)tw;
         const float *s = (const float *)sw;
-        const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2], w3 = st->fw[3];
+        const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2];
         const float post = st->post, pinv = st->post_inv;
+        /* dwt_acc_f's sums (symmetric weights for 2 and 4 taps) */
 #define F1 DWT_MUL(w0, p[0])
-#define F2 F1 + DWT_MUL(w1, p[str])
-#define F3 F2 + DWT_MUL(w2, p[2 * str])
-#define F4 (DWT_MUL(w0, p[0]) + DWT_MUL(w3, p[3 * str])) + (DWT_MUL(w1, p[str]) + DWT_MUL(w2, p[2 * str]))
+#define F2 DWT_MUL(w0, p[0] + p[str])
+#define F3 (DWT_MUL(w0, p[0]) + DWT_MUL(w1, p[str])) + DWT_MUL(w2, p[2 * str])
+#define F4 DWT_MUL(w0, p[0] + p[3 * str]) + DWT_MUL(w1, p[str] + p[2 * str])
         if (!inverse)
             DWT_RUN_NT(DWT_RUN_F, F1, F2, F3, F4, DWT_MUL(*q + acc, post));
         else
@@ -371,16 +386,22 @@ RV_FN int dwt_eff_levels(int n, int levels)
  */
 #define DWT_OPF(EXPR)                                                              \
     do {                                                                           \
-        if (!inverse)                                                              \
+        if (!inverse && ps)                                                        \
             for (int c = 0; c < cnt; c++) {                                        \
                 const float acc = EXPR;                                            \
                 t[c] = (t[c] + acc) * post;                                        \
             }                                                                      \
-        else                                                                       \
+        else if (!inverse)                                                         \
+            for (int c = 0; c < cnt; c++)                                          \
+                t[c] += EXPR;                                                      \
+        else if (ps)                                                               \
             for (int c = 0; c < cnt; c++) {                                        \
                 const float acc = EXPR;                                            \
                 t[c] = t[c] * pinv - acc;                                          \
             }                                                                      \
+        else                                                                       \
+            for (int c = 0; c < cnt; c++)                                          \
+                t[c] -= EXPR;                                                      \
     } while (0)
 #define DWT_OPI(EXPR)                                                              \
     do {                                                                           \
@@ -401,16 +422,18 @@ static void dwt_cpu_run(unsigned char *tp, const unsigned char *q0, const unsign
         float *restrict t = (float *)tp;
         const float *p0 = (const float *)q0, *p1 = (const float *)q1, *p2 = (const float *)q2,
                     *p3 = (const float *)q3;
-        const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2], w3 = st->fw[3];
+        const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2];
         const float post = st->post, pinv = st->post_inv;
+        /* as dwt_acc_f; post and post_inv of 1 left out (the same result, dwt_lift_np) */
+        const int ps = post != 1.0f || pinv != 1.0f;
         if (nt == 1)
             DWT_OPF(w0 * p0[c]);
         else if (nt == 2)
-            DWT_OPF(w0 * p0[c] + w1 * p1[c]);
+            DWT_OPF(w0 * (p0[c] + p1[c]));
         else if (nt == 3)
-            DWT_OPF(w0 * p0[c] + w1 * p1[c] + w2 * p2[c]);
+            DWT_OPF((w0 * p0[c] + w1 * p1[c]) + w2 * p2[c]);
         else
-            DWT_OPF((w0 * p0[c] + w3 * p3[c]) + (w1 * p1[c] + w2 * p2[c])); /* as dwt_lift_nt */
+            DWT_OPF(w0 * (p0[c] + p3[c]) + w1 * (p1[c] + p2[c]));
     } else {
         int32_t *restrict ti = (int32_t *)tp;
         const int32_t *p0 = (const int32_t *)q0, *p1 = (const int32_t *)q1, *p2 = (const int32_t *)q2,
@@ -994,13 +1017,21 @@ RV_RAW_KERNEL_CHAINED(dwt_rowasync, dwt_row_args, a, blk)
                                       : (lane >= 32 + (DD) ? X[DWT_RCL((I) - 1, A)] : X[I]),                       \
                              (lane + (DD)) & 31))
 /* one step on every window row: target band T, taps of SRC at O .. O + NT - 1 */
-#  define DWT_RROW(T, SRC, O, NT)                                                                            \
+#  define DWT_RROW_P(T, SRC, O, NT, P)                                                                       \
     do {                                                                                                          \
         _Pragma("unroll") for (int i = 0; i < A; i++) {                                                           \
             const uint32_t v0 = DWT_NB(SRC, i, (O)), v1 = DWT_NB(SRC, i, (O) + 1);                                \
             const uint32_t v2 = (NT) > 2 ? DWT_NB(SRC, i, (O) + 2) : 0u, v3 = (NT) > 3 ? DWT_NB(SRC, i, (O) + 3) : 0u; \
-            T[i] = dwt_lift_nt(T[i], v0, v1, v2, v3, st, TYPE, INV, (NT));                                        \
+            T[i] = dwt_lift_np(T[i], v0, v1, v2, v3, st, TYPE, INV, (NT), (P));                                   \
         }                                                                                                         \
+    } while (0)
+/* the step with its post multiply only where post (post_inv) is not 1 (dwt_lift_np) */
+#  define DWT_RROW(T, SRC, O, NT)                                                                            \
+    do {                                                                                                          \
+        if (TYPE == DWT_F32 && dwt_step_unscaled(st))                                                             \
+            DWT_RROW_P(T, SRC, O, NT, 0);                                                                         \
+        else                                                                                                      \
+            DWT_RROW_P(T, SRC, O, NT, 1);                                                                         \
     } while (0)
 static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, const uint32_t *sh, uint32_t *dst,
                                                       int n, int seg, int lane, int edge, const int TYPE,
@@ -1089,6 +1120,7 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
     }
 }
 #  undef DWT_RROW
+#  undef DWT_RROW_P
 #  undef DWT_NB
 #  undef DWT_RCL
 #endif
@@ -1417,11 +1449,19 @@ static __device__ __forceinline__ void dwt_col_store_pairs16(const dwt_col_args 
  * of one a step; only [E, E + M) is written back.
  */
 #  define DWT_RCL(x, A) ((x) < 0 ? 0 : (x) >= (A) ? (A) - 1 : (x))
-#  define DWT_RSTEP(T, SRC, OFF, NT)                                                                        \
+#  define DWT_RSTEP_P(T, SRC, OFF, NT, P)                                                                   \
     do {                                                                                                   \
         _Pragma("unroll") for (int i = 0; i < A; i++) if (i + (OFF) >= 0 && i + (OFF) + (NT) - 1 < A) T[i] = \
-            dwt_lift_nt(T[i], SRC[DWT_RCL(i + (OFF), A)], SRC[DWT_RCL(i + (OFF) + 1, A)],                    \
-                        SRC[DWT_RCL(i + (OFF) + 2, A)], SRC[DWT_RCL(i + (OFF) + 3, A)], st, TYPE, INV, NT);  \
+            dwt_lift_np(T[i], SRC[DWT_RCL(i + (OFF), A)], SRC[DWT_RCL(i + (OFF) + 1, A)],                    \
+                        SRC[DWT_RCL(i + (OFF) + 2, A)], SRC[DWT_RCL(i + (OFF) + 3, A)], st, TYPE, INV, NT, P); \
+    } while (0)
+/* the step with its post multiply only where post (post_inv) is not 1 (dwt_lift_np) */
+#  define DWT_RSTEP(T, SRC, OFF, NT)                                                                        \
+    do {                                                                                                   \
+        if (TYPE == DWT_F32 && dwt_step_unscaled(st))                                                      \
+            DWT_RSTEP_P(T, SRC, OFF, NT, 0);                                                               \
+        else                                                                                               \
+            DWT_RSTEP_P(T, SRC, OFF, NT, 1);                                                               \
     } while (0)
 /* The window of A = M + 2E pairs of each band from shared memory (row i at
  * s0[i * 32], d0[i * 32]; at a column's end through the symmetric extension). */
@@ -1502,6 +1542,7 @@ static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint3
     }
 }
 #  undef DWT_RSTEP
+#  undef DWT_RSTEP_P
 #  undef DWT_RCL
 #endif
 

@@ -142,7 +142,7 @@ static dwt_step mk(int target, int off0, int ntaps, const float *fw, const int *
     return st;
 }
 
-static int build_steps(RV_Dwt *d)
+static int build_steps_of(RV_Dwt *d)
 {
     dwt_step *s = d->steps;
     switch (d->s.wavelet) {
@@ -191,6 +191,25 @@ static int build_steps(RV_Dwt *d)
     }
     }
     return RV_EINVAL; /* not reached: rv_dwt_settings_check refuses other wavelets */
+}
+
+/* The steps, checked for what the kernels' arithmetic assumes: a float step of 2 or 4
+ * taps sums the taps of equal weight before multiplying (dwt_acc_f), so its weights must
+ * be symmetric. */
+static int step_symmetric(const dwt_step *st);
+static int build_steps(RV_Dwt *d)
+{
+    const int err = build_steps_of(d);
+    if (err < 0)
+        return err;
+    for (int i = 0; i < d->nsteps; i++) {
+        const int t = d->steps[i].ntaps;
+        if ((t == 2 || t == 4) && !step_symmetric(&d->steps[i])) {
+            snprintf(d->err, sizeof(d->err), "dwt: lifting step %d has asymmetric weights", i);
+            return RV_EINVAL;
+        }
+    }
+    return 0;
 }
 
 /* ---------------------------------------------------------------- */
