@@ -1465,6 +1465,17 @@ static __device__ __forceinline__ void dwt_col_store_pairs16(const dwt_col_args 
     } while (0)
 /* The window of A = M + 2E pairs of each band from shared memory (row i at
  * s0[i * 32], d0[i * 32]; at a column's end through the symmetric extension). */
+/* A shared-memory load the compiler keeps apart from the plain loads of the
+ * interior window (dwt_col_regs_load): merged, both paths load through one
+ * address register a row, where the interior's rows are one base plus
+ * immediate offsets. */
+static __device__ __forceinline__ uint32_t dwt_lds_apart(const uint32_t *p)
+{
+    uint32_t v;
+    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"((unsigned)__cvta_generic_to_shared(p)));
+    return v;
+}
+
 static __device__ __forceinline__ void dwt_col_regs_load(const dwt_col_args *a, const uint32_t *s0,
                                                          const uint32_t *d0, uint32_t *S, uint32_t *D, int edge,
                                                          int g0, const int A)
@@ -1483,8 +1494,8 @@ static __device__ __forceinline__ void dwt_col_regs_load(const dwt_col_args *a, 
         for (int i = 0; i < A; i++) {
             const int g = g0 + i;
             const int js = dwt_reflect_once(2 * g, a->n) >> 1, jd = dwt_reflect_once(2 * g + 1, a->n) >> 1;
-            S[i] = s0[(js - g0) * 32];
-            D[i] = d0[(jd - g0) * 32];
+            S[i] = dwt_lds_apart(s0 + (js - g0) * 32);
+            D[i] = dwt_lds_apart(d0 + (jd - g0) * 32);
         }
     }
 }
