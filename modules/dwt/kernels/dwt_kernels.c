@@ -142,6 +142,15 @@ RV_FN uint32_t dwt_lift_nt(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, ui
 }
 /* Whether a float step's post / post_inv is 1 (dwt_lift_np's P = 0 gives the same result). */
 RV_FN int dwt_step_unscaled(const dwt_step *st) { return st->post == 1.0f && st->post_inv == 1.0f; }
+/* STEP(..., P) with P = 0 for a float step whose post (post_inv) is 1, else 1: a uniform
+ * branch a step in the register kernels, each side its own straight-line code */
+#define DWT_BY_POST(STEP, ...)                                                                  \
+    do {                                                                                       \
+        if (TYPE == DWT_F32 && dwt_step_unscaled(st))                                          \
+            STEP(__VA_ARGS__, 0);                                                              \
+        else                                                                                   \
+            STEP(__VA_ARGS__, 1);                                                              \
+    } while (0)
 
 /* The same with the tap count of the step (nt a literal in the register lifting of dwt_colreg). */
 RV_FN uint32_t dwt_lift_val(uint32_t t, uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3, const dwt_step *st,
@@ -1025,14 +1034,7 @@ RV_RAW_KERNEL_CHAINED(dwt_rowasync, dwt_row_args, a, blk)
             T[i] = dwt_lift_np(T[i], v0, v1, v2, v3, st, TYPE, INV, (NT), (P));                                   \
         }                                                                                                         \
     } while (0)
-/* the step with its post multiply only where post (post_inv) is not 1 (dwt_lift_np) */
-#  define DWT_RROW(T, SRC, O, NT)                                                                            \
-    do {                                                                                                          \
-        if (TYPE == DWT_F32 && dwt_step_unscaled(st))                                                             \
-            DWT_RROW_P(T, SRC, O, NT, 0);                                                                         \
-        else                                                                                                      \
-            DWT_RROW_P(T, SRC, O, NT, 1);                                                                         \
-    } while (0)
+#  define DWT_RROW(T, SRC, O, NT) DWT_BY_POST(DWT_RROW_P, T, SRC, O, NT)
 static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, const uint32_t *sh, uint32_t *dst,
                                                       int n, int seg, int lane, int edge, const int TYPE,
                                                       const int INV, const int M, int xs, int dof)
@@ -1455,16 +1457,7 @@ static __device__ __forceinline__ void dwt_col_store_pairs16(const dwt_col_args 
             dwt_lift_np(T[i], SRC[DWT_RCL(i + (OFF), A)], SRC[DWT_RCL(i + (OFF) + 1, A)],                    \
                         SRC[DWT_RCL(i + (OFF) + 2, A)], SRC[DWT_RCL(i + (OFF) + 3, A)], st, TYPE, INV, NT, P); \
     } while (0)
-/* the step with its post multiply only where post (post_inv) is not 1 (dwt_lift_np) */
-#  define DWT_RSTEP(T, SRC, OFF, NT)                                                                        \
-    do {                                                                                                   \
-        if (TYPE == DWT_F32 && dwt_step_unscaled(st))                                                      \
-            DWT_RSTEP_P(T, SRC, OFF, NT, 0);                                                               \
-        else                                                                                               \
-            DWT_RSTEP_P(T, SRC, OFF, NT, 1);                                                               \
-    } while (0)
-/* The window of A = M + 2E pairs of each band from shared memory (row i at
- * s0[i * 32], d0[i * 32]; at a column's end through the symmetric extension). */
+#  define DWT_RSTEP(T, SRC, OFF, NT) DWT_BY_POST(DWT_RSTEP_P, T, SRC, OFF, NT)
 /* A shared-memory load the compiler keeps apart from the plain loads of the
  * interior window (dwt_col_regs_load): merged, both paths load through one
  * address register a row, where the interior's rows are one base plus
@@ -1476,6 +1469,8 @@ static __device__ __forceinline__ uint32_t dwt_lds_apart(const uint32_t *p)
     return v;
 }
 
+/* The window of A = M + 2E pairs of each band from shared memory (row i at
+ * s0[i * 32], d0[i * 32]; at a column's end through the symmetric extension). */
 static __device__ __forceinline__ void dwt_col_regs_load(const dwt_col_args *a, const uint32_t *s0,
                                                          const uint32_t *d0, uint32_t *S, uint32_t *D, int edge,
                                                          int g0, const int A)
