@@ -434,7 +434,7 @@ static void dwt_cpu_run(unsigned char *tp, const unsigned char *q0, const unsign
         const float w0 = st->fw[0], w1 = st->fw[1], w2 = st->fw[2];
         const float post = st->post, pinv = st->post_inv;
         /* as dwt_acc_f; post and post_inv of 1 left out (the same result, dwt_lift_np) */
-        const int ps = post != 1.0f || pinv != 1.0f;
+        const int ps = !dwt_step_unscaled(st);
         if (nt == 1)
             DWT_OPF(w0 * p0[c]);
         else if (nt == 2)
