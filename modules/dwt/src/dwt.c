@@ -142,7 +142,19 @@ static dwt_step mk(int target, int off0, int ntaps, const float *fw, const int *
     return st;
 }
 
-static int build_steps_of(RV_Dwt *d)
+/* A step of 2 or 4 taps with symmetric weights: the lifting keeps a symmetric extension symmetric, bit for bit. */
+static int step_symmetric(const dwt_step *st)
+{
+    const int t = st->ntaps;
+    if (t != 2 && t != 4)
+        return 0;
+    for (int k = 0; k < t; k++)
+        if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
+            return 0;
+    return 1;
+}
+
+static int build_steps(RV_Dwt *d)
 {
     dwt_step *s = d->steps;
     switch (d->s.wavelet) {
@@ -152,7 +164,7 @@ static int build_steps_of(RV_Dwt *d)
         s[0] = mk(0, 0, 1, p, one, 0, 0, -1);
         s[1] = mk(1, 0, 1, u, one, 0, 1, +1);
         d->nsteps = 2;
-        return 0;
+        break;
     }
     case RV_DWT_CDF53: {
         const float p[2] = {-0.5f, -0.5f}, u[2] = {0.25f, 0.25f};
@@ -160,7 +172,7 @@ static int build_steps_of(RV_Dwt *d)
         s[0] = mk(0, 0, 2, p, ones, 0, 1, -1);
         s[1] = mk(1, -1, 2, u, ones, 2, 2, +1);
         d->nsteps = 2;
-        return 0;
+        break;
     }
     case RV_DWT_CDF97: { /* f32 only: rv_dwt_settings_check refuses i32 */
         const double K = 1.230174104914001;
@@ -178,7 +190,7 @@ static int build_steps_of(RV_Dwt *d)
         s[3].post = (float)(1.0 / K);
         s[3].post_inv = (float)K;
         d->nsteps = 4;
-        return 0;
+        break;
     }
     case RV_DWT_DD137: {
         const float p[4] = {1.0f / 16, -9.0f / 16, -9.0f / 16, 1.0f / 16};
@@ -187,27 +199,17 @@ static int build_steps_of(RV_Dwt *d)
         s[0] = mk(0, -1, 4, p, w, 8, 4, -1);
         s[1] = mk(1, -2, 4, u, w, 16, 5, +1);
         d->nsteps = 2;
-        return 0;
+        break;
     }
+    default:
+        return RV_EINVAL; /* not reached: rv_dwt_settings_check refuses other wavelets */
     }
-    return RV_EINVAL; /* not reached: rv_dwt_settings_check refuses other wavelets */
-}
-
-/* The steps, checked for what the kernels' arithmetic assumes: a float step of 2 or 4
- * taps sums the taps of equal weight before multiplying (dwt_acc_f), so its weights must
- * be symmetric. */
-static int step_symmetric(const dwt_step *st);
-static int build_steps(RV_Dwt *d)
-{
-    const int err = build_steps_of(d);
-    if (err < 0)
-        return err;
+    /* what the kernels' arithmetic assumes: a float step of 2 or 4 taps sums the taps of
+     * equal weight before multiplying (dwt_acc_f), so its weights must be symmetric */
     for (int i = 0; i < d->nsteps; i++) {
         const int t = d->steps[i].ntaps;
-        if ((t == 2 || t == 4) && !step_symmetric(&d->steps[i])) {
-            snprintf(d->err, sizeof(d->err), "dwt: lifting step %d has asymmetric weights", i);
+        if ((t == 2 || t == 4) && !step_symmetric(&d->steps[i]))
             return RV_EINVAL;
-        }
     }
     return 0;
 }
@@ -631,18 +633,6 @@ static int run_split(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t 
     RV_LaunchShape sh;
     tile_shape(d, axis, axis == 0 ? n : nlines, axis == 0 ? nlines : n, &a.tile_a, &a.tile_b, &sh);
     return launch(d, d->k_split, &sh, &a, sizeof(a), RV_DWT_KERNEL_SPLIT, 8.0 * n * nlines);
-}
-
-/* A step of 2 or 4 taps with symmetric weights: the lifting keeps a symmetric extension symmetric, bit for bit. */
-static int step_symmetric(const dwt_step *st)
-{
-    const int t = st->ntaps;
-    if (t != 2 && t != 4)
-        return 0;
-    for (int k = 0; k < t; k++)
-        if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
-            return 0;
-    return 1;
 }
 
 /*
