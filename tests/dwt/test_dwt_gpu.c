@@ -623,6 +623,35 @@ static void test_gpu_colgs(void **state)
     }
 }
 
+/*
+ * Out of place, the pipelined column pass (dwt_colrp: a block takes its tile
+ * row of two strips, the second's loads in flight into a second buffer while
+ * the first lifts; COL_PIPE_ALL takes it at any size, the default only from a
+ * resident wave of its blocks): the CPU's result for every wavelet and type,
+ * both senses, 1-3 levels. Sizes: two strips a block and one (widths 64, 96,
+ * 100: a last strip of 4 columns, 36, 4100: 129 strips, odd), one tile a
+ * column (128, 127: both ends at once, the D band one pair short), interior
+ * tiles (512, 1024, 4096), a partial last tile (1000: dwt_col_body for that
+ * tile), the tiles top down (COL_TOPDOWN).
+ */
+static void test_gpu_colrp(void **state)
+{
+    (void)state;
+    static const int sizes[][3] = {{64, 128, 1}, {100, 127, 2}, {96, 512, 3}, {36, 1024, 2},
+                                   {4100, 256, 1}, {132, 1000, 2}, {64, 4096, 1}};
+    enum { ALL = RV_DWT_VARIANT_COL_PIPE_ALL | RV_DWT_VARIANT_NO_LEVEL2D };
+    static const unsigned vs[] = {ALL, ALL | RV_DWT_VARIANT_COL_TOPDOWN};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int c = 0; c < DWT_WT; c++)
+            for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++) {
+                RV_DwtSettings s;
+                wavelet_type(c, &s);
+                s.method = RV_DWT_OUT_OF_PLACE;
+                s.gpu_variant = vs[v];
+                compare_s(&s, sizes[z][0], sizes[z][1], sizes[z][2]);
+            }
+}
+
 int main(void)
 {
     g_gpu = rv_test_gpu_context();
@@ -641,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_gpu_colclu),
         cmocka_unit_test(test_gpu_colgs),
         cmocka_unit_test(test_gpu_level2d),
+        cmocka_unit_test(test_gpu_colrp),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

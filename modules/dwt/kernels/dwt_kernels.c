@@ -2017,40 +2017,50 @@ DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
  * So the loads of the next strip overlap the arithmetic of this one without
  * a second buffer: two blocks a multiprocessor still fit.
  */
-static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_block blk, const int M, const int E,
-                                                     const int TYPE, const int INV)
+static __device__ __forceinline__ void dwt_pipe_strips(const dwt_col_args *a, rv_block blk, const int M,
+                                                       const int E, const int TYPE, const int INV, const int GS,
+                                                       const int NB)
 {
     enum { AMAX = 16 + 2 * 3 };
     const int A = M + 2 * E;
-    const int n = a->n, nD = n >> 1, R = a->R, H = a->H, TR = R + 2 * H;
+    const int n = a->n, nD = n >> 1, R = a->R, H = a->H, TR = R + 2 * H, TW = 2 * TR * 32;
     const int k0_ = a->k_first + blk.y * R, kend_ = RV__MIN(k0_ + R, a->k_end);
     const int tx = (int)threadIdx.x, ty = (int)threadIdx.y;
     const int tid_ = ty * 32 + tx, NT = 32 * (int)blockDim.y;
     const int nstrip = (a->ncols + 31) >> 5;
-    uint32_t *sh = dwt_sh;
-    int s = blk.x;
+    int s = blk.x, b = 0;
     if (s < nstrip)
-        dwt_clp_load(a, sh, s, k0_, kend_, tid_, NT);
-    for (; s < nstrip; s += blk.nx) {
+        dwt_clp_load(a, dwt_sh, s, k0_, kend_, tid_, NT);
+    for (; s < nstrip; s += blk.nx, b ^= NB - 1) {
         /* (read anew each strip: see dwt_clp_strips) */
         int k0 = k0_, kend = kend_, tid = tid_;
         asm volatile("" : "+r"(k0), "+r"(kend), "+r"(tid));
         const int g0 = k0 + ty * M - E, edge = !(k0 - E >= 0 && kend + E <= nD), base = k0 - H;
         const int c = s * 32 + tx, ok = c < a->ncols;
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        const uint32_t *sh = dwt_sh + b * TW;
+        /* NB 2: the next strip's loads go into the other buffer before this one's wait
+         * (that buffer was read into registers in the strip before, a barrier since) */
+        if (NB == 2 && s + blk.nx < nstrip) {
+            dwt_clp_load(a, dwt_sh + (b ^ 1) * TW, s + blk.nx, k0, kend, tid, NT);
+            asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        } else {
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        }
         __syncthreads();
-        dwt_gs_arrive(a, s, tid); /* strip s's reads of global memory are done */
+        if (GS)
+            dwt_gs_arrive(a, s, tid); /* strip s's reads of global memory are done */
         uint32_t S[AMAX], D[AMAX];
         if (ok) {
             const uint32_t *s0 = sh + (g0 - base) * 32 + tx;
             dwt_col_regs_load(a, s0, s0 + TR * 32, S, D, edge, g0, A);
         }
         __syncthreads(); /* the buffer is read: the next strip's loads may land */
-        if (s + blk.nx < nstrip)
-            dwt_clp_load(a, sh, s + blk.nx, k0, kend, tid, NT);
+        if (NB == 1 && s + blk.nx < nstrip)
+            dwt_clp_load(a, dwt_sh, s + blk.nx, k0, kend, tid, NT);
         if (ok)
             dwt_col_regs_lift(a, S, D, A, TYPE, INV);
-        dwt_gs_wait(a, s, tid, (unsigned)blk.ny);
+        if (GS)
+            dwt_gs_wait(a, s, tid, (unsigned)blk.ny);
         if (ok) {
             const int p0 = k0 + ty * M; /* pairs [p0, p0 + M) of this thread, all in [k0, kend) */
             unsigned char *ps = dwt_pair(a->dst_s, a->dst_s_str, p0, (int64_t)c * 4);
@@ -2063,6 +2073,17 @@ static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_b
             }
         }
     }
+}
+
+static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_block blk, const int M, const int E,
+                                                     const int TYPE, const int INV)
+{
+    dwt_pipe_strips(a, blk, M, E, TYPE, INV, 1, 1);
+}
+static __device__ __forceinline__ void dwt_rp_strips(const dwt_col_args *a, rv_block blk, const int M, const int E,
+                                                     const int TYPE, const int INV)
+{
+    dwt_pipe_strips(a, blk, M, E, TYPE, INV, 0, 2);
 }
 
 /*
@@ -2099,6 +2120,34 @@ static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_b
 DWT_COLGS_ENTRY(dwt_colgs16, 5, 16, 2)
 DWT_COLGS_ENTRY(dwt_colgs, 6, 8, 3)
 #  undef DWT_COLGS_ENTRY
+
+/*
+ * dwt_colrp (CUDA): dwt_colreg out of place (no halo buffer; source and
+ * destination apart) whose blocks take tile blk.y of two strips, blk.x and
+ * blk.x + nx, in turn: the second strip's loads go into a second tile buffer
+ * before the first's wait, and are in flight while the first lifts and is
+ * stored from registers (dwt_pipe_strips without the counters: no tile waits
+ * for another). 64 registers, four blocks a multiprocessor. `rev` as in
+ * dwt_col_body; tiles that do not lift in registers take dwt_col_body strip
+ * after strip. 8K five levels out of place 1 % faster than dwt_colreg, 4K
+ * equal (docs/perf/dwt.md, session 26).
+ */
+RV__DESC_CHAINED(dwt_colrp, sizeof(dwt_col_args))
+extern "C" __global__ void __launch_bounds__(256, 4) rvk_dwt_colrp(const RV__GRID_CONST dwt_col_args rv__args)
+{
+    RV__GRID_CHAIN(dwt_colrp)
+    const dwt_col_args *a = &rv__args;
+    const rv_block b0 = dwt_grid_block();
+    rv_block b = b0;
+    if (a->rev)
+        b.y = b.ny - 1 - b.y;
+    if (a->k_first + b.y * a->R >= a->k_end)
+        return;
+    if (dwt_strip_reg(a, b, 8))
+        DWT_STRIPS_LIT(dwt_rp_strips, 8);
+    else
+        dwt_strips_body(a, b0, 2); /* (dwt_col_body applies rev itself) */
+}
 #  undef DWT_STRIPS_LIT
 #  undef DWT_CLUSTER_DIMS
 #endif

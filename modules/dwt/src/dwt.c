@@ -48,6 +48,8 @@ struct RV_Dwt {
     /* GPU, cooperative launches: dwt_lvl2d (else NULL), its two counters, and the
      * blocks the device holds at once for the last window (E) asked */
     const RV_Kernel *k_lvl2d;
+    const RV_Kernel *k_colrp; /* GPU: dwt_colrp */
+    int colrp_res;            /* its resident blocks (0: not asked yet; its shape is fixed) */
     RV_Buffer *lsync;
     int lvl_e, lvl_resident;
     dwt_step steps[DWT_MAX_STEPS];
@@ -311,6 +313,12 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
 #endif
     if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2d", &d->k_lvl2d) < 0)
         d->k_lvl2d = NULL;
+    if (!d->cpu && (err = rv_kernel_get(d->mod, "dwt_colrp",
+                                        &d->k_colrp)) < 0) {
+        rv_module_unload(&d->mod);
+        free(d);
+        return err;
+    }
     *out = d;
     return 0;
 }
@@ -896,8 +904,25 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
     sh.shared_bytes = (unsigned)(2 * (a.R + 2 * a.H) * a.tile_cols * 4);
     sh.grid[0] = cdiv(ncols, a.tile_cols);
     sh.grid[1] = cdiv(k_end - k_first, a.R);
-    return launch(d, a.reg ? d->k_colreg : a.vec ? d->k_colvec : d->k_col, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED,
-                  col_bytes(&a));
+    const RV_Kernel *k = a.reg ? d->k_colreg : a.vec ? d->k_colvec : d->k_col;
+    /* dwt_colrp: a block's tile row of two strips, the second's loads in flight while
+     * the first lifts (two tile buffers); out of place only (no halo buffer: source and
+     * destination apart), on passes of at least one resident wave of such blocks (fewer
+     * leave multiprocessors idle: 4K's level 1, 2K) */
+    const unsigned v = d->s.gpu_variant;
+    if (a.reg && a.R == 64 && !halo && d->k_colrp && !(v & RV_DWT_VARIANT_COL_PIPE_OFF) && sh.grid[0] > 1) {
+        RV_LaunchShape ps = sh;
+        ps.grid[0] = cdiv((int)sh.grid[0], 2);
+        ps.shared_bytes *= 2;
+        if (!d->colrp_res)
+            d->colrp_res = rv_kernel_resident_blocks(d->k_colrp, &ps);
+        const int res = d->colrp_res;
+        if ((v & RV_DWT_VARIANT_COL_PIPE_ALL) || (res > 0 && (int64_t)ps.grid[0] * ps.grid[1] >= res)) {
+            sh = ps;
+            k = d->k_colrp;
+        }
+    }
+    return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
 }
 
 /* Whole columns of an n x ncols region: interleaved rows <-> [S rows | D rows]. */

@@ -247,7 +247,15 @@ typedef enum RV_DwtGpuVariant {
                                     multiples of 64; CDF 5/3, 9/7, DD(13,7)) in one
                                     cooperative pass in place (dwt_lvl2d: each tile lifts
                                     its rows and columns in registers and stores once
-                                    every tile has loaded) */
+                                    every tile has loaded) */,
+    RV_DWT_VARIANT_COL_PIPE_OFF = 4194304 /* out of place, GPU: register column tiles
+                                    by dwt_colreg (a block loads, lifts and stores one
+                                    tile), instead of dwt_colrp (a block takes its tile
+                                    row of two strips, the second's loads in flight
+                                    while the first lifts) on passes of at least a
+                                    resident wave of such blocks */,
+    RV_DWT_VARIANT_COL_PIPE_ALL = 8388608 /* dwt_colrp on every out-of-place register
+                                    column pass, however few its blocks */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
