@@ -322,6 +322,63 @@ static void test_gpu_level2d(void **state)
                 }
 }
 
+/*
+ * Out of place, the last levels by dwt_lvl2o (one pass a level, no counters)
+ * from the image into the row buffer and back, the other bands copied back on
+ * the side queue: the CPU's result for every wavelet and type it takes, with
+ * the run of such levels at its default (levels of at most 2^22 samples),
+ * only levels whose tiles the device holds at once (LVL_OOP_SMALL), at any
+ * size (LVL_OOP_ALL) and off. Runs of even length (1024^2 two levels;
+ * 2048 x 1024 four) and odd (1024^2 three levels: the last in place by
+ * dwt_lvl2d; 2048^2 one level: more tiles than the device holds, so into the
+ * buffer and copied back; 4096 x 2048 two levels: the first by the passes
+ * but with ALL), with dwt_tilefused after them (128^2, 512 x 64: one level, in
+ * place) and a run that ends where the next level stops being a multiple of
+ * 64 (640 x 384: two levels, then the passes). The
+ * launches are counted: one-pass levels, and the copies (two a level that
+ * went into the buffer, one for a last level copied back).
+ */
+static void test_gpu_lvl2o(void **state)
+{
+    (void)state;
+    /* w, h, levels, then dwt_lvl2d + dwt_lvl2o launches and copies for each variant */
+    static const int sizes[][11] = {
+        /*                    SMALL    default ALL   OFF */
+        {1024, 1024, 2,       2, 2,    2, 2,  2, 2,  2, 0},
+        {1024, 1024, 3,       3, 2,    3, 2,  3, 2,  3, 0},
+        {2048, 1024, 4,       3, 2,    4, 4,  4, 4,  3, 0},
+        {2048, 2048, 1,       0, 0,    1, 1,  1, 1,  0, 0},
+        {4096, 2048, 2,       0, 0,    1, 1,  2, 2,  0, 0},
+        {128, 128, 2,         1, 0,    1, 0,  1, 0,  1, 0},
+        {512, 64, 2,          1, 0,    1, 0,  1, 0,  1, 0},
+        {640, 384, 4,         2, 2,    2, 2,  2, 2,  2, 0},
+    };
+    static const unsigned vs[] = {RV_DWT_VARIANT_LVL_OOP_SMALL, 0, RV_DWT_VARIANT_LVL_OOP_ALL,
+                                  RV_DWT_VARIANT_LVL_OOP_OFF};
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+        for (int c = 2; c < DWT_WT; c++) /* (c 0, 1: Haar, which keeps the passes) */
+            for (size_t v = 0; v < sizeof(vs) / sizeof(vs[0]); v++) {
+                RV_DwtSettings s;
+                wavelet_type(c, &s);
+                s.method = RV_DWT_OUT_OF_PLACE;
+                s.gpu_variant = vs[v];
+                const int w = sizes[z][0], h = sizes[z][1], L = sizes[z][2];
+                compare_s(&s, w, h, L);
+                RV_DwtStats st;
+                xform_stats(&s, w, h, L, 0, &st);
+                const long long nl = st.launches[RV_DWT_KERNEL_LEVEL2D], nc = st.launches[RV_DWT_KERNEL_SPLIT];
+                const int wl = sizes[z][3 + 2 * v], wc = sizes[z][4 + 2 * v];
+                /* (with SMALL on a device that holds 512 tiles at once: 2048 x 1024's level 0 in
+                 * one pass too, 4096 x 2048's level 1 in place) */
+                if ((nl != wl || nc != wc) && !(z == 2 && v == 0 && nl == 4 && nc == 4) &&
+                    !(z == 4 && v == 0 && nl == 1 && nc == 0)) {
+                    fprintf(stderr, "%dx%d L%d wavelet/type %d variant %u: %lld one-pass levels, %lld copies, want %d, %d\n",
+                            w, h, L, c, vs[v], nl, nc, wl, wc);
+                    fail();
+                }
+            }
+}
+
 static void test_gpu_equals_cpu(void **state)
 {
     (void)state;
@@ -671,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_gpu_colgs),
         cmocka_unit_test(test_gpu_level2d),
         cmocka_unit_test(test_gpu_colrp),
+        cmocka_unit_test(test_gpu_lvl2o),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

@@ -150,6 +150,12 @@ typedef struct dwt_col_args {
  * windows, so they wait until every block has loaded (two counters at sync,
  * 0 between launches): every block must be resident.
  */
+/*
+ * dwt_lvl2o (GPU, chained, not cooperative): the same level out of place, from
+ * the region at base to the one at dst (dpitch): no tile's stores land in a
+ * window another tile reads, so there are no counters and any number of
+ * tiles.
+ */
 #define DWT_LVL_T 64
 #define DWT_LVL_THREADS 384
 typedef struct dwt_lvl_args {
@@ -159,6 +165,9 @@ typedef struct dwt_lvl_args {
     int32_t w, h, type, nsteps;
     int32_t E, pad0;
     dwt_step steps[DWT_MAX_STEPS];
+    /* dwt_lvl2o: the destination (another buffer; sync unused) */
+    uint64_t dst;
+    int64_t dpitch;
 } dwt_lvl_args;
 
 /*

@@ -2171,7 +2171,8 @@ extern "C" __global__ void __launch_bounds__(256, 4) rvk_dwt_colrp(const RV__GRI
  * extension itself, so the results equal the row and column passes' bit for
  * bit (symmetric steps: see dwt_rowreg).
  */
-static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE)
+static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE,
+                                                    const int OOP)
 {
     enum { M = 8, NW = DWT_LVL_THREADS / 32, RPW = (DWT_LVL_T + 12 + NW - 1) / NW };
     const int W = DWT_LVL_T + 4 * E, P = W + 1, A = M + 2 * E;
@@ -2211,7 +2212,8 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         }
     }
     __syncthreads();
-    dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
+    if (!OOP)
+        dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
     uint32_t S[M + 6], D[M + 6];
     {
         const int s = warp & 3, r = 32 * (warp >> 2) + lane;
@@ -2245,37 +2247,44 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0);
     }
     /* every block has loaded (the last to leave clears the counters) */
-    dwt_cnt_wait(a->sync, 0, tid, gridDim.x * gridDim.y);
+    if (!OOP)
+        dwt_cnt_wait(a->sync, 0, tid, gridDim.x * gridDim.y);
     if (cl) {
         const int x = (c & 1) * (w >> 1) + (int)blockIdx.x * (DWT_LVL_T / 2) + (c >> 1);
         const int y = (int)blockIdx.y * (DWT_LVL_T / 2) + M * s;
-        unsigned char *ps = (unsigned char *)(uintptr_t)(a->base + (uint64_t)((int64_t)y * a->pitch + (int64_t)x * 4));
-        unsigned char *pd = ps + (int64_t)(h >> 1) * a->pitch;
+        const uint64_t ob = OOP ? a->dst : a->base;
+        const int64_t op = OOP ? a->dpitch : a->pitch;
+        unsigned char *ps = (unsigned char *)(uintptr_t)(ob + (uint64_t)((int64_t)y * op + (int64_t)x * 4));
+        unsigned char *pd = ps + (int64_t)(h >> 1) * op;
 #  pragma unroll
         for (int i = 0; i < M; i++) {
-            *(uint32_t *)(ps + i * a->pitch) = S[E + i];
-            *(uint32_t *)(pd + i * a->pitch) = D[E + i];
+            *(uint32_t *)(ps + i * op) = S[E + i];
+            *(uint32_t *)(pd + i * op) = D[E + i];
         }
     }
 }
 
-RV__DESC_COOP(dwt_lvl2d, sizeof(dwt_lvl_args))
-extern "C" __global__ void __launch_bounds__(DWT_LVL_THREADS, 3) rvk_dwt_lvl2d(const RV__GRID_CONST dwt_lvl_args rv__args)
-{
-    RV__GRID_CHAIN(dwt_lvl2d)
-    const dwt_lvl_args *a = &rv__args;
-    /* literal window and type: each combination its own straight-line code */
-    if (a->E == 2) {
-        if (a->type == DWT_F32)
-            dwt_lvl_body(a, 2, DWT_F32);
-        else
-            dwt_lvl_body(a, 2, DWT_I32);
-    } else if (a->type == DWT_F32) {
-        dwt_lvl_body(a, 3, DWT_F32);
-    } else {
-        dwt_lvl_body(a, 3, DWT_I32);
+/* literal window and type: each combination its own straight-line code */
+#  define DWT_LVL_ENTRY(NAME, DESC, OOP)                                                               \
+    DESC(NAME, sizeof(dwt_lvl_args))                                                                   \
+    extern "C" __global__ void __launch_bounds__(DWT_LVL_THREADS, 3) rvk_##NAME(const RV__GRID_CONST dwt_lvl_args rv__args) \
+    {                                                                                                  \
+        RV__GRID_CHAIN(NAME)                                                                           \
+        const dwt_lvl_args *a = &rv__args;                                                             \
+        if (a->E == 2) {                                                                               \
+            if (a->type == DWT_F32)                                                                    \
+                dwt_lvl_body(a, 2, DWT_F32, OOP);                                                      \
+            else                                                                                       \
+                dwt_lvl_body(a, 2, DWT_I32, OOP);                                                      \
+        } else if (a->type == DWT_F32) {                                                               \
+            dwt_lvl_body(a, 3, DWT_F32, OOP);                                                          \
+        } else {                                                                                       \
+            dwt_lvl_body(a, 3, DWT_I32, OOP);                                                          \
+        }                                                                                              \
     }
-}
+DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0)
+DWT_LVL_ENTRY(dwt_lvl2o, RV__DESC_CHAINED, 1)
+#  undef DWT_LVL_ENTRY
 #endif
 
 /* ---------------------------------------------------------------- */

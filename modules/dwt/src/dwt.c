@@ -47,7 +47,7 @@ struct RV_Dwt {
     unsigned gs_shared;
     /* GPU, cooperative launches: dwt_lvl2d (else NULL), its two counters, and the
      * blocks the device holds at once for the last window (E) asked */
-    const RV_Kernel *k_lvl2d;
+    const RV_Kernel *k_lvl2d, *k_lvl2o;
     const RV_Kernel *k_colrp; /* GPU: dwt_colrp */
     int colrp_res;            /* its resident blocks (0: not asked yet; its shape is fixed) */
     RV_Buffer *lsync;
@@ -313,6 +313,8 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
 #endif
     if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2d", &d->k_lvl2d) < 0)
         d->k_lvl2d = NULL;
+    if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2o", &d->k_lvl2o) < 0)
+        d->k_lvl2o = NULL;
     if (!d->cpu && (err = rv_kernel_get(d->mod, "dwt_colrp",
                                         &d->k_colrp)) < 0) {
         rv_module_unload(&d->mod);
@@ -1501,14 +1503,13 @@ static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
 }
 
 /*
- * One forward 2-D level of the w x h region at base in one cooperative pass
- * (dwt_lvl2d, GPU): where the sides are multiples of DWT_LVL_T, the register
- * lifting of dwt_colreg takes the steps with the symmetric extension (CDF
- * 5/3, 9/7, DD(13,7)) and the device holds every tile at once. Returns 1 when
- * it ran, 0 where it does not apply (the caller runs the two passes), or an
- * error.
+ * Whether a forward 2-D level of w x h may take one pass (dwt_lvl2d in place,
+ * dwt_lvl2o out of place, GPU): sides multiples of DWT_LVL_T, and the register
+ * lifting of dwt_colreg takes the steps with the symmetric extension (CDF 5/3,
+ * 9/7, DD(13,7)). Fills the block and shared memory of *sh and the window *E;
+ * *resident: how many such blocks the device holds at once (or an error).
  */
-static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
+static int lvl_shape(RV_Dwt *d, int w, int h, RV_LaunchShape *sh, int *E, int *resident)
 {
     if (!d->k_lvl2d || (d->s.gpu_variant & RV_DWT_VARIANT_NO_LEVEL2D) || d->s.dims != 2 ||
         d->s.layout != RV_DWT_LAYOUT_BLOCK || w < DWT_LVL_T || h < DWT_LVL_T || w % DWT_LVL_T || h % DWT_LVL_T)
@@ -1517,44 +1518,144 @@ static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
     const int code = col_reg_code(d, 64, 8);
     if (!(code & DWT_COL_REG_EDGE) || (code >> 4 & 255) != 8)
         return 0;
-    const int E = code & 15, W = DWT_LVL_T + 4 * E;
-    RV_LaunchShape sh;
-    memset(&sh, 0, sizeof(sh));
-    sh.block[0] = DWT_LVL_THREADS;
-    sh.shared_bytes = (unsigned)(W * (W + 1) * 4);
-    if ((long long)sh.shared_bytes > d->s.fuse_max_shared)
+    *E = code & 15;
+    const int W = DWT_LVL_T + 4 * *E;
+    memset(sh, 0, sizeof(*sh));
+    sh->block[0] = DWT_LVL_THREADS;
+    sh->shared_bytes = (unsigned)(W * (W + 1) * 4);
+    if ((long long)sh->shared_bytes > d->s.fuse_max_shared)
         return 0;
-    if (d->lvl_e != E) {
-        const int r = rv_kernel_resident_blocks(d->k_lvl2d, &sh);
+    if (d->lvl_e != *E) {
+        const int r = rv_kernel_resident_blocks(d->k_lvl2d, sh);
         if (r < 0)
             return rvfail(d, r, "rv_kernel_resident_blocks(dwt_lvl2d)");
-        d->lvl_e = E;
+        d->lvl_e = *E;
         d->lvl_resident = r;
     }
-    const long long tiles = (long long)(w / DWT_LVL_T) * (h / DWT_LVL_T);
-    if (tiles > d->lvl_resident)
-        return 0;
+    *resident = d->lvl_resident;
+    sh->grid[0] = (unsigned)(w / DWT_LVL_T);
+    sh->grid[1] = (unsigned)(h / DWT_LVL_T);
+    return 1;
+}
+
+/* One level by dwt_lvl2d (dst = 0: in place, at most `resident` tiles) or
+ * dwt_lvl2o (from base to dst). */
+static int launch_lvl(RV_Dwt *d, RV_LaunchShape *sh, int E, uint64_t base, int64_t pitch, uint64_t dst,
+                      int64_t dpitch, int w, int h)
+{
     int err;
-    if ((err = buf_ensure(d, &d->lsync, 8, "level counters")) < 0)
-        return err;
     dwt_lvl_args a;
     memset(&a, 0, sizeof(a));
     a.base = base;
     a.pitch = pitch;
-    a.sync = rv_buffer_address(d->lsync);
+    a.dst = dst;
+    a.dpitch = dpitch;
     a.w = w;
     a.h = h;
     a.type = d->type;
     a.nsteps = d->nsteps;
     a.E = E;
     memcpy(a.steps, d->steps, sizeof(a.steps));
-    sh.grid[0] = (unsigned)(w / DWT_LVL_T);
-    sh.grid[1] = (unsigned)(h / DWT_LVL_T);
+    if (!dst) {
+        if ((err = buf_ensure(d, &d->lsync, 8, "level counters")) < 0)
+            return err;
+        a.sync = rv_buffer_address(d->lsync);
+    }
     /* bytes: the windows read, the level written once */
+    const int W = DWT_LVL_T + 4 * E;
+    const double tiles = (double)sh->grid[0] * sh->grid[1];
     const double bytes = 4.0 * tiles * ((double)W * W + (double)DWT_LVL_T * DWT_LVL_T);
-    if ((err = launch(d, d->k_lvl2d, &sh, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes)) < 0)
+    return launch(d, dst ? d->k_lvl2o : d->k_lvl2d, sh, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes);
+}
+
+/*
+ * One forward 2-D level of the w x h region at base in one cooperative pass
+ * (dwt_lvl2d, GPU) where lvl_shape allows and the device holds every tile at
+ * once. Returns 1 when it ran, 0 where it does not apply (the caller runs the
+ * two passes), or an error.
+ */
+static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
+{
+    RV_LaunchShape sh;
+    int E = 0, res = 0, err = lvl_shape(d, w, h, &sh, &E, &res);
+    if (err <= 0)
         return err;
-    return 1;
+    if ((long long)sh.grid[0] * sh.grid[1] > res)
+        return 0;
+    return (err = launch_lvl(d, &sh, E, base, pitch, 0, 0, w, h)) < 0 ? err : 1;
+}
+
+/*
+ * Out of place, forward, 2-D, GPU: runs of consecutive levels in one pass each
+ * without counters (dwt_lvl2o), from the image into the row buffer and back;
+ * lvl_oop_run: the end of the run from level l0 (l0 when none). A level of the
+ * run whose LL is in the image writes all
+ * four bands into the buffer; the next reads that LL from the buffer and
+ * writes the image, while the side queue copies the buffer's other three
+ * bands into the image (no later level touches them, nor those parts of the
+ * buffer). The run ends with its LL in the image: an odd run's last level
+ * goes in place (dwt_lvl2d) where the device holds its tiles, else into the
+ * buffer and copied back. The levels' regions in the buffer are the top
+ * left of the level before's, so the right halves held back for the side
+ * queue (cols_forward: columns nS.. of an earlier level) are not touched.
+ */
+/* dwt_lvl2o for levels of at most this many samples: larger ones are faster by a
+ * row and a column pass (4K level 0: 0.128 against 0.117 ms for CDF 9/7, five
+ * levels on an H200; docs/perf/dwt.md, session 26) */
+#define LVL_OOP_MAX (1ll << 22)
+
+static int lvl_oop_run(RV_Dwt *d, int l0, int tl)
+{
+    const unsigned v = d->s.gpu_variant;
+    if (!d->k_lvl2o || (v & RV_DWT_VARIANT_LVL_OOP_OFF))
+        return l0;
+    int l = l0;
+    for (; l < tl; l++) {
+        RV_LaunchShape sh;
+        int E = 0, res = 0;
+        const int ok = lvl_shape(d, d->lv[l].w, d->lv[l].h, &sh, &E, &res);
+        if (ok < 0)
+            return ok;
+        const long long tiles = (long long)sh.grid[0] * sh.grid[1];
+        if (!ok || (!(v & RV_DWT_VARIANT_LVL_OOP_ALL) &&
+                    tiles > ((v & RV_DWT_VARIANT_LVL_OOP_SMALL) ? res : LVL_OOP_MAX / (DWT_LVL_T * DWT_LVL_T))))
+            break;
+    }
+    return l;
+}
+
+static int lvl_oop_level(RV_Dwt *d, uint64_t base, int64_t pitch, uint64_t tb, int w, int h, int last,
+                         int *in_tmp)
+{
+    RV_LaunchShape sh;
+    int E = 0, res = 0, err = lvl_shape(d, w, h, &sh, &E, &res);
+    if (err < 0)
+        return err;
+    if (*in_tmp) { /* the LL in the buffer: back into the image */
+        *in_tmp = 0;
+        return launch_lvl(d, &sh, E, tb, pitch, base, pitch, w, h);
+    }
+    if (last) { /* an odd run's last level */
+        if ((long long)sh.grid[0] * sh.grid[1] <= res)
+            return launch_lvl(d, &sh, E, base, pitch, 0, 0, w, h);
+        if ((err = launch_lvl(d, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
+            return err;
+        return run_rect(d, tb, pitch, base, pitch, w, h);
+    }
+    if ((err = launch_lvl(d, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
+        return err;
+    *in_tmp = 1;
+    /* the bands but LL (right of the top half, the bottom half) back on the side queue */
+    if ((err = rv_side_begin(d->ctx)) < 0)
+        return rvfail(d, err, "rv_side_begin");
+    d->side_pending = 1;
+    const uint64_t hx = (uint64_t)(w / 2) * 4, hy = (uint64_t)((int64_t)(h / 2) * pitch);
+    if ((err = run_rect(d, tb + hx, pitch, base + hx, pitch, w / 2, h / 2)) >= 0)
+        err = run_rect(d, tb + hy, pitch, base + hy, pitch, w, h / 2);
+    const int e2 = rv_side_end(d->ctx);
+    if (err < 0)
+        return err;
+    return e2 < 0 ? rvfail(d, e2, "rv_side_end") : 0;
 }
 
 static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse);
@@ -1682,12 +1783,21 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
     if (tl > 0 && (err = ensure_tmp(d, (size_t)pitch * (size_t)h)) < 0)
         return err;
     const uint64_t tb = rv_buffer_address(d->tmp);
+    /* forward: runs of levels in one pass each through the buffer, [i, rend) */
+    int in_tmp = 0, rend = 0;
     for (int i = 0; i < tl; i++) {
         const int l = inverse ? tl - 1 - i : i;
         const plan_level *p = &d->lv[l];
         const int rows = dims == 2 ? p->h : h, n = p->w, m = p->h;
         if ((err = side_before(d, n, m)) < 0)
             return err;
+        if (!inverse && i >= rend && (rend = lvl_oop_run(d, i, tl)) < 0)
+            return rend;
+        if (i < rend) {
+            if ((err = lvl_oop_level(d, base, pitch, tb, n, m, i == rend - 1, &in_tmp)) < 0)
+                return err;
+            continue;
+        }
         if (!inverse && (err = run_lvl2d(d, base, pitch, n, m)) != 0) {
             if (err < 0)
                 return err;

@@ -255,7 +255,16 @@ typedef enum RV_DwtGpuVariant {
                                     while the first lifts) on passes of at least a
                                     resident wave of such blocks */,
     RV_DWT_VARIANT_COL_PIPE_ALL = 8388608 /* dwt_colrp on every out-of-place register
-                                    column pass, however few its blocks */
+                                    column pass, however few its blocks */,
+    RV_DWT_VARIANT_LVL_OOP_OFF = 16777216 /* out of place, forward, 2-D, GPU: no level by
+                                    dwt_lvl2o (one pass, no counters, through the row
+                                    buffer and back; by default the levels of at most
+                                    2^22 samples that fit its tiles), so the levels
+                                    that fit dwt_lvl2d's resident grid in place by it,
+                                    the others by a row and a column pass */,
+    RV_DWT_VARIANT_LVL_OOP_SMALL = 33554432 /* dwt_lvl2o only for the levels whose tiles
+                                    the device holds at once */,
+    RV_DWT_VARIANT_LVL_OOP_ALL = 67108864 /* dwt_lvl2o for levels of any size */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
