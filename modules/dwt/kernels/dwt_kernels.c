@@ -2264,10 +2264,13 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
     }
 }
 
-/* literal window and type: each combination its own straight-line code */
-#  define DWT_LVL_ENTRY(NAME, DESC, OOP)                                                               \
+/* literal window and type: each combination its own straight-line code. MINB:
+ * dwt_lvl2d three blocks a multiprocessor (56 registers), dwt_lvl2o four (40, no
+ * spills: 4K five levels out of place 3-4 µs faster than with three; docs/perf/dwt.md,
+ * session 26) */
+#  define DWT_LVL_ENTRY(NAME, DESC, OOP, MINB)                                                         \
     DESC(NAME, sizeof(dwt_lvl_args))                                                                   \
-    extern "C" __global__ void __launch_bounds__(DWT_LVL_THREADS, 3) rvk_##NAME(const RV__GRID_CONST dwt_lvl_args rv__args) \
+    extern "C" __global__ void __launch_bounds__(DWT_LVL_THREADS, MINB) rvk_##NAME(const RV__GRID_CONST dwt_lvl_args rv__args) \
     {                                                                                                  \
         RV__GRID_CHAIN(NAME)                                                                           \
         const dwt_lvl_args *a = &rv__args;                                                             \
@@ -2282,8 +2285,8 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
             dwt_lvl_body(a, 3, DWT_I32, OOP);                                                          \
         }                                                                                              \
     }
-DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0)
-DWT_LVL_ENTRY(dwt_lvl2o, RV__DESC_CHAINED, 1)
+DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0, 3)
+DWT_LVL_ENTRY(dwt_lvl2o, RV__DESC_CHAINED, 1, 4)
 #  undef DWT_LVL_ENTRY
 #endif
 
