@@ -45,13 +45,16 @@ struct RV_Dwt {
     RV_Buffer *gsync;
     int gs_ty, gs_m, gs_resident;
     unsigned gs_shared;
-    /* GPU, cooperative launches: dwt_lvl2d (else NULL), its two counters, and the
-     * blocks the device holds at once for the last window (E) asked */
+    /* GPU, a level in one pass: dwt_lvl2d (cooperative) and dwt_lvl2o (out of place;
+     * each NULL when missing), dwt_lvl2d's two counters and the blocks the device
+     * holds at once for the last window (E) asked */
     const RV_Kernel *k_lvl2d, *k_lvl2o;
-    const RV_Kernel *k_colrp; /* GPU: dwt_colrp */
-    int colrp_res;            /* its resident blocks (0: not asked yet; its shape is fixed) */
     RV_Buffer *lsync;
     int lvl_e, lvl_resident;
+    /* GPU: dwt_colrp, and the blocks the device holds at once (0: not asked yet; its
+     * shape is the same for every pass of an RV_Dwt) */
+    const RV_Kernel *k_colrp;
+    int colrp_res;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int type;
@@ -1585,25 +1588,25 @@ static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
     return (err = launch_lvl(d, &sh, E, base, pitch, 0, 0, w, h)) < 0 ? err : 1;
 }
 
-/*
- * Out of place, forward, 2-D, GPU: runs of consecutive levels in one pass each
- * without counters (dwt_lvl2o), from the image into the row buffer and back;
- * lvl_oop_run: the end of the run from level l0 (l0 when none). A level of the
- * run whose LL is in the image writes all
- * four bands into the buffer; the next reads that LL from the buffer and
- * writes the image, while the side queue copies the buffer's other three
- * bands into the image (no later level touches them, nor those parts of the
- * buffer). The run ends with its LL in the image: an odd run's last level
- * goes in place (dwt_lvl2d) where the device holds its tiles, else into the
- * buffer and copied back. The levels' regions in the buffer are the top
- * left of the level before's, so the right halves held back for the side
- * queue (cols_forward: columns nS.. of an earlier level) are not touched.
- */
 /* dwt_lvl2o for levels of at most this many samples: larger ones are faster by a
  * row and a column pass (4K level 0: 0.128 against 0.117 ms for CDF 9/7, five
  * levels on an H200; docs/perf/dwt.md, session 26) */
 #define LVL_OOP_MAX (1ll << 22)
 
+/*
+ * Out of place, forward, 2-D, GPU: runs of consecutive levels in one pass each
+ * without counters (dwt_lvl2o), from the image into the row buffer and back.
+ * lvl_oop_run: the end of the run that starts at level l0 (l0 when none).
+ * lvl_oop_level: one level of a run. A level whose LL is in the image writes
+ * all four bands into the buffer; the next reads that LL from the buffer and
+ * writes the image, while the side queue copies the buffer's other three
+ * bands into the image (no later level touches them, nor those parts of the
+ * buffer). A run ends with its LL in the image: an odd run's last level goes
+ * in place (dwt_lvl2d) where the device holds its tiles, else into the buffer
+ * and copied back. The levels' regions in the buffer are the top left of the
+ * level before's, so the right halves held back for the side queue
+ * (cols_forward: columns nS.. of an earlier level) are not touched.
+ */
 static int lvl_oop_run(RV_Dwt *d, int l0, int tl)
 {
     const unsigned v = d->s.gpu_variant;
