@@ -2010,12 +2010,15 @@ DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
 
 /*
  * The strips of a register tile (full tile, window inside the column or
- * reflected at its ends), one tile buffer: strip j's window goes from shared
- * memory to registers, then strip j + 1's loads go into the same buffer
- * (cp.async) while strip j lifts, waits for its strip's tiles and is stored
- * straight from registers (each warp row of a band 128 contiguous bytes).
- * So the loads of the next strip overlap the arithmetic of this one without
- * a second buffer: two blocks a multiprocessor still fit.
+ * reflected at its ends). NB 1 (dwt_colgs*), one tile buffer: strip j's
+ * window goes from shared memory to registers, then strip j + 1's loads go
+ * into the same buffer (cp.async) while strip j lifts, waits for its strip's
+ * tiles (GS: the counters) and is stored straight from registers (each warp
+ * row of a band 128 contiguous bytes). So the loads of the next strip overlap
+ * the arithmetic of this one without a second buffer: two blocks a
+ * multiprocessor still fit. NB 2 (dwt_colrp, GS 0): strip j + 1's loads go
+ * into the other buffer before strip j's wait, so they are in flight during
+ * that wait too.
  */
 static __device__ __forceinline__ void dwt_pipe_strips(const dwt_col_args *a, rv_block blk, const int M,
                                                        const int E, const int TYPE, const int INV, const int GS,
