@@ -361,7 +361,7 @@ static void test_gpu_lvl2o(void **state)
                 RV_DwtSettings s;
                 wavelet_type(c, &s);
                 s.method = RV_DWT_OUT_OF_PLACE;
-                s.gpu_variant = vs[v];
+                s.gpu_variant = vs[v] | RV_DWT_VARIANT_LVL2D_PAIR_OFF; /* (test_gpu_lvl2d2 with it) */
                 const int w = sizes[z][0], h = sizes[z][1], L = sizes[z][2];
                 compare_s(&s, w, h, L);
                 RV_DwtStats st;
@@ -377,6 +377,51 @@ static void test_gpu_lvl2o(void **state)
                     fail();
                 }
             }
+}
+
+/*
+ * In place, levels of more tiles than the device holds one a block, by
+ * dwt_lvl2d2 (two a block, four blocks a multiprocessor): the CPU's result,
+ * and the launches counted against PAIR_OFF (the passes) for devices of 132
+ * multiprocessors (H100 SXM, H200: 396 tiles one a block, 528 blocks of two).
+ * 2048 x 1024 (512 tiles) and 2048 x 832 (416: an odd tile column count, so
+ * the last block row has one tile) one level; 2048^2 two levels (1024 tiles,
+ * then 256 by dwt_lvl2d); out of place, 2048^2 one level (an odd run whose
+ * last level now goes in place instead of through the buffer and a copy);
+ * PAIR_ONE: dwt_lvl2d2 one tile a block for the levels dwt_lvl2d takes.
+ */
+static void test_gpu_lvl2d2(void **state)
+{
+    (void)state;
+    /* w, h, levels, method (1: out of place), variant, one-pass levels, copies */
+    static const unsigned P_OFF = RV_DWT_VARIANT_LVL2D_PAIR_OFF, P_ONE = RV_DWT_VARIANT_LVL2D_PAIR_ONE;
+    static const struct {
+        int w, h, L, oop;
+        unsigned v;
+        int nl, nc;
+    } cs[] = {
+        {2048, 1024, 1, 0, 0, 1, 0},     {2048, 1024, 1, 0, P_OFF, 0, 0}, {2048, 832, 1, 0, 0, 1, 0},
+        {2048, 832, 1, 0, P_OFF, 0, 0},  {2048, 2048, 2, 0, 0, 2, 0},     {2048, 2048, 2, 0, P_OFF, 1, 0},
+        {2048, 2048, 1, 1, 0, 1, 0},     {2048, 2048, 1, 1, P_OFF, 1, 1}, {1024, 1024, 3, 0, P_ONE, 3, 0},
+        {640, 384, 2, 0, P_ONE, 2, 0},
+    };
+    for (size_t z = 0; z < sizeof(cs) / sizeof(cs[0]); z++)
+        for (int c = 2; c < DWT_WT; c++) { /* (c 0, 1: Haar, which keeps the passes) */
+            RV_DwtSettings s;
+            wavelet_type(c, &s);
+            s.method = cs[z].oop ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+            s.gpu_variant = cs[z].v;
+            compare_s(&s, cs[z].w, cs[z].h, cs[z].L);
+            RV_DwtStats st;
+            xform_stats(&s, cs[z].w, cs[z].h, cs[z].L, 0, &st);
+            const long long nl = st.launches[RV_DWT_KERNEL_LEVEL2D], nc = st.launches[RV_DWT_KERNEL_SPLIT];
+            if (nl != cs[z].nl || nc != cs[z].nc) {
+                fprintf(stderr, "%dx%d L%d %s wavelet/type %d variant %u: %lld one-pass levels, %lld copies, want %d, %d\n",
+                        cs[z].w, cs[z].h, cs[z].L, cs[z].oop ? "out of place" : "in place", c, cs[z].v, nl, nc,
+                        cs[z].nl, cs[z].nc);
+                fail();
+            }
+        }
 }
 
 static void test_gpu_equals_cpu(void **state)
@@ -729,6 +774,7 @@ int main(void)
         cmocka_unit_test(test_gpu_level2d),
         cmocka_unit_test(test_gpu_colrp),
         cmocka_unit_test(test_gpu_lvl2o),
+        cmocka_unit_test(test_gpu_lvl2d2),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

@@ -149,6 +149,13 @@ typedef struct dwt_col_args {
  * 32 pairs of each of the four bands. The stores land in other tiles'
  * windows, so they wait until every block has loaded (two counters at sync,
  * 0 between launches): every block must be resident.
+ *
+ * dwt_lvl2d2 (GPU, cooperative): the same with two tiles a block, (bx, by)
+ * and (bx, by + gridDim.y) where the latter exists, so that a level of up to
+ * twice the resident blocks' tiles takes one pass. Both windows are loaded at
+ * once (cp.async), each tile's result waits in its window, and the stores
+ * read them there after the counters. Four blocks a multiprocessor (40
+ * registers), shared memory twice dwt_lvl2d's.
  */
 /*
  * dwt_lvl2o (GPU, chained, not cooperative): the same level out of place, from

@@ -2174,16 +2174,38 @@ extern "C" __global__ void __launch_bounds__(256, 4) rvk_dwt_colrp(const RV__GRI
  * extension itself, so the results equal the row and column passes' bit for
  * bit (symmetric steps: see dwt_rowreg).
  */
-static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE,
-                                                    const int OOP)
+enum { DWT_LVL_M = 8, DWT_LVL_NW = DWT_LVL_THREADS / 32 };
+
+/* One tile of the level: the window at y0 (and x of the block) into sh, its rows
+ * lifted there, and, in the threads of warps 0-7, its column segment's pairs
+ * lifted into S and D (the results: S[E, E + 8), D[E, E + 8)). arrive: this is
+ * the block's last load of global memory (in place: the counter). */
+static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const int E, const int TYPE,
+                                                    const int OOP, const int arrive, uint32_t *sh, const int y0,
+                                                    uint32_t *S, uint32_t *D, const int ASYNC)
 {
-    enum { M = 8, NW = DWT_LVL_THREADS / 32, RPW = (DWT_LVL_T + 12 + NW - 1) / NW };
+    enum { M = DWT_LVL_M, NW = DWT_LVL_NW, RPW = (DWT_LVL_T + 12 + NW - 1) / NW };
     const int W = DWT_LVL_T + 4 * E, P = W + 1, A = M + 2 * E;
-    uint32_t *sh = dwt_sh;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int w = a->w, h = a->h;
-    const int x0 = (int)blockIdx.x * DWT_LVL_T - 2 * E, y0 = (int)blockIdx.y * DWT_LVL_T - 2 * E;
-    {
+    const int x0 = (int)blockIdx.x * DWT_LVL_T - 2 * E;
+    if (ASYNC == 1) { /* the window's loads (cp.async, one group), no more */
+#  pragma unroll
+        for (int j = 0; j < RPW; j++) {
+            const int r = warp + NW * j;
+            if (r < W) {
+                const uint32_t *g = (const uint32_t *)(uintptr_t)(a->base + (uint64_t)((int64_t)dwt_reflect_once(
+                                                                                 y0 + r, h) * a->pitch));
+#  pragma unroll
+                for (int k = 0; k < 3; k++)
+                    if (lane + 32 * k < W)
+                        dwt_cp4(sh + r * P + lane + 32 * k, g + dwt_reflect_once(x0 + lane + 32 * k, w));
+            }
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        return;
+    }
+    if (!ASYNC) {
         /* the window through the symmetric extension (one reflection: w, h >= 64 > 2E);
          * rows warp + NW j, columns lane + 32 k: all loads in flight, then the stores */
         int gx[3];
@@ -2214,10 +2236,11 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
             }
         }
     }
-    __syncthreads();
-    if (!OOP)
-        dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
-    uint32_t S[M + 6], D[M + 6];
+    if (!ASYNC) {
+        __syncthreads();
+        if (!OOP && arrive)
+            dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
+    }
     {
         const int s = warp & 3, r = 32 * (warp >> 2) + lane;
         uint32_t *rp = sh + r * P + 2 * M * s;
@@ -2239,8 +2262,8 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         }
     }
     __syncthreads();
-    const int cl = warp < 8, c = 32 * (warp & 1) + lane, s = warp >> 1;
-    if (cl) {
+    if (warp < 8) {
+        const int c = 32 * (warp & 1) + lane, s = warp >> 1;
         const uint32_t *cp = sh + 2 * M * s * P + 2 * E + c;
 #  pragma unroll
         for (int i = 0; i < A; i++) {
@@ -2249,20 +2272,100 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         }
         dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0);
     }
-    /* every block has loaded (the last to leave clears the counters) */
+}
+
+/* Where the column thread (warp < 8) of tile row ty stores its pairs: S at ps + i
+ * op, D at pd + i op, i < 8. */
+static __device__ __forceinline__ unsigned char *dwt_lvl_out(const dwt_lvl_args *a, const int OOP, const int ty,
+                                                            int64_t *op)
+{
+    const int warp = (int)threadIdx.x >> 5, c = 32 * (warp & 1) + ((int)threadIdx.x & 31), s = warp >> 1;
+    const uint64_t ob = OOP ? a->dst : a->base;
+    *op = OOP ? a->dpitch : a->pitch;
+    const int x = (c & 1) * (a->w >> 1) + (int)blockIdx.x * (DWT_LVL_T / 2) + (c >> 1);
+    const int y = ty * (DWT_LVL_T / 2) + DWT_LVL_M * s;
+    return (unsigned char *)(uintptr_t)(ob + (uint64_t)((int64_t)y * *op + (int64_t)x * 4));
+}
+
+/*
+ * NT 1: block (bx, by) takes tile (bx, by) and stores it from registers. NT 2
+ * (dwt_lvl2d2): tiles by and by + gridDim.y of its column (the second where
+ * there is one); each tile's result goes back into its own window, and the
+ * stores read them there once every block has loaded.
+ */
+static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE,
+                                                    const int OOP, const int NT)
+{
+    enum { M = DWT_LVL_M };
+    const int W = DWT_LVL_T + 4 * E, P = W + 1;
+    const int tid = (int)threadIdx.x, warp = tid >> 5;
+    const int cl = warp < 8, c = 32 * (warp & 1) + (tid & 31), s = warp >> 1;
+    const int h = a->h;
+    if (NT == 1) {
+        uint32_t S[M + 6], D[M + 6];
+        dwt_lvl_tile(a, E, TYPE, OOP, 1, dwt_sh, (int)blockIdx.y * DWT_LVL_T - 2 * E, S, D, 0);
+        /* every block has loaded (the last to leave clears the counters) */
+        if (!OOP)
+            dwt_cnt_wait(a->sync, 0, tid, gridDim.x * gridDim.y);
+        if (cl) {
+            int64_t op;
+            unsigned char *ps = dwt_lvl_out(a, OOP, (int)blockIdx.y, &op), *pd = ps + (int64_t)(h >> 1) * op;
+#  pragma unroll
+            for (int i = 0; i < M; i++) {
+                *(uint32_t *)(ps + i * op) = S[E + i];
+                *(uint32_t *)(pd + i * op) = D[E + i];
+            }
+        }
+        return;
+    }
+    const int nb = (int)(blockIdx.y + gridDim.y) < h / DWT_LVL_T ? 2 : 1; /* uniform over the block */
+    /* both windows' loads in flight at once (cp.async: no registers), the second
+     * landing while the first tile lifts */
+#  pragma unroll
+    for (int t = 0; t < NT; t++)
+        if (t < nb)
+            dwt_lvl_tile(a, E, TYPE, OOP, 0, dwt_sh + t * W * P, (int)(blockIdx.y + t * gridDim.y) * DWT_LVL_T - 2 * E,
+                         NULL, NULL, 1);
+#  pragma unroll
+    for (int t = 0; t < NT; t++) {
+        if (t >= nb)
+            break;
+        if (t + 1 < nb)
+            asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        else
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        __syncthreads();
+        if (!OOP && t == nb - 1)
+            dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
+        uint32_t S[M + 6], D[M + 6];
+        uint32_t *sh = dwt_sh + t * W * P;
+        dwt_lvl_tile(a, E, TYPE, OOP, 0, sh, 0, S, D, 2);
+        __syncthreads(); /* every column segment has read the window */
+        if (cl) {
+            uint32_t *cp = sh + 2 * M * s * P + 2 * E + c;
+#  pragma unroll
+            for (int i = E; i < E + M; i++) {
+                cp[2 * i * P] = S[i];
+                cp[(2 * i + 1) * P] = D[i];
+            }
+        }
+    }
     if (!OOP)
         dwt_cnt_wait(a->sync, 0, tid, gridDim.x * gridDim.y);
+    else
+        __syncthreads();
     if (cl) {
-        const int x = (c & 1) * (w >> 1) + (int)blockIdx.x * (DWT_LVL_T / 2) + (c >> 1);
-        const int y = (int)blockIdx.y * (DWT_LVL_T / 2) + M * s;
-        const uint64_t ob = OOP ? a->dst : a->base;
-        const int64_t op = OOP ? a->dpitch : a->pitch;
-        unsigned char *ps = (unsigned char *)(uintptr_t)(ob + (uint64_t)((int64_t)y * op + (int64_t)x * 4));
-        unsigned char *pd = ps + (int64_t)(h >> 1) * op;
+#  pragma unroll 1
+        for (int t = 0; t < nb; t++) {
+            int64_t op;
+            unsigned char *ps = dwt_lvl_out(a, OOP, (int)(blockIdx.y + t * gridDim.y), &op);
+            unsigned char *pd = ps + (int64_t)(h >> 1) * op;
+            const uint32_t *cp = dwt_sh + t * W * P + 2 * M * s * P + 2 * E + c;
 #  pragma unroll
-        for (int i = 0; i < M; i++) {
-            *(uint32_t *)(ps + i * op) = S[E + i];
-            *(uint32_t *)(pd + i * op) = D[E + i];
+            for (int i = 0; i < M; i++) {
+                *(uint32_t *)(ps + i * op) = cp[2 * (E + i) * P];
+                *(uint32_t *)(pd + i * op) = cp[(2 * (E + i) + 1) * P];
+            }
         }
     }
 }
@@ -2271,7 +2374,7 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
  * dwt_lvl2d three blocks a multiprocessor (56 registers), dwt_lvl2o four (40, no
  * spills: 4K five levels out of place 3-4 µs faster than with three; docs/perf/dwt.md,
  * session 26) */
-#  define DWT_LVL_ENTRY(NAME, DESC, OOP, MINB)                                                         \
+#  define DWT_LVL_ENTRY(NAME, DESC, OOP, MINB, NT)                                                         \
     DESC(NAME, sizeof(dwt_lvl_args))                                                                   \
     extern "C" __global__ void __launch_bounds__(DWT_LVL_THREADS, MINB) rvk_##NAME(const RV__GRID_CONST dwt_lvl_args rv__args) \
     {                                                                                                  \
@@ -2279,17 +2382,18 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         const dwt_lvl_args *a = &rv__args;                                                             \
         if (a->E == 2) {                                                                               \
             if (a->type == DWT_F32)                                                                    \
-                dwt_lvl_body(a, 2, DWT_F32, OOP);                                                      \
+                dwt_lvl_body(a, 2, DWT_F32, OOP, NT);                                                      \
             else                                                                                       \
-                dwt_lvl_body(a, 2, DWT_I32, OOP);                                                      \
+                dwt_lvl_body(a, 2, DWT_I32, OOP, NT);                                                      \
         } else if (a->type == DWT_F32) {                                                               \
-            dwt_lvl_body(a, 3, DWT_F32, OOP);                                                          \
+            dwt_lvl_body(a, 3, DWT_F32, OOP, NT);                                                          \
         } else {                                                                                       \
-            dwt_lvl_body(a, 3, DWT_I32, OOP);                                                          \
+            dwt_lvl_body(a, 3, DWT_I32, OOP, NT);                                                          \
         }                                                                                              \
     }
-DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0, 3)
-DWT_LVL_ENTRY(dwt_lvl2o, RV__DESC_CHAINED, 1, 4)
+DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0, 3, 1)
+DWT_LVL_ENTRY(dwt_lvl2d2, RV__DESC_COOP, 0, 4, 2)
+DWT_LVL_ENTRY(dwt_lvl2o, RV__DESC_CHAINED, 1, 4, 1)
 #  undef DWT_LVL_ENTRY
 #endif
 

@@ -45,12 +45,13 @@ struct RV_Dwt {
     RV_Buffer *gsync;
     int gs_ty, gs_m, gs_resident;
     unsigned gs_shared;
-    /* GPU, a level in one pass: dwt_lvl2d (cooperative) and dwt_lvl2o (out of place;
-     * each NULL when missing), dwt_lvl2d's two counters and the blocks the device
-     * holds at once for the last window (E) asked */
-    const RV_Kernel *k_lvl2d, *k_lvl2o;
+    /* GPU, a level in one pass: dwt_lvl2d and dwt_lvl2d2 (cooperative, one and two
+     * tiles a block) and dwt_lvl2o (out of place; each NULL when missing), the
+     * counters of the cooperative ones and the blocks the device holds at once of
+     * each for the last window (E) asked */
+    const RV_Kernel *k_lvl2d, *k_lvl2d2, *k_lvl2o;
     RV_Buffer *lsync;
-    int lvl_e, lvl_resident;
+    int lvl_e, lvl_resident, lvl_resident2;
     /* GPU: dwt_colrp, and the blocks the device holds at once (0: not asked yet; its
      * shape is the same for every pass of an RV_Dwt) */
     const RV_Kernel *k_colrp;
@@ -318,6 +319,8 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         d->k_lvl2d = NULL;
     if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2o", &d->k_lvl2o) < 0)
         d->k_lvl2o = NULL;
+    if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2d2", &d->k_lvl2d2) < 0)
+        d->k_lvl2d2 = NULL;
     if (!d->cpu && (err = rv_kernel_get(d->mod, "dwt_colrp",
                                         &d->k_colrp)) < 0) {
         rv_module_unload(&d->mod);
@@ -1510,7 +1513,8 @@ static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
  * dwt_lvl2o out of place, GPU): sides multiples of DWT_LVL_T, and the register
  * lifting of dwt_colreg takes the steps with the symmetric extension (CDF 5/3,
  * 9/7, DD(13,7)). Fills the block and shared memory of *sh and the window *E;
- * *resident: how many such blocks the device holds at once (or an error).
+ * *resident: how many such blocks the device holds at once (or an error); the
+ * same for dwt_lvl2d2 in d->lvl_resident2 (0 without it).
  */
 static int lvl_shape(RV_Dwt *d, int w, int h, RV_LaunchShape *sh, int *E, int *resident)
 {
@@ -1532,8 +1536,15 @@ static int lvl_shape(RV_Dwt *d, int w, int h, RV_LaunchShape *sh, int *E, int *r
         const int r = rv_kernel_resident_blocks(d->k_lvl2d, sh);
         if (r < 0)
             return rvfail(d, r, "rv_kernel_resident_blocks(dwt_lvl2d)");
+        int r2 = 0;
+        RV_LaunchShape s2 = *sh;
+        s2.shared_bytes *= 2;
+        if (d->k_lvl2d2 && (long long)s2.shared_bytes <= d->s.fuse_max_shared &&
+            (r2 = rv_kernel_resident_blocks(d->k_lvl2d2, &s2)) < 0)
+            return rvfail(d, r2, "rv_kernel_resident_blocks(dwt_lvl2d2)");
         d->lvl_e = *E;
         d->lvl_resident = r;
+        d->lvl_resident2 = r2;
     }
     *resident = d->lvl_resident;
     sh->grid[0] = (unsigned)(w / DWT_LVL_T);
@@ -1541,10 +1552,10 @@ static int lvl_shape(RV_Dwt *d, int w, int h, RV_LaunchShape *sh, int *E, int *r
     return 1;
 }
 
-/* One level by dwt_lvl2d (dst = 0: in place, at most `resident` tiles) or
- * dwt_lvl2o (from base to dst). */
-static int launch_lvl(RV_Dwt *d, RV_LaunchShape *sh, int E, uint64_t base, int64_t pitch, uint64_t dst,
-                      int64_t dpitch, int w, int h)
+/* One level by kernel k: dwt_lvl2d or dwt_lvl2d2 (dst = 0: in place, every
+ * block resident) or dwt_lvl2o (from base to dst). */
+static int launch_lvl(RV_Dwt *d, const RV_Kernel *k, const RV_LaunchShape *sh, int E, uint64_t base, int64_t pitch,
+                      uint64_t dst, int64_t dpitch, int w, int h)
 {
     int err;
     dwt_lvl_args a;
@@ -1566,16 +1577,45 @@ static int launch_lvl(RV_Dwt *d, RV_LaunchShape *sh, int E, uint64_t base, int64
     }
     /* bytes: the windows read, the level written once */
     const int W = DWT_LVL_T + 4 * E;
-    const double tiles = (double)sh->grid[0] * sh->grid[1];
+    const double tiles = (double)(w / DWT_LVL_T) * (h / DWT_LVL_T);
     const double bytes = 4.0 * tiles * ((double)W * W + (double)DWT_LVL_T * DWT_LVL_T);
-    return launch(d, dst ? d->k_lvl2o : d->k_lvl2d, sh, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes);
+    RV_LaunchShape s = *sh;
+    return launch(d, k, &s, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes);
+}
+
+/*
+ * One level of the shape lvl_shape gave, in place in one cooperative pass
+ * where the device holds its tiles at once: a tile a block (dwt_lvl2d, three
+ * blocks a multiprocessor), else two a block (dwt_lvl2d2, four a
+ * multiprocessor: 4K's level 1, 1024 tiles, on 132 multiprocessors). Returns
+ * 1 when it ran, 0 where neither holds the tiles, or an error.
+ */
+static int lvl_inplace(RV_Dwt *d, const RV_LaunchShape *sh, int E, int res, uint64_t base, int64_t pitch, int w,
+                       int h)
+{
+    const unsigned v = d->s.gpu_variant;
+    const long long tiles = (long long)sh->grid[0] * sh->grid[1];
+    const int pair = d->k_lvl2d2 && !(v & RV_DWT_VARIANT_LVL2D_PAIR_OFF);
+    int err;
+    if (tiles <= res && !(pair && (v & RV_DWT_VARIANT_LVL2D_PAIR_ONE)))
+        return (err = launch_lvl(d, d->k_lvl2d, sh, E, base, pitch, 0, 0, w, h)) < 0 ? err : 1;
+    if (!pair)
+        return 0;
+    /* two tiles a block (block y and y + grid y), or one with PAIR_ONE where they fit */
+    RV_LaunchShape s2 = *sh;
+    if (!(tiles <= res && (v & RV_DWT_VARIANT_LVL2D_PAIR_ONE)))
+        s2.grid[1] = (sh->grid[1] + 1) / 2;
+    s2.shared_bytes *= s2.grid[1] < sh->grid[1] ? 2 : 1;
+    if (!d->lvl_resident2 || (long long)s2.grid[0] * s2.grid[1] > d->lvl_resident2)
+        return 0;
+    return (err = launch_lvl(d, d->k_lvl2d2, &s2, E, base, pitch, 0, 0, w, h)) < 0 ? err : 1;
 }
 
 /*
  * One forward 2-D level of the w x h region at base in one cooperative pass
- * (dwt_lvl2d, GPU) where lvl_shape allows and the device holds every tile at
- * once. Returns 1 when it ran, 0 where it does not apply (the caller runs the
- * two passes), or an error.
+ * (dwt_lvl2d or dwt_lvl2d2, GPU) where lvl_shape allows and the device holds
+ * every tile at once. Returns 1 when it ran, 0 where it does not apply (the
+ * caller runs the two passes), or an error.
  */
 static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
 {
@@ -1583,9 +1623,7 @@ static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
     int E = 0, res = 0, err = lvl_shape(d, w, h, &sh, &E, &res);
     if (err <= 0)
         return err;
-    if ((long long)sh.grid[0] * sh.grid[1] > res)
-        return 0;
-    return (err = launch_lvl(d, &sh, E, base, pitch, 0, 0, w, h)) < 0 ? err : 1;
+    return lvl_inplace(d, &sh, E, res, base, pitch, w, h);
 }
 
 /* dwt_lvl2o for levels of at most this many samples: larger ones are faster by a
@@ -1636,16 +1674,16 @@ static int lvl_oop_level(RV_Dwt *d, uint64_t base, int64_t pitch, uint64_t tb, i
         return err;
     if (*in_tmp) { /* the LL in the buffer: back into the image */
         *in_tmp = 0;
-        return launch_lvl(d, &sh, E, tb, pitch, base, pitch, w, h);
+        return launch_lvl(d, d->k_lvl2o, &sh, E, tb, pitch, base, pitch, w, h);
     }
     if (last) { /* an odd run's last level */
-        if ((long long)sh.grid[0] * sh.grid[1] <= res)
-            return launch_lvl(d, &sh, E, base, pitch, 0, 0, w, h);
-        if ((err = launch_lvl(d, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
+        if ((err = lvl_inplace(d, &sh, E, res, base, pitch, w, h)) != 0)
+            return err < 0 ? err : 0;
+        if ((err = launch_lvl(d, d->k_lvl2o, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
             return err;
         return run_rect(d, tb, pitch, base, pitch, w, h);
     }
-    if ((err = launch_lvl(d, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
+    if ((err = launch_lvl(d, d->k_lvl2o, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
         return err;
     *in_tmp = 1;
     /* the bands but LL (right of the top half, the bottom half) back on the side queue */

@@ -264,7 +264,15 @@ typedef enum RV_DwtGpuVariant {
                                     the others by a row and a column pass */,
     RV_DWT_VARIANT_LVL_OOP_SMALL = 33554432 /* dwt_lvl2o only for the levels whose tiles
                                     the device holds at once */,
-    RV_DWT_VARIANT_LVL_OOP_ALL = 67108864 /* dwt_lvl2o for levels of any size */
+    RV_DWT_VARIANT_LVL_OOP_ALL = 67108864 /* dwt_lvl2o for levels of any size */,
+    RV_DWT_VARIANT_LVL2D_PAIR_OFF = 134217728 /* forward, 2-D, GPU: a level in place in
+                                    one cooperative pass only where the device holds its
+                                    tiles one a block (dwt_lvl2d), not also where it
+                                    holds them two a block (dwt_lvl2d2, four blocks a
+                                    multiprocessor) */,
+    RV_DWT_VARIANT_LVL2D_PAIR_ONE = 268435456 /* dwt_lvl2d2 (four blocks a
+                                    multiprocessor, loads by cp.async) one tile a block
+                                    for the levels dwt_lvl2d takes */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
