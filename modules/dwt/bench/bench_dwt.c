@@ -13,7 +13,11 @@
  *            available or on the CPU: host clock around the launches, with rv_context_sync
  *            before and after (the method before session 11);
  *   E        bytes the kernels must move (Ikuzawa et al. Table 3 counting,
- *            from rv_dwt_stats) / time / measured bandwidth P;
+ *            from rv_dwt_stats) / time / measured bandwidth P; E2 (a line
+ *            under the row) the same with one count for every plan: a row
+ *            and a column pass a level, each reading and writing the level
+ *            once (16 bytes a sample a level), so that plans that move
+ *            fewer bytes compare by their time;
  *   mem      peak memory of the transform: the image plus the RV_Dwt's scratch
  *            and tables, as a multiple of the image (n);
  *   peer     GPU: PyTorch (torch_dwt.py, same GPU, same run, slicing
@@ -633,6 +637,18 @@ int main(int argc, char **argv)
                 if (!isnan(ims[0]) || !isnan(ims[1]))
                     printf("    %s L%d inverse (events): in-place %.3f ms, out-of-place %.3f ms\n", wnames[wi],
                            levs[li], ims[0], ims[1]);
+                {
+                    /* E2: one fixed count for every plan, a row and a column pass a level each
+                     * reading and writing the level once (16 bytes a sample a level); E above
+                     * counts the plan's own kernels, so a plan that moves fewer bytes (levels
+                     * in one pass) can show a lower E at a shorter time */
+                    double two = 0;
+                    for (long long l = 0, w = N, h = N; l < levs[li]; l++, w = (w + 1) / 2, h = (h + 1) / 2)
+                        two += 16.0 * (double)w * (double)h;
+                    printf("    %s L%d E2 (two passes a level, %.1f MB): in-place %.1f%%, out-of-place %.1f%%\n",
+                           wnames[wi], levs[li], two / 1e6, 100 * two / (ms[0] * 1e-3) / P,
+                           100 * two / (ms[1] * 1e-3) / P);
+                }
                 for (int mi = 0; mi < 2; mi++) {
                     printf("    %s %s L%d breakdown:", wnames[wi], mi ? "out-of-place" : "in-place", levs[li]);
                     for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
