@@ -424,47 +424,6 @@ static void test_gpu_lvl2d2(void **state)
         }
 }
 
-/*
- * In place, forward: runs of levels by dwt_lvl2o through level 0's column
- * halo buffer and back (the buffer at the run's first level's pitch, the
- * bands copied back on the side queue), against the CPU, with the launches
- * counted against INPLACE_LVL_BUF_OFF. 4096^2 five levels: level 1 does not
- * fit the buffer (dwt_lvl2d2), levels 2-4 do: an odd run, its last level in
- * place by dwt_lvl2d; 2048 x 1024 four levels: levels 2-3, an even run;
- * 2048^2 four levels: level 0 by dwt_lvl2d2, level 1 by dwt_lvl2d, 2-3 the
- * run. The halo buffer is held from level 0's 2^20 samples on.
- */
-static void test_gpu_inplace_lvlbuf(void **state)
-{
-    (void)state;
-    static const unsigned OFF = RV_DWT_VARIANT_INPLACE_LVL_BUF_OFF;
-    /* w, h, levels, variant, one-pass levels, copies */
-    static const struct {
-        int w, h, L;
-        unsigned v;
-        int nl, nc;
-    } cs[] = {
-        {4096, 4096, 5, 0, 4, 2}, {4096, 4096, 5, OFF, 4, 0}, {2048, 1024, 4, 0, 4, 2},
-        {2048, 1024, 4, OFF, 4, 0}, {2048, 2048, 4, 0, 4, 2},  {2048, 2048, 4, OFF, 4, 0},
-    };
-    for (size_t z = 0; z < sizeof(cs) / sizeof(cs[0]); z++)
-        for (int c = 2; c < DWT_WT; c++) { /* (c 0, 1: Haar, which keeps the passes) */
-            RV_DwtSettings s;
-            wavelet_type(c, &s);
-            s.method = RV_DWT_IN_PLACE;
-            s.gpu_variant = cs[z].v;
-            compare_s(&s, cs[z].w, cs[z].h, cs[z].L);
-            RV_DwtStats st;
-            xform_stats(&s, cs[z].w, cs[z].h, cs[z].L, 0, &st);
-            const long long nl = st.launches[RV_DWT_KERNEL_LEVEL2D], nc = st.launches[RV_DWT_KERNEL_SPLIT];
-            if (nl != cs[z].nl || nc != cs[z].nc) {
-                fprintf(stderr, "%dx%d L%d in place wavelet/type %d variant %u: %lld one-pass levels, %lld copies, want %d, %d\n",
-                        cs[z].w, cs[z].h, cs[z].L, c, cs[z].v, nl, nc, cs[z].nl, cs[z].nc);
-                fail();
-            }
-        }
-}
-
 static void test_gpu_equals_cpu(void **state)
 {
     (void)state;
@@ -816,7 +775,6 @@ int main(void)
         cmocka_unit_test(test_gpu_colrp),
         cmocka_unit_test(test_gpu_lvl2o),
         cmocka_unit_test(test_gpu_lvl2d2),
-        cmocka_unit_test(test_gpu_inplace_lvlbuf),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

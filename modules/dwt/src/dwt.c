@@ -1665,7 +1665,7 @@ static int lvl_oop_run(RV_Dwt *d, int l0, int tl)
     return l;
 }
 
-static int lvl_oop_level(RV_Dwt *d, uint64_t base, int64_t pitch, uint64_t tb, int64_t tp, int w, int h, int last,
+static int lvl_oop_level(RV_Dwt *d, uint64_t base, int64_t pitch, uint64_t tb, int w, int h, int last,
                          int *in_tmp)
 {
     RV_LaunchShape sh;
@@ -1674,50 +1674,29 @@ static int lvl_oop_level(RV_Dwt *d, uint64_t base, int64_t pitch, uint64_t tb, i
         return err;
     if (*in_tmp) { /* the LL in the buffer: back into the image */
         *in_tmp = 0;
-        return launch_lvl(d, d->k_lvl2o, &sh, E, tb, tp, base, pitch, w, h);
+        return launch_lvl(d, d->k_lvl2o, &sh, E, tb, pitch, base, pitch, w, h);
     }
     if (last) { /* an odd run's last level */
         if ((err = lvl_inplace(d, &sh, E, res, base, pitch, w, h)) != 0)
             return err < 0 ? err : 0;
-        if ((err = launch_lvl(d, d->k_lvl2o, &sh, E, base, pitch, tb, tp, w, h)) < 0)
+        if ((err = launch_lvl(d, d->k_lvl2o, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
             return err;
-        return run_rect(d, tb, tp, base, pitch, w, h);
+        return run_rect(d, tb, pitch, base, pitch, w, h);
     }
-    if ((err = launch_lvl(d, d->k_lvl2o, &sh, E, base, pitch, tb, tp, w, h)) < 0)
+    if ((err = launch_lvl(d, d->k_lvl2o, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
         return err;
     *in_tmp = 1;
     /* the bands but LL (right of the top half, the bottom half) back on the side queue */
     if ((err = rv_side_begin(d->ctx)) < 0)
         return rvfail(d, err, "rv_side_begin");
     d->side_pending = 1;
-    const uint64_t hx = (uint64_t)(w / 2) * 4, hy = (uint64_t)((int64_t)(h / 2) * pitch),
-                   ty = (uint64_t)((int64_t)(h / 2) * tp);
-    if ((err = run_rect(d, tb + hx, tp, base + hx, pitch, w / 2, h / 2)) >= 0)
-        err = run_rect(d, tb + ty, tp, base + hy, pitch, w, h / 2);
+    const uint64_t hx = (uint64_t)(w / 2) * 4, hy = (uint64_t)((int64_t)(h / 2) * pitch);
+    if ((err = run_rect(d, tb + hx, pitch, base + hx, pitch, w / 2, h / 2)) >= 0)
+        err = run_rect(d, tb + hy, pitch, base + hy, pitch, w, h / 2);
     const int e2 = rv_side_end(d->ctx);
     if (err < 0)
         return err;
     return e2 < 0 ? rvfail(d, e2, "rv_side_end") : 0;
-}
-
-/*
- * In place, forward, 2-D, GPU: the run of levels from l0 that lvl_oop_run
- * takes, through level 0's column halo buffer instead of the row buffer
- * (*tb, at the pitch *tp of level l0's width), where level l0 fits it; later
- * levels of the run are the top left of l0's region, at the same pitch, so
- * the side queue's copies of a level's bands never meet a later level. The
- * launches are chained, without dwt_lvl2d's cooperative start. Returns the
- * end of the run (l0: none) or an error.
- */
-static int lvl_ip_run(RV_Dwt *d, int l0, int tl, uint64_t *tb, int64_t *tp)
-{
-    if (d->s.gpu_variant & RV_DWT_VARIANT_INPLACE_LVL_BUF_OFF)
-        return l0;
-    const int end = lvl_oop_run(d, l0, tl);
-    if (end <= l0 + 1) /* (one level: in place as before) */
-        return end < 0 ? end : l0;
-    const int err = inplace_scratch(d, l0, tb, tp);
-    return err < 0 ? err : err ? end : l0;
 }
 
 static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h, int levels, int inverse);
@@ -1797,22 +1776,11 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
         return err;
 
     if (d->s.method == RV_DWT_IN_PLACE) {
-        /* forward: runs of levels by dwt_lvl2o through the halo buffer, [rb, rend) */
-        int in_tmp = 0, rend = 0;
-        uint64_t rb = 0;
-        int64_t rp = 0;
         for (int i = 0; i < tl; i++) {
             const int l = inverse ? tl - 1 - i : i;
             plan_level p = d->lv[l];
             if (dims == 1)
                 p.h = h;
-            if (!inverse && i >= rend && (rend = lvl_ip_run(d, i, tl, &rb, &rp)) < 0)
-                return rend;
-            if (i < rend) {
-                if ((err = lvl_oop_level(d, base, pitch, rb, rp, p.w, p.h, i == rend - 1, &in_tmp)) < 0)
-                    return err;
-                continue;
-            }
             if (!inverse && (err = run_lvl2d(d, base, pitch, p.w, p.h)) != 0) {
                 if (err < 0)
                     return err;
@@ -1867,7 +1835,7 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
         if (!inverse && i >= rend && (rend = lvl_oop_run(d, i, tl)) < 0)
             return rend;
         if (i < rend) {
-            if ((err = lvl_oop_level(d, base, pitch, tb, pitch, n, m, i == rend - 1, &in_tmp)) < 0)
+            if ((err = lvl_oop_level(d, base, pitch, tb, n, m, i == rend - 1, &in_tmp)) < 0)
                 return err;
             continue;
         }

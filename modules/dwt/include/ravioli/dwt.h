@@ -272,12 +272,7 @@ typedef enum RV_DwtGpuVariant {
                                     multiprocessor) */,
     RV_DWT_VARIANT_LVL2D_PAIR_ONE = 268435456 /* dwt_lvl2d2 (four blocks a
                                     multiprocessor, loads by cp.async) one tile a block
-                                    for the levels dwt_lvl2d takes */,
-    RV_DWT_VARIANT_INPLACE_LVL_BUF_OFF = 536870912 /* in place, forward, 2-D, GPU: no runs
-                                    of levels by dwt_lvl2o through level 0's column halo
-                                    buffer and back (the levels whose region fits it, as
-                                    out of place does through its row buffer), so those
-                                    levels in place by dwt_lvl2d */
+                                    for the levels dwt_lvl2d takes */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
