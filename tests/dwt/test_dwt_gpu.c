@@ -380,30 +380,30 @@ static void test_gpu_lvl2o(void **state)
 }
 
 /*
- * In place, levels of more tiles than the device holds one a block, by
- * dwt_lvl2d2 (two a block, four blocks a multiprocessor): the CPU's result,
- * and the launches counted against PAIR_OFF (the passes) for devices of 132
- * multiprocessors (H100 SXM, H200: 396 tiles one a block, 528 blocks of two).
- * 2048 x 1024 (512 tiles) and 2048 x 832 (416: an odd tile column count, so
- * the last block row has one tile) one level; 2048^2 two levels (1024 tiles,
- * then 256 by dwt_lvl2d); out of place, 2048^2 one level (an odd run whose
- * last level now goes in place instead of through the buffer and a copy);
- * PAIR_ONE: dwt_lvl2d2 one tile a block for the levels dwt_lvl2d takes.
+ * In place, levels in one cooperative pass by dwt_lvl2d2 (four blocks a
+ * multiprocessor): the CPU's result, and the launches counted against
+ * PAIR_OFF (dwt_lvl2d only) for devices of 132 multiprocessors (H100 SXM,
+ * H200: dwt_lvl2d holds 396 tiles, dwt_lvl2d2 528 blocks). 2048 x 1024 (512
+ * tiles, a tile a block) and 2048 x 1216 (608 tiles, two a block; 19 tile
+ * rows, so the last block row has one) one level; 2048^2 two levels (1024
+ * tiles two a block, then 256); out of place, 2048^2 one level (an odd run
+ * whose last level goes in place instead of through the buffer and a copy);
+ * THREE: dwt_lvl2d for the levels it holds.
  */
 static void test_gpu_lvl2d2(void **state)
 {
     (void)state;
     /* w, h, levels, method (1: out of place), variant, one-pass levels, copies */
-    static const unsigned P_OFF = RV_DWT_VARIANT_LVL2D_PAIR_OFF, P_ONE = RV_DWT_VARIANT_LVL2D_PAIR_ONE;
+    static const unsigned P_OFF = RV_DWT_VARIANT_LVL2D_PAIR_OFF, P_3 = RV_DWT_VARIANT_LVL2D_THREE;
     static const struct {
         int w, h, L, oop;
         unsigned v;
         int nl, nc;
     } cs[] = {
-        {2048, 1024, 1, 0, 0, 1, 0},     {2048, 1024, 1, 0, P_OFF, 0, 0}, {2048, 832, 1, 0, 0, 1, 0},
-        {2048, 832, 1, 0, P_OFF, 0, 0},  {2048, 2048, 2, 0, 0, 2, 0},     {2048, 2048, 2, 0, P_OFF, 1, 0},
-        {2048, 2048, 1, 1, 0, 1, 0},     {2048, 2048, 1, 1, P_OFF, 1, 1}, {1024, 1024, 3, 0, P_ONE, 3, 0},
-        {640, 384, 2, 0, P_ONE, 2, 0},
+        {2048, 1024, 1, 0, 0, 1, 0},     {2048, 1024, 1, 0, P_OFF, 0, 0}, {2048, 1216, 1, 0, 0, 1, 0},
+        {2048, 1216, 1, 0, P_OFF, 0, 0},  {2048, 2048, 2, 0, 0, 2, 0},     {2048, 2048, 2, 0, P_OFF, 1, 0},
+        {2048, 2048, 1, 1, 0, 1, 0},     {2048, 2048, 1, 1, P_OFF, 1, 1}, {1024, 1024, 3, 0, P_3, 3, 0},
+        {640, 384, 2, 0, P_3, 2, 0},
     };
     for (size_t z = 0; z < sizeof(cs) / sizeof(cs[0]); z++)
         for (int c = 2; c < DWT_WT; c++) { /* (c 0, 1: Haar, which keeps the passes) */

@@ -1585,29 +1585,31 @@ static int launch_lvl(RV_Dwt *d, const RV_Kernel *k, const RV_LaunchShape *sh, i
 
 /*
  * One level of the shape lvl_shape gave, in place in one cooperative pass
- * where the device holds its tiles at once: a tile a block (dwt_lvl2d, three
- * blocks a multiprocessor), else two a block (dwt_lvl2d2, four a
- * multiprocessor: 4K's level 1, 1024 tiles, on 132 multiprocessors). Returns
- * 1 when it ran, 0 where neither holds the tiles, or an error.
+ * where the device holds its tiles at once: by dwt_lvl2d2 (four blocks a
+ * multiprocessor, windows by cp.async), a tile a block where the blocks fit,
+ * else two a block (4K's level 1, 1024 tiles, on 132 multiprocessors: 512
+ * blocks); by dwt_lvl2d (three blocks a multiprocessor) without dwt_lvl2d2,
+ * with LVL2D_PAIR_OFF, or for the levels it holds with LVL2D_THREE. Returns 1
+ * when it ran, 0 where no form holds the tiles, or an error.
  */
 static int lvl_inplace(RV_Dwt *d, const RV_LaunchShape *sh, int E, int res, uint64_t base, int64_t pitch, int w,
                        int h)
 {
     const unsigned v = d->s.gpu_variant;
     const long long tiles = (long long)sh->grid[0] * sh->grid[1];
-    const int pair = d->k_lvl2d2 && !(v & RV_DWT_VARIANT_LVL2D_PAIR_OFF);
+    const int pair = d->k_lvl2d2 && d->lvl_resident2 && !(v & RV_DWT_VARIANT_LVL2D_PAIR_OFF);
     int err;
-    if (tiles <= res && !(pair && (v & RV_DWT_VARIANT_LVL2D_PAIR_ONE)))
+    if (tiles <= res && (!pair || (v & RV_DWT_VARIANT_LVL2D_THREE)))
         return (err = launch_lvl(d, d->k_lvl2d, sh, E, base, pitch, 0, 0, w, h)) < 0 ? err : 1;
     if (!pair)
         return 0;
-    /* two tiles a block (block y and y + grid y), or one with PAIR_ONE where they fit */
     RV_LaunchShape s2 = *sh;
-    if (!(tiles <= res && (v & RV_DWT_VARIANT_LVL2D_PAIR_ONE)))
+    if (tiles > d->lvl_resident2) { /* two tiles a block: block rows y and y + grid y */
         s2.grid[1] = (sh->grid[1] + 1) / 2;
-    s2.shared_bytes *= s2.grid[1] < sh->grid[1] ? 2 : 1;
-    if (!d->lvl_resident2 || (long long)s2.grid[0] * s2.grid[1] > d->lvl_resident2)
-        return 0;
+        s2.shared_bytes *= 2;
+        if ((long long)s2.grid[0] * s2.grid[1] > d->lvl_resident2)
+            return 0;
+    }
     return (err = launch_lvl(d, d->k_lvl2d2, &s2, E, base, pitch, 0, 0, w, h)) < 0 ? err : 1;
 }
 

@@ -266,13 +266,14 @@ typedef enum RV_DwtGpuVariant {
                                     the device holds at once */,
     RV_DWT_VARIANT_LVL_OOP_ALL = 67108864 /* dwt_lvl2o for levels of any size */,
     RV_DWT_VARIANT_LVL2D_PAIR_OFF = 134217728 /* forward, 2-D, GPU: a level in place in
-                                    one cooperative pass only where the device holds its
-                                    tiles one a block (dwt_lvl2d), not also where it
-                                    holds them two a block (dwt_lvl2d2, four blocks a
-                                    multiprocessor) */,
-    RV_DWT_VARIANT_LVL2D_PAIR_ONE = 268435456 /* dwt_lvl2d2 (four blocks a
-                                    multiprocessor, loads by cp.async) one tile a block
-                                    for the levels dwt_lvl2d takes */
+                                    one cooperative pass only by dwt_lvl2d (a tile a
+                                    block, three blocks a multiprocessor) where the
+                                    device holds its tiles so, instead of dwt_lvl2d2
+                                    (four blocks a multiprocessor, windows by cp.async:
+                                    a tile a block, or two where the device holds them
+                                    only so) */,
+    RV_DWT_VARIANT_LVL2D_THREE = 268435456 /* the levels whose tiles dwt_lvl2d holds by
+                                    it, dwt_lvl2d2 only for the larger ones */
 } RV_DwtGpuVariant;
 
 typedef struct RV_Dwt RV_Dwt;
