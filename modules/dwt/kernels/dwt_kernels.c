@@ -2178,18 +2178,21 @@ enum { DWT_LVL_M = 8, DWT_LVL_NW = DWT_LVL_THREADS / 32 };
 
 /* One tile of the level: the window at y0 (and x of the block) into sh, its rows
  * lifted there, and, in the threads of warps 0-7, its column segment's pairs
- * lifted into S and D (the results: S[E, E + 8), D[E, E + 8)). arrive: this is
- * the block's last load of global memory (in place: the counter). */
+ * lifted into S and D (the results: S[E, E + 8), D[E, E + 8)). PART 0: all of
+ * it, the window loaded through registers, then a barrier and, with arrive
+ * (this is the block's last load of global memory), in place the counter; 1:
+ * only the window's loads started (cp.async, one commit group); 2: only the
+ * lifting (the caller has waited for the window and synchronised). */
 static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const int E, const int TYPE,
                                                     const int OOP, const int arrive, uint32_t *sh, const int y0,
-                                                    uint32_t *S, uint32_t *D, const int ASYNC)
+                                                    uint32_t *S, uint32_t *D, const int PART)
 {
     enum { M = DWT_LVL_M, NW = DWT_LVL_NW, RPW = (DWT_LVL_T + 12 + NW - 1) / NW };
     const int W = DWT_LVL_T + 4 * E, P = W + 1, A = M + 2 * E;
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int w = a->w, h = a->h;
     const int x0 = (int)blockIdx.x * DWT_LVL_T - 2 * E;
-    if (ASYNC == 1) { /* the window's loads (cp.async, one group), no more */
+    if (PART == 1) {
 #  pragma unroll
         for (int j = 0; j < RPW; j++) {
             const int r = warp + NW * j;
@@ -2205,7 +2208,7 @@ static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const
         asm volatile("cp.async.commit_group;\n" ::: "memory");
         return;
     }
-    if (!ASYNC) {
+    if (PART == 0) {
         /* the window through the symmetric extension (one reflection: w, h >= 64 > 2E);
          * rows warp + NW j, columns lane + 32 k: all loads in flight, then the stores */
         int gx[3];
@@ -2236,7 +2239,7 @@ static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const
             }
         }
     }
-    if (!ASYNC) {
+    if (PART == 0) {
         __syncthreads();
         if (!OOP && arrive)
             dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
