@@ -13,10 +13,9 @@
 
 static RV_Context *g_gpu, *g_cpu;
 
-static void *run(RV_Context *ctx, const RV_DwtSettings *s, const void *in, int w, int h, int levels, int inverse)
+/* One transform of `in` by d (an RV_Dwt of ctx), its result in new memory. */
+static void *run_d(RV_Context *ctx, RV_Dwt *d, const void *in, int w, int h, int levels, int inverse)
 {
-    RV_Dwt *d = NULL;
-    assert_int_equal(rv_dwt_create(ctx, s, &d), 0);
     const size_t n = (size_t)w * h * 4;
     RV_Buffer *b = NULL;
     assert_int_equal(rv_buffer_create(ctx, n, &b), 0);
@@ -29,12 +28,16 @@ static void *run(RV_Context *ctx, const RV_DwtSettings *s, const void *in, int w
     void *out = malloc(n);
     assert_int_equal(rv_buffer_download(b, 0, out, n), 0);
     rv_buffer_destroy(&b);
-    rv_dwt_destroy(&d);
     return out;
 }
 
-/* The transform of s on the CPU and on the GPU agree, forward and inverse. */
-static void compare_s(const RV_DwtSettings *sp, int w, int h, int levels)
+/*
+ * The transform of s on the CPU (dc) and on the GPU (dg, both created with s)
+ * agree, forward and inverse. The same RV_Dwt serves both directions and, in
+ * test_gpu_variants, several sizes one after the other, as a caller would use
+ * it (and one module load a GPU RV_Dwt instead of one a transform).
+ */
+static void compare_d(const RV_DwtSettings *sp, RV_Dwt *dc, RV_Dwt *dg, int w, int h, int levels)
 {
     const RV_DwtSettings s = *sp;
     const RV_DwtWavelet wv = s.wavelet;
@@ -50,7 +53,7 @@ static void compare_s(const RV_DwtSettings *sp, int w, int h, int levels)
             ((float *)in)[i] = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
     }
     for (int inv = 0; inv < 2; inv++) {
-        void *a = run(g_cpu, &s, in, w, h, levels, inv), *b = run(g_gpu, &s, in, w, h, levels, inv);
+        void *a = run_d(g_cpu, dc, in, w, h, levels, inv), *b = run_d(g_gpu, dg, in, w, h, levels, inv);
         if (integer) {
             assert_memory_equal(a, b, n * 4);
         } else {
@@ -68,6 +71,16 @@ static void compare_s(const RV_DwtSettings *sp, int w, int h, int levels)
         free(b);
     }
     free(in);
+}
+
+static void compare_s(const RV_DwtSettings *s, int w, int h, int levels)
+{
+    RV_Dwt *dc = NULL, *dg = NULL;
+    assert_int_equal(rv_dwt_create(g_cpu, s, &dc), 0);
+    assert_int_equal(rv_dwt_create(g_gpu, s, &dg), 0);
+    compare_d(s, dc, dg, w, h, levels);
+    rv_dwt_destroy(&dc);
+    rv_dwt_destroy(&dg);
 }
 
 static void compare(RV_DwtWavelet wv, int integer, int layout, int method, int fuse, int dims, int w, int h,
@@ -111,8 +124,8 @@ static void test_gpu_variants(void **state)
                                     RV_DWT_VARIANT_COL_TOPDOWN, RV_DWT_VARIANT_COL_TOPDOWN | 64 | 8};
     for (unsigned vi = 0; vi < 64 + sizeof(more) / sizeof(more[0]); vi++) {
         const unsigned v = vi < 64 ? vi : more[vi - 64];
-        for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
-            for (int c = 0; c < 3; c++) {
+        for (int c = 0; c < 3; c++)
+            for (int m = 0; m < 2; m++) {
                 RV_DwtSettings s;
                 rv_dwt_settings_default(&s);
                 s.wavelet = c == 0 ? RV_DWT_CDF97 : RV_DWT_DD137;
@@ -120,10 +133,15 @@ static void test_gpu_variants(void **state)
                 /* the in-place tile variants (16, 32) with the passes they shape, not dwt_colclu */
                 s.gpu_variant = v | (v & 48 ? RV_DWT_VARIANT_NO_COLCLU : 0);
                 s.col_fuse_min = 1;
-                for (int m = 0; m < 2; m++) {
-                    s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
-                    compare_s(&s, sizes[z][0], sizes[z][1], 3);
-                }
+                s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+                /* one RV_Dwt a backend for every size (each size's buffers grow from the last's) */
+                RV_Dwt *dc = NULL, *dg = NULL;
+                assert_int_equal(rv_dwt_create(g_cpu, &s, &dc), 0);
+                assert_int_equal(rv_dwt_create(g_gpu, &s, &dg), 0);
+                for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
+                    compare_d(&s, dc, dg, sizes[z][0], sizes[z][1], 3);
+                rv_dwt_destroy(&dc);
+                rv_dwt_destroy(&dg);
             }
     }
 }
@@ -520,14 +538,17 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
     RV_DwtSettings u = s;
     u.device_memory_limit = 0;
     u.transfer_ctx = NULL;
-    uint32_t *ref = run(g_gpu, &u, in, w, h, levels, 0);
+    RV_Dwt *du = NULL;
+    assert_int_equal(rv_dwt_create(g_gpu, &u, &du), 0);
+    uint32_t *ref = run_d(g_gpu, du, in, w, h, levels, 0);
     for (size_t i = 0; i < n; i++)
         if (co[i] != ref[i]) {
             fprintf(stderr, "host split wavelet %d i32 %d %dx%d L%d pairs %d xfer %d: coefficient %zu differs\n", wv,
                     integer, w, h, levels, pairs, xfer != NULL, i);
             fail();
         }
-    uint32_t *rref = run(g_gpu, &u, ref, w, h, levels, 1);
+    uint32_t *rref = run_d(g_gpu, du, ref, w, h, levels, 1);
+    rv_dwt_destroy(&du);
     assert_memory_equal(rec, rref, n * 4);
     free(rref);
     free(ref);
