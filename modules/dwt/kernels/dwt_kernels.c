@@ -2192,25 +2192,10 @@ static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const
     const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int w = a->w, h = a->h;
     const int x0 = (int)blockIdx.x * DWT_LVL_T - 2 * E;
-    if (PART == 1) {
-#  pragma unroll
-        for (int j = 0; j < RPW; j++) {
-            const int r = warp + NW * j;
-            if (r < W) {
-                const uint32_t *g = (const uint32_t *)(uintptr_t)(a->base + (uint64_t)((int64_t)dwt_reflect_once(
-                                                                                 y0 + r, h) * a->pitch));
-#  pragma unroll
-                for (int k = 0; k < 3; k++)
-                    if (lane + 32 * k < W)
-                        dwt_cp4(sh + r * P + lane + 32 * k, g + dwt_reflect_once(x0 + lane + 32 * k, w));
-            }
-        }
-        asm volatile("cp.async.commit_group;\n" ::: "memory");
-        return;
-    }
-    if (PART == 0) {
+    if (PART != 2) {
         /* the window through the symmetric extension (one reflection: w, h >= 64 > 2E);
-         * rows warp + NW j, columns lane + 32 k: all loads in flight, then the stores */
+         * rows warp + NW j, columns lane + 32 k. PART 1: by cp.async; 0: all loads in
+         * flight into registers, then the stores */
         int gx[3];
 #  pragma unroll
         for (int k = 0; k < 3; k++)
@@ -2224,9 +2209,17 @@ static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const
                                                                                  y0 + r, h) * a->pitch));
 #  pragma unroll
                 for (int k = 0; k < 3; k++)
-                    if (lane + 32 * k < W)
-                        v[j][k] = __ldcg(g + gx[k]);
+                    if (lane + 32 * k < W) {
+                        if (PART == 1)
+                            dwt_cp4(sh + r * P + lane + 32 * k, g + gx[k]);
+                        else
+                            v[j][k] = __ldcg(g + gx[k]);
+                    }
             }
+        }
+        if (PART == 1) {
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+            return;
         }
 #  pragma unroll
         for (int j = 0; j < RPW; j++) {

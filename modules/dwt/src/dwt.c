@@ -1592,14 +1592,13 @@ static int launch_lvl(RV_Dwt *d, const RV_Kernel *k, const RV_LaunchShape *sh, i
  * with LVL2D_PAIR_OFF, or for the levels it holds with LVL2D_THREE. Returns 1
  * when it ran, 0 where no form holds the tiles, or an error.
  */
-static int lvl_inplace(RV_Dwt *d, const RV_LaunchShape *sh, int E, int res, uint64_t base, int64_t pitch, int w,
-                       int h)
+static int lvl_inplace(RV_Dwt *d, const RV_LaunchShape *sh, int E, uint64_t base, int64_t pitch, int w, int h)
 {
     const unsigned v = d->s.gpu_variant;
     const long long tiles = (long long)sh->grid[0] * sh->grid[1];
     const int pair = d->k_lvl2d2 && d->lvl_resident2 && !(v & RV_DWT_VARIANT_LVL2D_PAIR_OFF);
     int err;
-    if (tiles <= res && (!pair || (v & RV_DWT_VARIANT_LVL2D_THREE)))
+    if (tiles <= d->lvl_resident && (!pair || (v & RV_DWT_VARIANT_LVL2D_THREE)))
         return (err = launch_lvl(d, d->k_lvl2d, sh, E, base, pitch, 0, 0, w, h)) < 0 ? err : 1;
     if (!pair)
         return 0;
@@ -1625,7 +1624,7 @@ static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
     int E = 0, res = 0, err = lvl_shape(d, w, h, &sh, &E, &res);
     if (err <= 0)
         return err;
-    return lvl_inplace(d, &sh, E, res, base, pitch, w, h);
+    return lvl_inplace(d, &sh, E, base, pitch, w, h);
 }
 
 /* dwt_lvl2o for levels of at most this many samples: larger ones are faster by a
@@ -1679,7 +1678,7 @@ static int lvl_oop_level(RV_Dwt *d, uint64_t base, int64_t pitch, uint64_t tb, i
         return launch_lvl(d, d->k_lvl2o, &sh, E, tb, pitch, base, pitch, w, h);
     }
     if (last) { /* an odd run's last level */
-        if ((err = lvl_inplace(d, &sh, E, res, base, pitch, w, h)) != 0)
+        if ((err = lvl_inplace(d, &sh, E, base, pitch, w, h)) != 0)
             return err < 0 ? err : 0;
         if ((err = launch_lvl(d, d->k_lvl2o, &sh, E, base, pitch, tb, pitch, w, h)) < 0)
             return err;
