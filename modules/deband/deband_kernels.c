@@ -590,9 +590,10 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
                         r = (unsigned)(cv - avg + thm) < thb ? avg : cv;
                     } else {
                         const int lo = cv - thm;
-                        const unsigned u =
-                            rv_db_umax(rv_db_umax((unsigned)(pp - lo), (unsigned)(pm - lo)),
-                                       rv_db_umax((unsigned)(pq - lo), (unsigned)(pr - lo)));
+                        /* a chain, each step an add and a max (one VIADDMNMX on sm_90) */
+                        const unsigned u = rv_db_umax(
+                            rv_db_umax(rv_db_umax((unsigned)(pp - lo), (unsigned)(pm - lo)), (unsigned)(pq - lo)),
+                            (unsigned)(pr - lo));
                         r = u < thb ? avg : cv;
                     }
                 }
@@ -634,7 +635,7 @@ RV_DB_FN void rv_db_tile_row_gen(const unsigned char *sm, int ci, uint32_t rk, i
                     sum += qb + rb;
                     if (!blur) {
                         const int lo = cb - thm;
-                        u = rv_db_umax(u, rv_db_umax((unsigned)(qb - lo), (unsigned)(rb - lo)));
+                        u = rv_db_umax(rv_db_umax(u, (unsigned)(qb - lo)), (unsigned)(rb - lo));
                     }
                 }
                 const int cu = cb << (8 - su); /* the centre at the unit */

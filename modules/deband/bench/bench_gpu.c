@@ -387,7 +387,7 @@ int main(int argc, char **argv)
             snprintf(sz, sizeof(sz), "%dx%d", bc->w, bc->h);
             char mn[24];
             snprintf(mn, sizeof(mn), "%s r%d", mname[m], ds.range);
-            printf("%-10s %-22s %-10s %10.1f %10.1f %10.1f %8.0f%% %8.0f%% %9.1f %8.0f%% %9.0f %5.0f%%\n", sz,
+            printf("%-10s %-22s %-10s %10.2f %10.1f %10.2f %8.1f%% %8.0f%% %9.1f %8.0f%% %9.0f %5.0f%%\n", sz,
                    fname, mn, a_us, l_us, f_us, 100.0 * f_us / a_us, 100.0 * f_us / l_us, c_us,
                    100.0 * c_us / l_us, (double)bc->w * bc->h / (l_us * 1e-6) / 1e6, ovl);
         }
