@@ -2286,8 +2286,12 @@ static __device__ __forceinline__ unsigned char *dwt_lvl_out(const dwt_lvl_args 
 /*
  * NT 1: block (bx, by) takes tile (bx, by) and stores it from registers. NT 2
  * (dwt_lvl2d2): tiles by and by + gridDim.y of its column (the second where
- * there is one); each tile's result goes back into its own window, and the
- * stores read them there once every block has loaded.
+ * there is one), both windows loading at once; the first tile lifts, then
+ * (the second window landed: the block's last read) the counters, the first
+ * tile's stores from registers, the second tile lifted and stored: the first
+ * tile's stores drain while the second lifts. (Before, both results went back
+ * into their windows and were stored after the second tile: 2K in place 1-2
+ * us slower, 4K CDF 9/7 about 1 us faster; docs/perf/dwt.md, session 28.)
  */
 static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE,
                                                     const int OOP, const int NT)
@@ -2295,7 +2299,7 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
     enum { M = DWT_LVL_M };
     const int W = DWT_LVL_T + 4 * E, P = W + 1;
     const int tid = (int)threadIdx.x, warp = tid >> 5;
-    const int cl = warp < 8, c = 32 * (warp & 1) + (tid & 31), s = warp >> 1;
+    const int cl = warp < 8;
     const int h = a->h;
     if (NT == 1) {
         uint32_t S[M + 6], D[M + 6];
@@ -2322,46 +2326,43 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         if (t < nb)
             dwt_lvl_tile(a, E, TYPE, OOP, 0, dwt_sh + t * W * P, (int)(blockIdx.y + t * gridDim.y) * DWT_LVL_T - 2 * E,
                          NULL, NULL, 1);
-#  pragma unroll
-    for (int t = 0; t < NT; t++) {
-        if (t >= nb)
-            break;
-        if (t + 1 < nb)
+    /* the first tile lifted, then (its second window landed: the block's last
+     * read of global memory) the counters, the first tile stored from registers,
+     * the second lifted and stored: the first tile's stores drain while the
+     * second lifts */
+    {
+        uint32_t S[M + 6], D[M + 6];
+        if (nb > 1)
             asm volatile("cp.async.wait_group 1;\n" ::: "memory");
         else
             asm volatile("cp.async.wait_group 0;\n" ::: "memory");
         __syncthreads();
-        if (!OOP && t == nb - 1)
+        if (!OOP && nb == 1)
             dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
-        uint32_t S[M + 6], D[M + 6];
-        uint32_t *sh = dwt_sh + t * W * P;
-        dwt_lvl_tile(a, E, TYPE, OOP, 0, sh, 0, S, D, 2);
-        __syncthreads(); /* every column segment has read the window */
-        if (cl) {
-            uint32_t *cp = sh + 2 * M * s * P + 2 * E + c;
-#  pragma unroll
-            for (int i = E; i < E + M; i++) {
-                cp[2 * i * P] = S[i];
-                cp[(2 * i + 1) * P] = D[i];
-            }
+        dwt_lvl_tile(a, E, TYPE, OOP, 0, dwt_sh, 0, S, D, 2);
+        if (nb > 1) {
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+            __syncthreads();
+            if (!OOP)
+                dwt_cnt_arrive(a->sync, 0, tid);
         }
-    }
-    if (!OOP)
-        dwt_cnt_wait(a->sync, 0, tid, gridDim.x * gridDim.y);
-    else
-        __syncthreads();
-    if (cl) {
+        if (!OOP)
+            dwt_cnt_wait(a->sync, 0, tid, gridDim.x * gridDim.y);
 #  pragma unroll 1
-        for (int t = 0; t < nb; t++) {
-            int64_t op;
-            unsigned char *ps = dwt_lvl_out(a, OOP, (int)(blockIdx.y + t * gridDim.y), &op);
-            unsigned char *pd = ps + (int64_t)(h >> 1) * op;
-            const uint32_t *cp = dwt_sh + t * W * P + 2 * M * s * P + 2 * E + c;
+        for (int t = 0;; t++) {
+            if (cl) {
+                int64_t op;
+                unsigned char *ps = dwt_lvl_out(a, OOP, (int)(blockIdx.y + t * gridDim.y), &op);
+                unsigned char *pd = ps + (int64_t)(h >> 1) * op;
 #  pragma unroll
-            for (int i = 0; i < M; i++) {
-                *(uint32_t *)(ps + i * op) = cp[2 * (E + i) * P];
-                *(uint32_t *)(pd + i * op) = cp[(2 * (E + i) + 1) * P];
+                for (int i = 0; i < M; i++) {
+                    *(uint32_t *)(ps + i * op) = S[E + i];
+                    *(uint32_t *)(pd + i * op) = D[E + i];
+                }
             }
+            if (t + 1 >= nb)
+                break;
+            dwt_lvl_tile(a, E, TYPE, OOP, 0, dwt_sh + W * P, 0, S, D, 2);
         }
     }
 }
