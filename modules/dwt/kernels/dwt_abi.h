@@ -153,8 +153,9 @@ typedef struct dwt_col_args {
  * dwt_lvl2d2 (GPU, cooperative): the same with two tiles a block, (bx, by)
  * and (bx, by + gridDim.y) where the latter exists, so that a level of up to
  * twice the resident blocks' tiles takes one pass. Both windows are loaded at
- * once (cp.async), each tile's result waits in its window, and the stores
- * read them there after the counters. Four blocks a multiprocessor (40
+ * once (cp.async); the first tile lifts, the block passes the counters once
+ * its second window has landed and stores the first tile from registers,
+ * then lifts and stores the second. Four blocks a multiprocessor (40
  * registers), shared memory twice dwt_lvl2d's.
  */
 /*
