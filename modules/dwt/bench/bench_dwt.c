@@ -21,8 +21,11 @@
  *   mem      peak memory of the transform: the image plus the RV_Dwt's scratch
  *            and tables, as a multiple of the image (n);
  *   peer     GPU: PyTorch (torch_dwt.py, same GPU, same run, slicing
- *            implementation), CPU: a plain single-threaded C lifting loop;
- *            the ratio is peer time / our time.
+ *            implementation), CPU: a plain single-threaded C lifting loop
+ *            in the table, and PyWavelets (pywt_dwt.py: wavedec2, bior4.4 =
+ *            CDF 9/7, one thread) on a line under the CDF 9/7 rows where it
+ *            is installed; the ratio is peer time / our time. The scripts
+ *            run with $RV_BENCH_PYTHON (default python3).
  * P (the floor) is measured in the same run: the best of a device-to-device
  * copy of the image through the module's own copy kernel (GPU: dwt_copy16,
  * 16-byte copies with DWT_COPY_Q of them in flight a thread, since session 12;
@@ -261,14 +264,16 @@ static double measure_bw(RV_Context *ctx, RV_Buffer *src, RV_Buffer *dst, int N,
     return 8.0 * N * (double)N / best;
 }
 
-/* PyTorch peer: runs torch_dwt.py next to this program once per N; ms[w][l] NAN if
- * unavailable; *copy: PyTorch's device copy bandwidth of the image in B/s (NAN if none). */
-static void torch_ms(const char *self, int N, double ms[2][2], double *copy)
+/* Peer scripts next to this program, run once per N by $RV_BENCH_PYTHON
+ * (default python3): GPU torch_dwt.py (PyTorch), CPU pywt_dwt.py
+ * (PyWavelets, CDF 9/7 only). ms[w][l] (w: CDF 9/7, DD(13,7); l: 1 and 5
+ * levels) NAN where the script gives none; *copy: the peer's copy bandwidth
+ * of the image in B/s (NAN if none). Other lines are printed after "# tag: ". */
+static void peer_ms(const char *self, const char *script, const char *tag, int N, double ms[2][2], double *copy)
 {
     for (int i = 0; i < 4; i++)
         ms[i / 2][i % 2] = NAN;
     *copy = NAN;
-#if RV_BENCH_GPU
     char dir[1024], cmd[1400];
     snprintf(dir, sizeof(dir), "%s", self);
     char *slash = strrchr(dir, '/');
@@ -276,7 +281,8 @@ static void torch_ms(const char *self, int N, double ms[2][2], double *copy)
         *slash = 0;
     else
         snprintf(dir, sizeof(dir), ".");
-    snprintf(cmd, sizeof(cmd), "python3 %s/torch_dwt.py %d 2>&1", dir, N);
+    const char *py = getenv("RV_BENCH_PYTHON");
+    snprintf(cmd, sizeof(cmd), "%s %s/%s %d 2>&1", py && *py ? py : "python3", dir, script, N);
     FILE *p = popen(cmd, "r");
     if (!p)
         return;
@@ -290,13 +296,9 @@ static void torch_ms(const char *self, int N, double ms[2][2], double *copy)
         else if (sscanf(line, "copy_gbs %lf", &v) == 1)
             *copy = v * 1e9;
         else
-            printf("# torch: %s", line);
+            printf("# %s: %s", tag, line);
     }
     pclose(p);
-#else
-    (void)self;
-    (void)N;
-#endif
 }
 
 /* CPU peer: a plain single-threaded lifting loop (rows, then columns via a line buffer). */
@@ -534,7 +536,10 @@ int main(int argc, char **argv)
         const double Pe = cpu || !RV_BENCH_EVENTS ? NAN : measure_bw(ctx, buf, aux, N, cpu, 1, 1);
         rv_buffer_destroy(&aux); /* the transforms run with the image alone */
         double tms[2][2], Pt;
-        torch_ms(argv[0], N, tms, &Pt);
+        if (cpu)
+            peer_ms(argv[0], "pywt_dwt.py", "pywt", N, tms, &Pt);
+        else
+            peer_ms(argv[0], "torch_dwt.py", "torch", N, tms, &Pt);
         /* the floor: the best copy measured in this run */
         double P = isnan(Pt) || Pt < Pk ? Pk : Pt;
         if (!isnan(Pb) && Pb > P)
@@ -546,8 +551,11 @@ int main(int argc, char **argv)
             snprintf(back, sizeof(back), " (20 back to back: %.1f; one, events: %.1f)", Pb / 1e9, Pe / 1e9);
         else if (!isnan(Pb))
             snprintf(back, sizeof(back), " (20 back to back: %.1f)", Pb / 1e9);
-        printf("\nN = %d (%.0f MiB): copy bandwidth: module copy kernel %.1f GB/s%s, torch copy %.1f GB/s; P = %.1f GB/s\n",
-               N, bytes / 1048576.0, Pk / 1e9, back, Pt / 1e9, P / 1e9);
+        char tcopy[48] = "";
+        if (!isnan(Pt))
+            snprintf(tcopy, sizeof(tcopy), ", torch copy %.1f GB/s", Pt / 1e9);
+        printf("\nN = %d (%.0f MiB): copy bandwidth: module copy kernel %.1f GB/s%s%s; P = %.1f GB/s\n", N,
+               bytes / 1048576.0, Pk / 1e9, back, tcopy, P / 1e9);
         for (int vi = 0; vi < nv; vi++) {
         const unsigned variant = variants[vi];
         if (nv > 1 || variant)
@@ -634,6 +642,13 @@ int main(int argc, char **argv)
                 if (evs)
                     printf(" %.3f | %.3f |", hms[0], hms[1]);
                 printf("\n");
+                {
+                    const double yms = levs[li] == 1 ? tms[wi][0] : levs[li] == 5 ? tms[wi][1] : NAN;
+                    if (cpu && !isnan(yms))
+                        printf("    %s L%d PyWavelets (one thread): %.3f ms; pywt/in-place %.2fx, "
+                               "pywt/out-of-place %.2fx\n",
+                               wnames[wi], levs[li], yms, yms / ms[0], yms / ms[1]);
+                }
                 if (!isnan(ims[0]) || !isnan(ims[1]))
                     printf("    %s L%d inverse (events): in-place %.3f ms, out-of-place %.3f ms\n", wnames[wi],
                            levs[li], ims[0], ims[1]);
