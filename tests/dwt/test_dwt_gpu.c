@@ -73,14 +73,23 @@ static void compare_d(const RV_DwtSettings *sp, RV_Dwt *dc, RV_Dwt *dg, int w, i
     free(in);
 }
 
-static void compare_s(const RV_DwtSettings *s, int w, int h, int levels)
+/* compare_d for each of the nz sizes wh[z] (w, h) with one RV_Dwt a backend
+ * (each size's buffers grow from the last's). */
+static void compare_sizes(const RV_DwtSettings *s, const int (*wh)[2], size_t nz, int levels)
 {
     RV_Dwt *dc = NULL, *dg = NULL;
     assert_int_equal(rv_dwt_create(g_cpu, s, &dc), 0);
     assert_int_equal(rv_dwt_create(g_gpu, s, &dg), 0);
-    compare_d(s, dc, dg, w, h, levels);
+    for (size_t z = 0; z < nz; z++)
+        compare_d(s, dc, dg, wh[z][0], wh[z][1], levels);
     rv_dwt_destroy(&dc);
     rv_dwt_destroy(&dg);
+}
+
+static void compare_s(const RV_DwtSettings *s, int w, int h, int levels)
+{
+    const int wh[1][2] = {{w, h}};
+    compare_sizes(s, wh, 1, levels);
 }
 
 static void compare(RV_DwtWavelet wv, int integer, int layout, int method, int fuse, int dims, int w, int h,
@@ -134,14 +143,7 @@ static void test_gpu_variants(void **state)
                 s.gpu_variant = v | (v & 48 ? RV_DWT_VARIANT_NO_COLCLU : 0);
                 s.col_fuse_min = 1;
                 s.method = m ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
-                /* one RV_Dwt a backend for every size (each size's buffers grow from the last's) */
-                RV_Dwt *dc = NULL, *dg = NULL;
-                assert_int_equal(rv_dwt_create(g_cpu, &s, &dc), 0);
-                assert_int_equal(rv_dwt_create(g_gpu, &s, &dg), 0);
-                for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
-                    compare_d(&s, dc, dg, sizes[z][0], sizes[z][1], 3);
-                rv_dwt_destroy(&dc);
-                rv_dwt_destroy(&dg);
+                compare_sizes(&s, sizes, sizeof(sizes) / sizeof(sizes[0]), 3);
             }
     }
 }

@@ -1513,10 +1513,11 @@ static int inplace_scratch(RV_Dwt *d, int l, uint64_t *sb, int64_t *sp)
  * dwt_lvl2o out of place, GPU): sides multiples of DWT_LVL_T, and the register
  * lifting of dwt_colreg takes the steps with the symmetric extension (CDF 5/3,
  * 9/7, DD(13,7)). Fills the block and shared memory of *sh and the window *E;
- * *resident: how many such blocks the device holds at once (or an error); the
- * same for dwt_lvl2d2 in d->lvl_resident2 (0 without it).
+ * d->lvl_resident: how many such blocks the device holds at once; the same
+ * for dwt_lvl2d2 in d->lvl_resident2 (0 without it). Returns 1, 0 where the
+ * level does not qualify, or an error.
  */
-static int lvl_shape(RV_Dwt *d, int w, int h, RV_LaunchShape *sh, int *E, int *resident)
+static int lvl_shape(RV_Dwt *d, int w, int h, RV_LaunchShape *sh, int *E)
 {
     if (!d->k_lvl2d || (d->s.gpu_variant & RV_DWT_VARIANT_NO_LEVEL2D) || d->s.dims != 2 ||
         d->s.layout != RV_DWT_LAYOUT_BLOCK || w < DWT_LVL_T || h < DWT_LVL_T || w % DWT_LVL_T || h % DWT_LVL_T)
@@ -1546,7 +1547,6 @@ static int lvl_shape(RV_Dwt *d, int w, int h, RV_LaunchShape *sh, int *E, int *r
         d->lvl_resident = r;
         d->lvl_resident2 = r2;
     }
-    *resident = d->lvl_resident;
     sh->grid[0] = (unsigned)(w / DWT_LVL_T);
     sh->grid[1] = (unsigned)(h / DWT_LVL_T);
     return 1;
@@ -1621,7 +1621,7 @@ static int lvl_inplace(RV_Dwt *d, const RV_LaunchShape *sh, int E, uint64_t base
 static int run_lvl2d(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h)
 {
     RV_LaunchShape sh;
-    int E = 0, res = 0, err = lvl_shape(d, w, h, &sh, &E, &res);
+    int E = 0, err = lvl_shape(d, w, h, &sh, &E);
     if (err <= 0)
         return err;
     return lvl_inplace(d, &sh, E, base, pitch, w, h);
@@ -1654,13 +1654,13 @@ static int lvl_oop_run(RV_Dwt *d, int l0, int tl)
     int l = l0;
     for (; l < tl; l++) {
         RV_LaunchShape sh;
-        int E = 0, res = 0;
-        const int ok = lvl_shape(d, d->lv[l].w, d->lv[l].h, &sh, &E, &res);
+        int E = 0;
+        const int ok = lvl_shape(d, d->lv[l].w, d->lv[l].h, &sh, &E);
         if (ok < 0)
             return ok;
         const long long tiles = (long long)sh.grid[0] * sh.grid[1];
         if (!ok || (!(v & RV_DWT_VARIANT_LVL_OOP_ALL) &&
-                    tiles > ((v & RV_DWT_VARIANT_LVL_OOP_SMALL) ? res : LVL_OOP_MAX / (DWT_LVL_T * DWT_LVL_T))))
+                    tiles > ((v & RV_DWT_VARIANT_LVL_OOP_SMALL) ? d->lvl_resident : LVL_OOP_MAX / (DWT_LVL_T * DWT_LVL_T))))
             break;
     }
     return l;
@@ -1670,7 +1670,7 @@ static int lvl_oop_level(RV_Dwt *d, uint64_t base, int64_t pitch, uint64_t tb, i
                          int *in_tmp)
 {
     RV_LaunchShape sh;
-    int E = 0, res = 0, err = lvl_shape(d, w, h, &sh, &E, &res);
+    int E = 0, err = lvl_shape(d, w, h, &sh, &E);
     if (err < 0)
         return err;
     if (*in_tmp) { /* the LL in the buffer: back into the image */
