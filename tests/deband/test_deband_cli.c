@@ -230,12 +230,54 @@ static void test_cli_errors(void **state)
     remove(in_path);
 }
 
+/* The lines of file `path` that contain `needle`. */
+static int lines_with(const char *path, const char *needle)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[1024];
+    int n = 0;
+    while (fgets(line, sizeof(line), f))
+        n += strstr(line, needle) != NULL;
+    fclose(f);
+    return n;
+}
+
+/* A failure the library reports (a truncated PGM raster) is said once on
+ * standard error, by the tool with the reason, not again by the library's log. */
+static void test_cli_error_once(void **state)
+{
+    (void)state;
+    char in_path[] = "/tmp/rv_deband_once_in_XXXXXX";
+    char err_path[] = "/tmp/rv_deband_once_err_XXXXXX";
+    int fd = mkstemp(in_path);
+    assert_true(fd >= 0);
+    close(fd);
+    fd = mkstemp(err_path);
+    assert_true(fd >= 0);
+    close(fd);
+    char out_path[64], cmd[1024];
+    snprintf(out_path, sizeof(out_path), "%s.pgm", in_path);
+    FILE *f = fopen(in_path, "wb");
+    assert_non_null(f);
+    fputs("P5\n4 4\n255\nab", f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "'%s' backend=cpu '%s' '%s' 2>'%s'", RV_DEBAND_TOOL, in_path, out_path, err_path);
+    assert_int_equal(run_status(cmd), 1);
+    assert_int_equal(access(out_path, F_OK), -1);
+    assert_int_equal(lines_with(err_path, "truncated"), 1);
+    assert_int_equal(lines_with(err_path, "rv-deband: "), 1);
+    remove(in_path);
+    remove(err_path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cli_matches_library),
         cmocka_unit_test(test_cli_pgm),
         cmocka_unit_test(test_cli_errors),
+        cmocka_unit_test(test_cli_error_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,4 +32,12 @@ for good in "-m inplace" "-i block" "-b cpu" "-b auto"; do
   # shellcheck disable=SC2086
   "$tool" forward $good "$dir/in.pgm" "$dir/good.pfm" || { echo "rv-dwt forward $good failed"; exit 1; }
 done
+# a failure the library reports (a truncated raster) is said once, by the tool
+printf 'P5\n4 4\n255\nab' > "$dir/short.pgm"
+"$tool" forward "$dir/short.pgm" "$dir/short.pfm" 2> "$dir/err.txt"
+rc=$?
+[ $rc -eq 1 ] || { echo "rv-dwt on a truncated PGM: exit $rc, expected 1"; exit 1; }
+[ ! -e "$dir/short.pfm" ] || { echo "rv-dwt on a truncated PGM wrote an output"; exit 1; }
+n=$(grep -c truncated "$dir/err.txt")
+[ "$n" -eq 1 ] || { echo "rv-dwt on a truncated PGM: the reason $n times on stderr, expected once"; cat "$dir/err.txt"; exit 1; }
 echo "ok"

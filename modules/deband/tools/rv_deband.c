@@ -162,6 +162,15 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
     return -1;
 }
 
+/* The library's messages: warnings shown; errors left out, since this tool
+ * reports each failure itself with the context's or the module's message. */
+static void tool_log(void *opaque, RV_LogLevel level, const char *msg)
+{
+    (void)opaque;
+    if (level == RV_LOG_WARN)
+        fprintf(stderr, "rv-deband: warning: %s\n", msg);
+}
+
 /* A grey PGM still image (ravioli/io.h reads and writes it). */
 static int deband_pgm(RV_DebandSettings *s, RV_Backend be, const char *in, const char *out)
 {
@@ -177,6 +186,7 @@ static int deband_pgm(RV_DebandSettings *s, RV_Backend be, const char *in, const
     RV_Settings cs;
     rv_settings_default(&cs);
     cs.backend = be;
+    cs.log = tool_log;
     cs.log_level = RV_LOG_WARN;
     RV_Context *ctx = NULL;
     if (rv_context_create(&ctx, &cs) < 0) {
@@ -288,6 +298,7 @@ int main(int argc, char **argv)
     RV_Settings cs;
     rv_settings_default(&cs);
     cs.backend = be;
+    cs.log = tool_log;
     cs.log_level = RV_LOG_WARN;
     RV_Context *ctx = NULL;
     if (rv_context_create(&ctx, &cs) < 0) {

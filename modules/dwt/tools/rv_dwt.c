@@ -22,6 +22,15 @@ static void usage_to(FILE *f)
                "              [-i block|interleaved] [-b cpu|cuda|auto] IN OUT\n");
 }
 
+/* The library's messages: warnings shown; errors left out, since this tool
+ * reports each failure itself with the context's or the transform's message. */
+static void tool_log(void *opaque, RV_LogLevel level, const char *msg)
+{
+    (void)opaque;
+    if (level == RV_LOG_WARN)
+        fprintf(stderr, "rv-dwt: warning: %s\n", msg);
+}
+
 static void usage(void)
 {
     usage_to(stderr);
@@ -149,6 +158,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *in = argv[i], *outp = argv[i + 1];
+    cs.log = tool_log;
     cs.log_level = RV_LOG_WARN;
     RV_Context *ctx = NULL;
     RV_Dwt *dwt = NULL;
