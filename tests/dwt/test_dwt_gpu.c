@@ -777,6 +777,66 @@ static void test_gpu_colrp(void **state)
             }
 }
 
+/*
+ * The straight-line lifting of the CDF 9/7 and DD(13,7) step programs
+ * (dwt_col_args.fix, dwt_lvl_args.fix) gives, bit for bit, what the
+ * step-by-step lifting gives (RV_DWT_VARIANT_FIX_OFF), forward and inverse, in
+ * every kernel that lifts columns or levels in registers: the one-pass levels
+ * (dwt_lvl2d2 with two tiles a block, dwt_lvl2d, dwt_lvl2o), the column passes
+ * in place by clusters (dwt_colclp at 4096 columns, dwt_colclu16 below, dwt_colclu16m
+ * for 8192-sample columns without the cooperative pass), by the cooperative pass
+ * (dwt_colgs16) and out of place (dwt_colrp, dwt_colreg).
+ */
+static void test_gpu_fix_exact(void **state)
+{
+    (void)state;
+    static const unsigned NO_L2D = RV_DWT_VARIANT_NO_LEVEL2D;
+    static const struct {
+        int w, h, L, oop;
+        unsigned v;
+    } cs[] = {
+        {2048, 2048, 2, 0, 0}, {2048, 2048, 2, 1, 0}, {4096, 4096, 2, 0, 0}, {4096, 4096, 3, 1, 0},
+        {1920, 1080, 3, 0, NO_L2D}, {1000, 700, 3, 1, NO_L2D}, {8192, 8192, 1, 0, 0},
+        {1024, 8192, 1, 0, RV_DWT_VARIANT_COLGS_OFF}, {1024, 1024, 4, 0, 0},
+    };
+    for (size_t z = 0; z < sizeof(cs) / sizeof(cs[0]); z++)
+        for (int wv = 0; wv < 2; wv++) {
+            const int w = cs[z].w, h = cs[z].h;
+            const size_t n = (size_t)w * h;
+            float *in = malloc(n * 4);
+            assert_non_null(in);
+            uint64_t st = (uint64_t)w * 131 + (uint64_t)h + (uint64_t)wv;
+            for (size_t i = 0; i < n; i++)
+                in[i] = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+            RV_DwtSettings s;
+            rv_dwt_settings_default(&s);
+            s.wavelet = wv ? RV_DWT_DD137 : RV_DWT_CDF97;
+            s.method = cs[z].oop ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+            s.gpu_variant = cs[z].v;
+            RV_Dwt *df = NULL, *dl = NULL;
+            assert_int_equal(rv_dwt_create(g_gpu, &s, &df), 0);
+            s.gpu_variant |= RV_DWT_VARIANT_FIX_OFF;
+            assert_int_equal(rv_dwt_create(g_gpu, &s, &dl), 0);
+            for (int inv = 0; inv < 2; inv++) {
+                float *a = run_d(g_gpu, df, in, w, h, cs[z].L, inv), *b = run_d(g_gpu, dl, in, w, h, cs[z].L, inv);
+                if (memcmp(a, b, n * 4)) {
+                    size_t i = 0;
+                    while (i + 1 < n && !memcmp(&a[i], &b[i], 4))
+                        i++;
+                    fprintf(stderr, "%s %dx%d L%d %s variant %u %s: sample %zu %.9g against %.9g step by step\n",
+                            wv ? "DD(13,7)" : "CDF 9/7", w, h, cs[z].L, cs[z].oop ? "out of place" : "in place",
+                            cs[z].v, inv ? "inverse" : "forward", i, a[i], b[i]);
+                    fail();
+                }
+                free(a);
+                free(b);
+            }
+            rv_dwt_destroy(&df);
+            rv_dwt_destroy(&dl);
+            free(in);
+        }
+}
+
 int main(void)
 {
     g_gpu = rv_test_gpu_context();
@@ -798,6 +858,7 @@ int main(void)
         cmocka_unit_test(test_gpu_colrp),
         cmocka_unit_test(test_gpu_lvl2o),
         cmocka_unit_test(test_gpu_lvl2d2),
+        cmocka_unit_test(test_gpu_fix_exact),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

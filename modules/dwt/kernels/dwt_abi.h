@@ -98,6 +98,20 @@ typedef struct dwt_row_args {
  * form of dwt_colclu), not the next strip's loads in flight while one lifts */
 #define DWT_COL_GS_SERIAL 8192
 
+/*
+ * dwt_col_args.fix, dwt_lvl_args.fix: step programs whose shape (targets,
+ * taps, offsets, which steps scale) the register lifting takes as literals,
+ * so that each step computes only the pairs later steps read and no step is
+ * dispatched at run time; the weights still come from the steps. The
+ * results are the same, bit for bit, as the step-by-step lifting's.
+ * DWT_FIX_CDF97: D S D S, 2 taps each (offsets 0, -1), the last two scaled
+ * (post), the first two not; DWT_FIX_DD137: D S, 4 taps each (offsets -1,
+ * -2), neither scaled. Float data only.
+ */
+#define DWT_FIX_NONE 0
+#define DWT_FIX_CDF97 1
+#define DWT_FIX_DD137 2
+
 typedef struct dwt_col_args {
     uint64_t src_s, src_d, dst_s, dst_d;
     int64_t src_s_str, src_d_str, dst_s_str, dst_d_str;
@@ -119,7 +133,11 @@ typedef struct dwt_col_args {
     int32_t reg;
     /* 1: tile row t is blk.y = ny - 1 - t (the blocks start at the column's end,
      * where the row pass before stored last, so their reads find it in the L2) */
-    int32_t rev, pad0;
+    int32_t rev;
+    /* DWT_FIX_*: the step program's shape, when it is one the register
+     * lifting has as straight-line code (set by the host; 0: the steps are
+     * read and dispatched one by one) */
+    int32_t fix;
     /* In place (dst = src): when halo != 0, the pairs a tile reads but does not
      * write come from the saved copy of dwt_halo (tile t, row r of 4H at
      * halo + ((t * 4H + r) * ncols + c) * 4), so tiles never read what another
@@ -171,7 +189,7 @@ typedef struct dwt_lvl_args {
     int64_t pitch;
     uint64_t sync;
     int32_t w, h, type, nsteps;
-    int32_t E, pad0;
+    int32_t E, fix; /* fix: DWT_FIX_*, as in dwt_col_args */
     dwt_step steps[DWT_MAX_STEPS];
     /* dwt_lvl2o: the destination (another buffer; sync unused) */
     uint64_t dst;

@@ -1495,11 +1495,43 @@ static __device__ __forceinline__ void dwt_col_regs_load(const dwt_col_args *a, 
     }
 }
 
+/* Step k of a literal shape on the window: T += f(SRC) with taps SRC[i + OFF ..
+ * i + OFF + NT), P whether it scales (dwt_lift_np). */
+#  define DWT_RSTEP_K(K, TGT, OFF, NT, P)                                                             \
+    do {                                                                                           \
+        const dwt_step *st = &steps[(K)];                                                          \
+        if ((TGT) == 0)                                                                            \
+            DWT_RSTEP_P(D, S, OFF, NT, P);                                                         \
+        else                                                                                       \
+            DWT_RSTEP_P(S, D, OFF, NT, P);                                                         \
+    } while (0)
+
 /* Every step on the window in registers (pairs [E, E + M) come out exact); the
- * steps of dwt_col_args or dwt_lvl_args. */
+ * steps of dwt_col_args or dwt_lvl_args. FIX (a literal, DWT_FIX_*, float data):
+ * the program's shape as straight-line code, so that the compiler keeps of each
+ * step only the pairs later steps read (at E = 2, 4 steps of CDF 9/7: 38 pairs
+ * instead of 44) and no step is dispatched at run time; the same operations on
+ * each pair kept, so the same results bit for bit. The inverse takes the steps
+ * in reverse order, as the loop does. */
 static __device__ __forceinline__ void dwt_regs_lift(const dwt_step *steps, const int ns, uint32_t *S, uint32_t *D,
-                                                     const int A, const int TYPE, const int INV)
+                                                     const int A, const int TYPE, const int INV, const int FIX)
 {
+    if (TYPE == DWT_F32 && FIX == DWT_FIX_CDF97) {
+#  pragma unroll
+        for (int i = 0; i < 4; i++) {
+            const int k = INV ? 3 - i : i;
+            DWT_RSTEP_K(k, k & 1, (k & 1) ? -1 : 0, 2, k >= 2);
+        }
+        return;
+    }
+    if (TYPE == DWT_F32 && FIX == DWT_FIX_DD137) {
+#  pragma unroll
+        for (int i = 0; i < 2; i++) {
+            const int k = INV ? 1 - i : i;
+            DWT_RSTEP_K(k, k, k ? -2 : -1, 4, 0);
+        }
+        return;
+    }
     for (int si = 0; si < ns; si++) {
         const dwt_step *st = &steps[INV ? ns - 1 - si : si];
         const int nt = st->ntaps;
@@ -1520,23 +1552,24 @@ static __device__ __forceinline__ void dwt_regs_lift(const dwt_step *steps, cons
         }
     }
 }
+#  undef DWT_RSTEP_K
 
 static __device__ __forceinline__ void dwt_col_regs_lift(const dwt_col_args *a, uint32_t *S, uint32_t *D,
-                                                         const int A, const int TYPE, const int INV)
+                                                         const int A, const int TYPE, const int INV, const int FIX)
 {
-    dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, INV);
+    dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, INV, FIX);
 }
 
 static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint32_t *s0, uint32_t *d0, int ok,
                                                     int edge, int g0, const int M, const int E, const int TYPE,
-                                                    const int INV)
+                                                    const int INV, const int FIX)
 {
     enum { AMAX = 16 + 2 * 3 }; /* M 8 or 16 (dwt_colclu16m), E at most 3 */
     const int A = M + 2 * E;
     uint32_t S[AMAX], D[AMAX];
     if (ok) {
         dwt_col_regs_load(a, s0, d0, S, D, edge, g0, A);
-        dwt_col_regs_lift(a, S, D, A, TYPE, INV);
+        dwt_col_regs_lift(a, S, D, A, TYPE, INV, FIX);
     }
     __syncthreads();
     if (ok) {
@@ -1707,23 +1740,31 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
     if (rM == RML && kend - k0 == R && R == rM * TY && (rin || (a->reg & DWT_COL_REG_EDGE))) {
         const int g0 = k0 + ty * rM - rE, redge = !rin;
         uint32_t *s0 = sh + (g0 - base) * 32 + tx, *d0 = s0 + TR * 32;
-        /* literal type, sense and window: each combination its own straight-line code */
-#  define DWT_RCALL(TYPE)                                                     \
+        /* literal type, sense, window and shape (DWT_FIX_*): each combination its own
+         * straight-line code */
+#  define DWT_RCALL(TYPE, E, FIX)                                              \
     do {                                                                     \
-        if (a->inverse) {                                                    \
-            if (rE == 2)                                                     \
-                dwt_col_regs(a, s0, d0, ok, redge, g0, RML, 2, TYPE, 1);     \
-            else                                                             \
-                dwt_col_regs(a, s0, d0, ok, redge, g0, RML, 3, TYPE, 1);     \
-        } else if (rE == 2)                                                  \
-            dwt_col_regs(a, s0, d0, ok, redge, g0, RML, 2, TYPE, 0);         \
+        if (a->inverse)                                                      \
+            dwt_col_regs(a, s0, d0, ok, redge, g0, RML, E, TYPE, 1, FIX);    \
         else                                                                 \
-            dwt_col_regs(a, s0, d0, ok, redge, g0, RML, 3, TYPE, 0);         \
+            dwt_col_regs(a, s0, d0, ok, redge, g0, RML, E, TYPE, 0, FIX);    \
     } while (0)
-        if (a->type == DWT_F32)
-            DWT_RCALL(DWT_F32);
-        else
-            DWT_RCALL(DWT_I32);
+        if (a->type == DWT_F32) {
+            if (rE == 2) {
+                if (a->fix == DWT_FIX_CDF97)
+                    DWT_RCALL(DWT_F32, 2, DWT_FIX_CDF97);
+                else
+                    DWT_RCALL(DWT_F32, 2, DWT_FIX_NONE);
+            } else if (a->fix == DWT_FIX_DD137) {
+                DWT_RCALL(DWT_F32, 3, DWT_FIX_DD137);
+            } else {
+                DWT_RCALL(DWT_F32, 3, DWT_FIX_NONE);
+            }
+        } else if (rE == 2) {
+            DWT_RCALL(DWT_I32, 2, DWT_FIX_NONE);
+        } else {
+            DWT_RCALL(DWT_I32, 3, DWT_FIX_NONE);
+        }
 #  undef DWT_RCALL
         __syncthreads();
     } else
@@ -1907,7 +1948,7 @@ static __device__ __forceinline__ void dwt_clp_load(const dwt_col_args *a, uint3
  * loads in flight into the other while strip j lifts (dwt_col_regs) and is
  * stored. */
 static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_block blk, const int M,
-                                                      const int E, const int TYPE, const int INV)
+                                                      const int E, const int TYPE, const int INV, const int FIX)
 {
     const int n = a->n, nS = (n + 1) >> 1, nD = n >> 1, R = a->R, H = a->H, TR = R + 2 * H;
     const int k0_ = a->k_first + blk.y * R, kend_ = RV__MIN(k0_ + R, a->k_end);
@@ -1939,7 +1980,7 @@ static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_
         asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
         const int base = k0 - H, se = RV__MIN(kend, nS), de = RV__MIN(kend, nD);
         uint32_t *s0 = sh + (g0 - base) * 32 + tx;
-        dwt_col_regs(a, s0, s0 + TR * 32, c0 + tx < a->ncols, edge, g0, M, E, TYPE, INV);
+        dwt_col_regs(a, s0, s0 + TR * 32, c0 + tx < a->ncols, edge, g0, M, E, TYPE, INV, FIX);
         __syncthreads();
         dwt_cl_wait();
         dwt_col_store_pairs16(a, sh, k0, base, TR, se, de, (int64_t)c0 * 4, tid, NT, nq);
@@ -1968,21 +2009,33 @@ static __device__ __forceinline__ void dwt_strips_body(const dwt_col_args *a, rv
     }
 }
 
-/* FN(a, b, M, E, TYPE, INV) with literal window, type and sense: each its own
- * straight-line code */
+/* FN(a, b, M, E, TYPE, INV, FIX) with literal window, type, sense and shape
+ * (DWT_FIX_*): each its own straight-line code */
+#  define DWT_STRIPS_INV(FN, M, E, TYPE, FIX)                                                          \
+    do {                                                                                               \
+        if (a->inverse)                                                                                \
+            FN(a, b, M, E, TYPE, 1, FIX);                                                              \
+        else                                                                                           \
+            FN(a, b, M, E, TYPE, 0, FIX);                                                              \
+    } while (0)
 #  define DWT_STRIPS_LIT(FN, M)                                                                         \
     do {                                                                                               \
         const int rE_ = a->reg & 15;                                                                   \
         if (a->type == DWT_F32) {                                                                      \
-            if (a->inverse)                                                                            \
-                rE_ == 2 ? FN(a, b, M, 2, DWT_F32, 1) : FN(a, b, M, 3, DWT_F32, 1);                    \
-            else                                                                                       \
-                rE_ == 2 ? FN(a, b, M, 2, DWT_F32, 0) : FN(a, b, M, 3, DWT_F32, 0);                    \
+            if (rE_ == 2) {                                                                            \
+                if (a->fix == DWT_FIX_CDF97)                                                           \
+                    DWT_STRIPS_INV(FN, M, 2, DWT_F32, DWT_FIX_CDF97);                                  \
+                else                                                                                   \
+                    DWT_STRIPS_INV(FN, M, 2, DWT_F32, DWT_FIX_NONE);                                   \
+            } else if (a->fix == DWT_FIX_DD137) {                                                      \
+                DWT_STRIPS_INV(FN, M, 3, DWT_F32, DWT_FIX_DD137);                                      \
+            } else {                                                                                   \
+                DWT_STRIPS_INV(FN, M, 3, DWT_F32, DWT_FIX_NONE);                                       \
+            }                                                                                          \
+        } else if (rE_ == 2) {                                                                         \
+            DWT_STRIPS_INV(FN, M, 2, DWT_I32, DWT_FIX_NONE);                                           \
         } else {                                                                                       \
-            if (a->inverse)                                                                            \
-                rE_ == 2 ? FN(a, b, M, 2, DWT_I32, 1) : FN(a, b, M, 3, DWT_I32, 1);                    \
-            else                                                                                       \
-                rE_ == 2 ? FN(a, b, M, 2, DWT_I32, 0) : FN(a, b, M, 3, DWT_I32, 0);                    \
+            DWT_STRIPS_INV(FN, M, 3, DWT_I32, DWT_FIX_NONE);                                           \
         }                                                                                              \
     } while (0)
 
@@ -2021,8 +2074,8 @@ DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
  * that wait too.
  */
 static __device__ __forceinline__ void dwt_pipe_strips(const dwt_col_args *a, rv_block blk, const int M,
-                                                       const int E, const int TYPE, const int INV, const int GS,
-                                                       const int NB)
+                                                       const int E, const int TYPE, const int INV, const int FIX,
+                                                       const int GS, const int NB)
 {
     enum { AMAX = 16 + 2 * 3 };
     const int A = M + 2 * E;
@@ -2061,7 +2114,7 @@ static __device__ __forceinline__ void dwt_pipe_strips(const dwt_col_args *a, rv
         if (NB == 1 && s + blk.nx < nstrip)
             dwt_clp_load(a, dwt_sh, s + blk.nx, k0, kend, tid, NT);
         if (ok)
-            dwt_col_regs_lift(a, S, D, A, TYPE, INV);
+            dwt_col_regs_lift(a, S, D, A, TYPE, INV, FIX);
         if (GS)
             dwt_gs_wait(a, s, tid, (unsigned)blk.ny);
         if (ok) {
@@ -2079,14 +2132,14 @@ static __device__ __forceinline__ void dwt_pipe_strips(const dwt_col_args *a, rv
 }
 
 static __device__ __forceinline__ void dwt_gs_strips(const dwt_col_args *a, rv_block blk, const int M, const int E,
-                                                     const int TYPE, const int INV)
+                                                     const int TYPE, const int INV, const int FIX)
 {
-    dwt_pipe_strips(a, blk, M, E, TYPE, INV, 1, 1);
+    dwt_pipe_strips(a, blk, M, E, TYPE, INV, FIX, 1, 1);
 }
 static __device__ __forceinline__ void dwt_rp_strips(const dwt_col_args *a, rv_block blk, const int M, const int E,
-                                                     const int TYPE, const int INV)
+                                                     const int TYPE, const int INV, const int FIX)
 {
-    dwt_pipe_strips(a, blk, M, E, TYPE, INV, 0, 2);
+    dwt_pipe_strips(a, blk, M, E, TYPE, INV, FIX, 0, 2);
 }
 
 /*
@@ -2152,6 +2205,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) rvk_dwt_colrp(const RV__GRI
         dwt_strips_body(a, b0, 2); /* (dwt_col_body applies rev itself) */
 }
 #  undef DWT_STRIPS_LIT
+#  undef DWT_STRIPS_INV
 #  undef DWT_CLUSTER_DIMS
 #endif
 
@@ -2184,8 +2238,8 @@ enum { DWT_LVL_M = 8, DWT_LVL_NW = DWT_LVL_THREADS / 32 };
  * only the window's loads started (cp.async, one commit group); 2: only the
  * lifting (the caller has waited for the window and synchronised). */
 static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const int E, const int TYPE,
-                                                    const int OOP, const int arrive, uint32_t *sh, const int y0,
-                                                    uint32_t *S, uint32_t *D, const int PART)
+                                                    const int FIX, const int OOP, const int arrive, uint32_t *sh,
+                                                    const int y0, uint32_t *S, uint32_t *D, const int PART)
 {
     enum { M = DWT_LVL_M, NW = DWT_LVL_NW, RPW = (DWT_LVL_T + 12 + NW - 1) / NW };
     const int W = DWT_LVL_T + 4 * E, P = W + 1, A = M + 2 * E;
@@ -2246,7 +2300,7 @@ static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const
                 S[i] = rp[2 * i];
                 D[i] = rp[2 * i + 1];
             }
-            dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0);
+            dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0, FIX);
         }
         __syncthreads();
         if (r < W) {
@@ -2266,7 +2320,7 @@ static __device__ __forceinline__ void dwt_lvl_tile(const dwt_lvl_args *a, const
             S[i] = cp[2 * i * P];
             D[i] = cp[(2 * i + 1) * P];
         }
-        dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0);
+        dwt_regs_lift(a->steps, a->nsteps, S, D, A, TYPE, 0, FIX);
     }
 }
 
@@ -2294,7 +2348,7 @@ static __device__ __forceinline__ unsigned char *dwt_lvl_out(const dwt_lvl_args 
  * us slower, 4K CDF 9/7 about 1 us faster; docs/perf/dwt.md, session 28.)
  */
 static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const int E, const int TYPE,
-                                                    const int OOP, const int NT)
+                                                    const int FIX, const int OOP, const int NT)
 {
     enum { M = DWT_LVL_M };
     const int W = DWT_LVL_T + 4 * E, P = W + 1;
@@ -2303,7 +2357,7 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
     const int h = a->h;
     if (NT == 1) {
         uint32_t S[M + 6], D[M + 6];
-        dwt_lvl_tile(a, E, TYPE, OOP, 1, dwt_sh, (int)blockIdx.y * DWT_LVL_T - 2 * E, S, D, 0);
+        dwt_lvl_tile(a, E, TYPE, FIX, OOP, 1, dwt_sh, (int)blockIdx.y * DWT_LVL_T - 2 * E, S, D, 0);
         /* every block has loaded (the last to leave clears the counters) */
         if (!OOP)
             dwt_cnt_wait(a->sync, 0, tid, gridDim.x * gridDim.y);
@@ -2324,7 +2378,7 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
 #  pragma unroll
     for (int t = 0; t < NT; t++)
         if (t < nb)
-            dwt_lvl_tile(a, E, TYPE, OOP, 0, dwt_sh + t * W * P, (int)(blockIdx.y + t * gridDim.y) * DWT_LVL_T - 2 * E,
+            dwt_lvl_tile(a, E, TYPE, FIX, OOP, 0, dwt_sh + t * W * P, (int)(blockIdx.y + t * gridDim.y) * DWT_LVL_T - 2 * E,
                          NULL, NULL, 1);
     /* the first tile lifted, then (its second window landed: the block's last
      * read of global memory) the counters, the first tile stored from registers,
@@ -2339,7 +2393,7 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         __syncthreads();
         if (!OOP && nb == 1)
             dwt_cnt_arrive(a->sync, 0, tid); /* this block has read all it reads of global memory */
-        dwt_lvl_tile(a, E, TYPE, OOP, 0, dwt_sh, 0, S, D, 2);
+        dwt_lvl_tile(a, E, TYPE, FIX, OOP, 0, dwt_sh, 0, S, D, 2);
         if (nb > 1) {
             asm volatile("cp.async.wait_group 0;\n" ::: "memory");
             __syncthreads();
@@ -2362,7 +2416,7 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
             }
             if (t + 1 >= nb)
                 break;
-            dwt_lvl_tile(a, E, TYPE, OOP, 0, dwt_sh + W * P, 0, S, D, 2);
+            dwt_lvl_tile(a, E, TYPE, FIX, OOP, 0, dwt_sh + W * P, 0, S, D, 2);
         }
     }
 }
@@ -2378,14 +2432,18 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
         RV__GRID_CHAIN(NAME)                                                                           \
         const dwt_lvl_args *a = &rv__args;                                                             \
         if (a->E == 2) {                                                                               \
-            if (a->type == DWT_F32)                                                                    \
-                dwt_lvl_body(a, 2, DWT_F32, OOP, NT);                                                      \
+            if (a->type != DWT_F32)                                                                    \
+                dwt_lvl_body(a, 2, DWT_I32, DWT_FIX_NONE, OOP, NT);                                    \
+            else if (a->fix == DWT_FIX_CDF97)                                                          \
+                dwt_lvl_body(a, 2, DWT_F32, DWT_FIX_CDF97, OOP, NT);                                   \
             else                                                                                       \
-                dwt_lvl_body(a, 2, DWT_I32, OOP, NT);                                                      \
-        } else if (a->type == DWT_F32) {                                                               \
-            dwt_lvl_body(a, 3, DWT_F32, OOP, NT);                                                          \
+                dwt_lvl_body(a, 2, DWT_F32, DWT_FIX_NONE, OOP, NT);                                    \
+        } else if (a->type != DWT_F32) {                                                               \
+            dwt_lvl_body(a, 3, DWT_I32, DWT_FIX_NONE, OOP, NT);                                        \
+        } else if (a->fix == DWT_FIX_DD137) {                                                          \
+            dwt_lvl_body(a, 3, DWT_F32, DWT_FIX_DD137, OOP, NT);                                       \
         } else {                                                                                       \
-            dwt_lvl_body(a, 3, DWT_I32, OOP, NT);                                                          \
+            dwt_lvl_body(a, 3, DWT_F32, DWT_FIX_NONE, OOP, NT);                                        \
         }                                                                                              \
     }
 DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0, 3, 1)

@@ -58,6 +58,7 @@ struct RV_Dwt {
     int colrp_res;
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
+    int fix; /* DWT_FIX_*: the steps' shape, for the register lifting (fix_shape) */
     int type;
     RV_Buffer *tmp;           /* out-of-place scratch */
     RV_Buffer *table;         /* cycle leaders */
@@ -158,6 +159,30 @@ static int step_symmetric(const dwt_step *st)
         if (st->fw[k] != st->fw[t - 1 - k] || st->iw[k] != st->iw[t - 1 - k])
             return 0;
     return 1;
+}
+
+/* Whether step st has the target, taps and offset given, and (float) scales exactly
+ * when `scaled` says: a step that does not scale must have post = post_inv = 1. */
+static int step_is(const dwt_step *st, int target, int ntaps, int off0, int scaled)
+{
+    const int unscaled = st->post == 1.0f && st->post_inv == 1.0f;
+    return st->target == target && st->ntaps == ntaps && st->off0 == off0 && unscaled == !scaled;
+}
+
+/* DWT_FIX_*: the shape of the float step program, when the register lifting has it
+ * as straight-line code (dwt_regs_lift); else DWT_FIX_NONE. Checked here on the
+ * steps themselves, not taken from the wavelet's name. */
+static int fix_shape(const RV_Dwt *d)
+{
+    const dwt_step *s = d->steps;
+    if (d->type != DWT_F32)
+        return DWT_FIX_NONE;
+    if (d->nsteps == 4 && step_is(&s[0], 0, 2, 0, 0) && step_is(&s[1], 1, 2, -1, 0) &&
+        step_is(&s[2], 0, 2, 0, 1) && step_is(&s[3], 1, 2, -1, 1))
+        return DWT_FIX_CDF97;
+    if (d->nsteps == 2 && step_is(&s[0], 0, 4, -1, 0) && step_is(&s[1], 1, 4, -2, 0))
+        return DWT_FIX_DD137;
+    return DWT_FIX_NONE;
 }
 
 static int build_steps(RV_Dwt *d)
@@ -279,6 +304,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         return err;
     }
     d->type = d->s.type == RV_DWT_F32 ? DWT_F32 : DWT_I32;
+    d->fix = fix_shape(d);
     d->cpu = rv_context_backend(ctx) == RV_BACKEND_CPU;
     if ((err = rv_module_load(ctx, "dwt", &d->mod)) < 0) {
         free(d);
@@ -863,6 +889,7 @@ static void col_args(const RV_Dwt *d, dwt_col_args *a, uint64_t src_s, uint64_t 
     a->k_first = k_first;
     a->k_end = k_end;
     a->halo = halo;
+    a->fix = d->s.gpu_variant & RV_DWT_VARIANT_FIX_OFF ? DWT_FIX_NONE : d->fix;
     memcpy(a->steps, d->steps, sizeof(a->steps));
 }
 
@@ -1569,6 +1596,7 @@ static int launch_lvl(RV_Dwt *d, const RV_Kernel *k, const RV_LaunchShape *sh, i
     a.type = d->type;
     a.nsteps = d->nsteps;
     a.E = E;
+    a.fix = d->s.gpu_variant & RV_DWT_VARIANT_FIX_OFF ? DWT_FIX_NONE : d->fix;
     memcpy(a.steps, d->steps, sizeof(a.steps));
     if (!dst) {
         if ((err = buf_ensure(d, &d->lsync, 8, "level counters")) < 0)
