@@ -207,7 +207,8 @@ typedef void (*entry)(const rv_args);
 static ucontext_t emu_main, emu_ctx[1024];
 static bool emu_done[1024];
 static entry emu_f;
-static const rv_args *emu_a;
+static rv_args emu_a; /* a copy of the launch's arguments: a pointer to the caller's would
+                         * outlive its frame (GCC 13: -Wdangling-pointer) */
 static std::vector<char> emu_stacks;
 static unsigned emu_nt;     /* threads of the running block */
 static unsigned emu_bar[1024]; /* barriers each thread has reached */
@@ -273,7 +274,7 @@ static unsigned long long emu_exchange(unsigned mask, unsigned long long v, int 
 }
 static void emu_thread()
 {
-    emu_f(*emu_a);
+    emu_f(emu_a);
     emu_progress++;
     emu_done[emu_cur] = true;
     emu_cp_left += (long)emu_cp_q[emu_cur].size();
@@ -296,7 +297,7 @@ static void launch(entry f, const rv_args &a, unsigned gx, unsigned gy, unsigned
     const size_t stk = 256 * 1024;
     const unsigned nt = bx * by;
     gridDim = {gx, gy, 1}; blockDim = {bx, by, 1};
-    emu_f = f; emu_a = &a;
+    emu_f = f; emu_a = a;
     if (nt > 1 && emu_stacks.size() < nt * stk) emu_stacks.resize(nt * stk);
     emu_nt = nt;
     for (unsigned b = 0; b < gx * gy; b++) {
