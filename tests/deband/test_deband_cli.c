@@ -12,18 +12,22 @@
 #error "RV_DEBAND_TOOL must name the rv-deband executable"
 #endif
 
+/* Creates the file named by the template `path` (mkstemp: its XXXXXX replaced), closed. */
+static void make_temp(char *path)
+{
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+}
+
 static void test_cli_matches_library(void **state)
 {
     (void)state;
     const int w = 37, h = 22;
     char in_path[] = "/tmp/rv_deband_in_XXXXXX";
     char out_path[] = "/tmp/rv_deband_out_XXXXXX";
-    int fd = mkstemp(in_path);
-    assert_true(fd >= 0);
-    close(fd);
-    fd = mkstemp(out_path);
-    assert_true(fd >= 0);
-    close(fd);
+    make_temp(in_path);
+    make_temp(out_path);
 
     RV_Context *ctx = rv_test_cpu_context(1);
     RV_Image *src[2] = {NULL, NULL};
@@ -120,12 +124,8 @@ static void test_cli_pgm(void **state)
     const int w = 45, h = 31;
     char in_path[] = "/tmp/rv_deband_pgm_in_XXXXXX";
     char out_path[] = "/tmp/rv_deband_pgm_out_XXXXXX";
-    int fd = mkstemp(in_path);
-    assert_true(fd >= 0);
-    close(fd);
-    fd = mkstemp(out_path);
-    assert_true(fd >= 0);
-    close(fd);
+    make_temp(in_path);
+    make_temp(out_path);
     RV_Context *ctx = rv_test_cpu_context(1);
     RV_Image *src = NULL;
     assert_int_equal(rv_image_create(ctx, w, h, RV_FMT_GRAY8, &src), 0);
@@ -196,9 +196,7 @@ static void test_cli_errors(void **state)
 {
     (void)state;
     char in_path[] = "/tmp/rv_deband_err_in_XXXXXX";
-    int fd = mkstemp(in_path);
-    assert_true(fd >= 0);
-    close(fd);
+    make_temp(in_path);
     char out_path[300];
     snprintf(out_path, sizeof(out_path), "%s.out.y4m", in_path);
     char cmd[1024];
@@ -250,12 +248,8 @@ static void test_cli_error_once(void **state)
     (void)state;
     char in_path[] = "/tmp/rv_deband_once_in_XXXXXX";
     char err_path[] = "/tmp/rv_deband_once_err_XXXXXX";
-    int fd = mkstemp(in_path);
-    assert_true(fd >= 0);
-    close(fd);
-    fd = mkstemp(err_path);
-    assert_true(fd >= 0);
-    close(fd);
+    make_temp(in_path);
+    make_temp(err_path);
     char out_path[64], cmd[1024];
     snprintf(out_path, sizeof(out_path), "%s.pgm", in_path);
     FILE *f = fopen(in_path, "wb");
