@@ -185,6 +185,13 @@ static int fix_shape(const RV_Dwt *d)
     return DWT_FIX_NONE;
 }
 
+/* The `fix` of the kernels' arguments: the steps' shape, unless the variant asks for
+ * the step-by-step lifting. */
+static int lift_fix(const RV_Dwt *d)
+{
+    return d->s.gpu_variant & RV_DWT_VARIANT_FIX_OFF ? DWT_FIX_NONE : d->fix;
+}
+
 static int build_steps(RV_Dwt *d)
 {
     dwt_step *s = d->steps;
@@ -889,7 +896,7 @@ static void col_args(const RV_Dwt *d, dwt_col_args *a, uint64_t src_s, uint64_t 
     a->k_first = k_first;
     a->k_end = k_end;
     a->halo = halo;
-    a->fix = d->s.gpu_variant & RV_DWT_VARIANT_FIX_OFF ? DWT_FIX_NONE : d->fix;
+    a->fix = lift_fix(d);
     memcpy(a->steps, d->steps, sizeof(a->steps));
 }
 
@@ -1596,7 +1603,7 @@ static int launch_lvl(RV_Dwt *d, const RV_Kernel *k, const RV_LaunchShape *sh, i
     a.type = d->type;
     a.nsteps = d->nsteps;
     a.E = E;
-    a.fix = d->s.gpu_variant & RV_DWT_VARIANT_FIX_OFF ? DWT_FIX_NONE : d->fix;
+    a.fix = lift_fix(d);
     memcpy(a.steps, d->steps, sizeof(a.steps));
     if (!dst) {
         if ((err = buf_ensure(d, &d->lsync, 8, "level counters")) < 0)
