@@ -1554,6 +1554,31 @@ static __device__ __forceinline__ void dwt_regs_lift(const dwt_step *steps, cons
 }
 #  undef DWT_RSTEP_K
 
+/* CALL(..., E, TYPE, FIX) (the arguments after fix first) with literal window E,
+ * type and shape (DWT_FIX_*) for the run-time values type, e and fix: each
+ * combination its own straight-line code; the straight-line shapes for float data
+ * only (CDF 9/7 at E = 2, DD(13,7) at E = 3). */
+#  define DWT_BY_SHAPE(CALL, type, e, fix, ...)                                                     \
+    do {                                                                                           \
+        const int e_ = (e);                                                                        \
+        if ((type) == DWT_F32) {                                                                   \
+            if (e_ == 2) {                                                                         \
+                if ((fix) == DWT_FIX_CDF97)                                                        \
+                    CALL(__VA_ARGS__, 2, DWT_F32, DWT_FIX_CDF97);                                  \
+                else                                                                               \
+                    CALL(__VA_ARGS__, 2, DWT_F32, DWT_FIX_NONE);                                   \
+            } else if ((fix) == DWT_FIX_DD137) {                                                   \
+                CALL(__VA_ARGS__, 3, DWT_F32, DWT_FIX_DD137);                                      \
+            } else {                                                                               \
+                CALL(__VA_ARGS__, 3, DWT_F32, DWT_FIX_NONE);                                       \
+            }                                                                                      \
+        } else if (e_ == 2) {                                                                      \
+            CALL(__VA_ARGS__, 2, DWT_I32, DWT_FIX_NONE);                                           \
+        } else {                                                                                   \
+            CALL(__VA_ARGS__, 3, DWT_I32, DWT_FIX_NONE);                                           \
+        }                                                                                          \
+    } while (0)
+
 static __device__ __forceinline__ void dwt_col_regs_lift(const dwt_col_args *a, uint32_t *S, uint32_t *D,
                                                          const int A, const int TYPE, const int INV, const int FIX)
 {
@@ -1742,29 +1767,14 @@ RV_FN void dwt_col_body(const dwt_col_args *a, rv_block blk, const int vk)
         uint32_t *s0 = sh + (g0 - base) * 32 + tx, *d0 = s0 + TR * 32;
         /* literal type, sense, window and shape (DWT_FIX_*): each combination its own
          * straight-line code */
-#  define DWT_RCALL(TYPE, E, FIX)                                              \
+#  define DWT_RCALL(M, E, TYPE, FIX)                                           \
     do {                                                                     \
         if (a->inverse)                                                      \
-            dwt_col_regs(a, s0, d0, ok, redge, g0, RML, E, TYPE, 1, FIX);    \
+            dwt_col_regs(a, s0, d0, ok, redge, g0, M, E, TYPE, 1, FIX);      \
         else                                                                 \
-            dwt_col_regs(a, s0, d0, ok, redge, g0, RML, E, TYPE, 0, FIX);    \
+            dwt_col_regs(a, s0, d0, ok, redge, g0, M, E, TYPE, 0, FIX);      \
     } while (0)
-        if (a->type == DWT_F32) {
-            if (rE == 2) {
-                if (a->fix == DWT_FIX_CDF97)
-                    DWT_RCALL(DWT_F32, 2, DWT_FIX_CDF97);
-                else
-                    DWT_RCALL(DWT_F32, 2, DWT_FIX_NONE);
-            } else if (a->fix == DWT_FIX_DD137) {
-                DWT_RCALL(DWT_F32, 3, DWT_FIX_DD137);
-            } else {
-                DWT_RCALL(DWT_F32, 3, DWT_FIX_NONE);
-            }
-        } else if (rE == 2) {
-            DWT_RCALL(DWT_I32, 2, DWT_FIX_NONE);
-        } else {
-            DWT_RCALL(DWT_I32, 3, DWT_FIX_NONE);
-        }
+        DWT_BY_SHAPE(DWT_RCALL, a->type, rE, a->fix, RML);
 #  undef DWT_RCALL
         __syncthreads();
     } else
@@ -2018,26 +2028,7 @@ static __device__ __forceinline__ void dwt_strips_body(const dwt_col_args *a, rv
         else                                                                                           \
             FN(a, b, M, E, TYPE, 0, FIX);                                                              \
     } while (0)
-#  define DWT_STRIPS_LIT(FN, M)                                                                         \
-    do {                                                                                               \
-        const int rE_ = a->reg & 15;                                                                   \
-        if (a->type == DWT_F32) {                                                                      \
-            if (rE_ == 2) {                                                                            \
-                if (a->fix == DWT_FIX_CDF97)                                                           \
-                    DWT_STRIPS_INV(FN, M, 2, DWT_F32, DWT_FIX_CDF97);                                  \
-                else                                                                                   \
-                    DWT_STRIPS_INV(FN, M, 2, DWT_F32, DWT_FIX_NONE);                                   \
-            } else if (a->fix == DWT_FIX_DD137) {                                                      \
-                DWT_STRIPS_INV(FN, M, 3, DWT_F32, DWT_FIX_DD137);                                      \
-            } else {                                                                                   \
-                DWT_STRIPS_INV(FN, M, 3, DWT_F32, DWT_FIX_NONE);                                       \
-            }                                                                                          \
-        } else if (rE_ == 2) {                                                                         \
-            DWT_STRIPS_INV(FN, M, 2, DWT_I32, DWT_FIX_NONE);                                           \
-        } else {                                                                                       \
-            DWT_STRIPS_INV(FN, M, 3, DWT_I32, DWT_FIX_NONE);                                           \
-        }                                                                                              \
-    } while (0)
+#  define DWT_STRIPS_LIT(FN, M) DWT_BY_SHAPE(DWT_STRIPS_INV, a->type, a->reg & 15, a->fix, FN, M)
 
 #  define DWT_COLCLP_ENTRY(NAME, VK, M, MINB)                                                          \
     RV__DESC_CHAINED(NAME, sizeof(dwt_col_args))                                                       \
@@ -2421,7 +2412,9 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
     }
 }
 
-/* literal window and type: each combination its own straight-line code. MINB:
+/* literal window, type and shape: each combination its own straight-line code (the
+ * choice of DWT_BY_SHAPE, written out with the window tested first: the PTX measured
+ * in session 29). MINB:
  * dwt_lvl2d three blocks a multiprocessor (56 registers), dwt_lvl2o four (40, no
  * spills: 4K five levels out of place 3-4 µs faster than with three; docs/perf/dwt.md,
  * session 26) */
@@ -2450,6 +2443,7 @@ DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0, 3, 1)
 DWT_LVL_ENTRY(dwt_lvl2d2, RV__DESC_COOP, 0, 4, 2)
 DWT_LVL_ENTRY(dwt_lvl2o, RV__DESC_CHAINED, 1, 4, 1)
 #  undef DWT_LVL_ENTRY
+#  undef DWT_BY_SHAPE
 #endif
 
 /* ---------------------------------------------------------------- */
