@@ -31,6 +31,20 @@ static void *run_d(RV_Context *ctx, RV_Dwt *d, const void *in, int w, int h, int
     return out;
 }
 
+/* n samples of a test image from seed st: integers in [-2000, 2000] or floats in [-1, 1). */
+static void *test_image(size_t n, int integer, uint64_t st)
+{
+    void *in = malloc(n * 4);
+    assert_non_null(in);
+    for (size_t i = 0; i < n; i++) {
+        if (integer)
+            ((int32_t *)in)[i] = (int32_t)(rv_test_rand(&st) % 4001) - 2000;
+        else
+            ((float *)in)[i] = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+    }
+    return in;
+}
+
 /*
  * The transform of s on the CPU (dc) and on the GPU (dg, both created with s)
  * agree, forward and inverse. The same RV_Dwt serves both directions and, in
@@ -44,14 +58,7 @@ static void compare_d(const RV_DwtSettings *sp, RV_Dwt *dc, RV_Dwt *dg, int w, i
     const int integer = s.type == RV_DWT_I32, layout = s.layout, method = s.method, dims = s.dims;
     const int fuse = s.fuse_max_shared, variant = (int)s.gpu_variant;
     const size_t n = (size_t)w * h;
-    uint64_t st = (uint64_t)w * 31 + (uint64_t)h + 7;
-    void *in = malloc(n * 4);
-    for (size_t i = 0; i < n; i++) {
-        if (integer)
-            ((int32_t *)in)[i] = (int32_t)(rv_test_rand(&st) % 4001) - 2000;
-        else
-            ((float *)in)[i] = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-    }
+    void *in = test_image(n, integer, (uint64_t)w * 31 + (uint64_t)h + 7);
     for (int inv = 0; inv < 2; inv++) {
         void *a = run_d(g_cpu, dc, in, w, h, levels, inv), *b = run_d(g_gpu, dg, in, w, h, levels, inv);
         if (integer) {
@@ -511,17 +518,8 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
     s.device_memory_limit = 65536 + (size_t)(4 * pairs + 4 * 8) * (size_t)w * 4;
     s.transfer_ctx = xfer;
     const size_t n = (size_t)w * h;
-    uint64_t st = (uint64_t)w * 17 + (uint64_t)h * 3 + (uint64_t)levels;
-    uint32_t *in = malloc(n * 4), *co = malloc(n * 4), *rec = malloc(n * 4);
-    for (size_t i = 0; i < n; i++) {
-        if (integer) {
-            const int32_t v = (int32_t)(rv_test_rand(&st) % 4001) - 2000;
-            memcpy(in + i, &v, 4);
-        } else {
-            const float v = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-            memcpy(in + i, &v, 4);
-        }
-    }
+    uint32_t *in = test_image(n, integer, (uint64_t)w * 17 + (uint64_t)h * 3 + (uint64_t)levels);
+    uint32_t *co = malloc(n * 4), *rec = malloc(n * 4);
     RV_Dwt *d = NULL;
     assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
     int err = rv_dwt_forward_host(d, in, co, w, h, (size_t)w * 4, levels);
@@ -803,11 +801,7 @@ static void test_gpu_fix_exact(void **state)
         for (int wv = 0; wv < 2; wv++) {
             const int w = cs[z].w, h = cs[z].h;
             const size_t n = (size_t)w * h;
-            float *in = malloc(n * 4);
-            assert_non_null(in);
-            uint64_t st = (uint64_t)w * 131 + (uint64_t)h + (uint64_t)wv;
-            for (size_t i = 0; i < n; i++)
-                in[i] = (float)((double)(rv_test_rand(&st) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+            float *in = test_image(n, 0, (uint64_t)w * 131 + (uint64_t)h + (uint64_t)wv);
             RV_DwtSettings s;
             rv_dwt_settings_default(&s);
             s.wavelet = wv ? RV_DWT_DD137 : RV_DWT_CDF97;
