@@ -783,7 +783,9 @@ static void test_gpu_colrp(void **state)
  * (dwt_lvl2d2 with two tiles a block, dwt_lvl2d, dwt_lvl2o), the column passes
  * in place by clusters (dwt_colclp at 4096 columns, dwt_colclu16 below, dwt_colclu16m
  * for 8192-sample columns without the cooperative pass), by the cooperative pass
- * (dwt_colgs16) and out of place (dwt_colrp, dwt_colreg).
+ * (dwt_colgs16) and out of place (dwt_colrp, dwt_colreg); and the row passes
+ * (dwt_row_args.fix): dwt_rowreg, dwt_rowreg_s (rows of 512 pairs or fewer) and
+ * the windowed dwt_rowwin (rows over 16384 samples, even and odd).
  */
 static void test_gpu_fix_exact(void **state)
 {
@@ -795,7 +797,8 @@ static void test_gpu_fix_exact(void **state)
     } cs[] = {
         {2048, 2048, 2, 0, 0}, {2048, 2048, 2, 1, 0}, {4096, 4096, 2, 0, 0}, {4096, 4096, 3, 1, 0},
         {1920, 1080, 3, 0, NO_L2D}, {1000, 700, 3, 1, NO_L2D}, {8192, 8192, 1, 0, 0},
-        {1024, 8192, 1, 0, RV_DWT_VARIANT_COLGS_OFF}, {1024, 1024, 4, 0, 0},
+        {1024, 8192, 1, 0, RV_DWT_VARIANT_COLGS_OFF}, {1024, 1024, 4, 0, 0}, {20000, 24, 1, 0, 0},
+        {20001, 24, 1, 1, 0},
     };
     for (size_t z = 0; z < sizeof(cs) / sizeof(cs[0]); z++)
         for (int wv = 0; wv < 2; wv++) {

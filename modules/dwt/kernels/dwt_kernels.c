@@ -1037,7 +1037,7 @@ RV_RAW_KERNEL_CHAINED(dwt_rowasync, dwt_row_args, a, blk)
 #  define DWT_RROW(T, SRC, O, NT) DWT_BY_POST(DWT_RROW_P, T, SRC, O, NT)
 static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, const uint32_t *sh, uint32_t *dst,
                                                       int n, int seg, int lane, int edge, const int TYPE,
-                                                      const int INV, const int M, int xs, int dof)
+                                                      const int INV, const int M, int xs, int dof, const int FIX)
 {
     /* forward: sh holds samples [xs, ...) of the row (xs a multiple of 4; 0 unless a
      * window); inverse: S pairs [xs, ...) at sh[0 ...), D pairs [xs, ...) at sh[dof ...)
@@ -1076,19 +1076,45 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
             D[i] = INV ? sh[dof + (qd >> 1) - xs] : sh[qd - xs];
         }
     }
-    const int ns = a->nsteps;
-    for (int si = 0; si < ns; si++) {
-        const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
-        if (st->target == 0) { /* D += f(S): taps S[p], S[p+1] or S[p-1..p+2] */
-            if (st->ntaps == 2)
-                DWT_RROW(D, S, 0, 2);
+    /* FIX (a literal, DWT_FIX_*): the program's shape as straight-line code, as in
+     * dwt_regs_lift: no step dispatched at run time, and the window rows a later step
+     * does not read (rows 0 and M + 1 of the last step, row M + 1 of the one before
+     * for CDF 9/7) not lifted; the same operations on every row kept */
+    if (TYPE == DWT_F32 && FIX == DWT_FIX_CDF97) {
+#  pragma unroll
+        for (int j = 0; j < 4; j++) {
+            const int k = INV ? 3 - j : j;
+            const dwt_step *st = &a->steps[k];
+            if (k & 1)
+                DWT_RROW_P(S, D, -1, 2, k >= 2);
             else
-                DWT_RROW(D, S, -1, 4);
-        } else { /* S += f(D): taps D[p-1], D[p] or D[p-2..p+1] */
-            if (st->ntaps == 2)
-                DWT_RROW(S, D, -1, 2);
+                DWT_RROW_P(D, S, 0, 2, k >= 2);
+        }
+    } else if (TYPE == DWT_F32 && FIX == DWT_FIX_DD137) {
+#  pragma unroll
+        for (int j = 0; j < 2; j++) {
+            const int k = INV ? 1 - j : j;
+            const dwt_step *st = &a->steps[k];
+            if (k)
+                DWT_RROW_P(S, D, -2, 4, 0);
             else
-                DWT_RROW(S, D, -2, 4);
+                DWT_RROW_P(D, S, -1, 4, 0);
+        }
+    } else {
+        const int ns = a->nsteps;
+        for (int si = 0; si < ns; si++) {
+            const dwt_step *st = &a->steps[INV ? ns - 1 - si : si];
+            if (st->target == 0) { /* D += f(S): taps S[p], S[p+1] or S[p-1..p+2] */
+                if (st->ntaps == 2)
+                    DWT_RROW(D, S, 0, 2);
+                else
+                    DWT_RROW(D, S, -1, 4);
+            } else { /* S += f(D): taps D[p-1], D[p] or D[p-2..p+1] */
+                if (st->ntaps == 2)
+                    DWT_RROW(S, D, -1, 2);
+                else
+                    DWT_RROW(S, D, -2, 4);
+            }
         }
     }
     /* rows 1 .. M: pairs seg + 32 (i - 1) + lane */
@@ -1146,7 +1172,7 @@ static __device__ __forceinline__ void dwt_row_copy_in(uint32_t *sh, const uint3
 /* dwt_rowreg's body with M pairs a lane (a constant at each entry); WIN (a constant):
  * the windowed form (a->win, dwt_rowwin), so that the plain entries keep their registers */
 static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv_block blk, const int M,
-                                                       const int WIN)
+                                                       const int WIN, const int FIX)
 {
     /* the host launches it for one level, block layout, f32 or i32, the step forms above,
      * a multiple of 32 threads; shared: n words, or with a window the host's
@@ -1202,28 +1228,44 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
             const int seg = sg * 32 * M;
             /* edge: the window reaches beyond the row (reflection) */
             const int edge = seg < 32 || seg + 32 * (M + 1) > nD;
-            if (a->type == DWT_F32) {
-                if (inv)
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 1, M, ps, dof);
-                else
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_F32, 0, M, xs, 0);
-            } else {
-                if (inv)
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 1, M, ps, dof);
-                else
-                    dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, DWT_I32, 0, M, xs, 0);
-            }
+#  define DWT_ROW_SEG(TYPE, FIX)                                                                    \
+      do {                                                                                         \
+          if (inv)                                                                                 \
+              dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, TYPE, 1, M, ps, dof, FIX);            \
+          else                                                                                     \
+              dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, TYPE, 0, M, xs, 0, FIX);              \
+      } while (0)
+            if (a->type != DWT_F32)
+                DWT_ROW_SEG(DWT_I32, DWT_FIX_NONE);
+            else
+                DWT_ROW_SEG(DWT_F32, FIX);
+#  undef DWT_ROW_SEG
         }
         __syncthreads(); /* before the next row overwrites sh */
     }
 }
 #endif
 
+/* dwt_rowreg_body with the literal shape of a->fix: one body each, so that each
+ * shape gets its own registers (chosen a segment at a time, inside one body, the
+ * shapes took 56 registers together where each takes 48 or fewer alone) */
+#if defined(RV_CUDA)
+#  define DWT_ROW_BY_FIX(a, blk, M, WIN)                                                           \
+    do {                                                                                           \
+        if ((a)->type == DWT_F32 && (a)->fix == DWT_FIX_CDF97)                                     \
+            dwt_rowreg_body(a, blk, M, WIN, DWT_FIX_CDF97);                                        \
+        else if ((a)->type == DWT_F32 && (a)->fix == DWT_FIX_DD137)                                \
+            dwt_rowreg_body(a, blk, M, WIN, DWT_FIX_DD137);                                        \
+        else                                                                                       \
+            dwt_rowreg_body(a, blk, M, WIN, DWT_FIX_NONE);                                         \
+    } while (0)
+#endif
+
 /* DWT_RM_ROW pairs a lane: the rows of more than DWT_RM_SMALL_NS pairs */
 RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
 {
 #if defined(RV_CUDA)
-    dwt_rowreg_body(a, blk, DWT_RM_ROW, 0);
+    DWT_ROW_BY_FIX(a, blk, DWT_RM_ROW, 0);
 #else
     dwt_row_body(a, blk, 0); /* never launched on the CPU (the host picks dwt_rowfused there) */
 #endif
@@ -1233,7 +1275,7 @@ RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
 RV_RAW_KERNEL_CHAINED(dwt_rowwin, dwt_row_args, a, blk)
 {
 #if defined(RV_CUDA)
-    dwt_rowreg_body(a, blk, DWT_RM, 1);
+    DWT_ROW_BY_FIX(a, blk, DWT_RM, 1);
 #else
     (void)a; /* never launched on the CPU (row_win_ok is GPU only) */
     (void)blk;
@@ -1245,7 +1287,7 @@ RV_RAW_KERNEL_CHAINED(dwt_rowwin, dwt_row_args, a, blk)
 RV_RAW_KERNEL_CHAINED(dwt_rowreg_s, dwt_row_args, a, blk)
 {
 #if defined(RV_CUDA)
-    dwt_rowreg_body(a, blk, DWT_RM_SMALL, 0);
+    DWT_ROW_BY_FIX(a, blk, DWT_RM_SMALL, 0);
 #else
     dwt_row_body(a, blk, 0); /* never launched on the CPU */
 #endif

@@ -741,6 +741,7 @@ static void row_args(const RV_Dwt *d, dwt_row_args *a, uint64_t src, int64_t sp,
     a->inverse = inverse;
     a->interleaved = interleaved;
     a->nsteps = d->nsteps;
+    a->fix = lift_fix(d);
     memcpy(a->steps, d->steps, sizeof(a->steps));
 }
 
