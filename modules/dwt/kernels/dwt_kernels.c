@@ -1235,10 +1235,10 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
           else                                                                                     \
               dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, TYPE, 0, M, xs, 0, FIX);              \
       } while (0)
-            if (a->type != DWT_F32)
-                DWT_ROW_SEG(DWT_I32, DWT_FIX_NONE);
-            else
+            if (FIX != DWT_FIX_NONE || a->type == DWT_F32) /* the shapes: float only */
                 DWT_ROW_SEG(DWT_F32, FIX);
+            else
+                DWT_ROW_SEG(DWT_I32, DWT_FIX_NONE);
 #  undef DWT_ROW_SEG
         }
         __syncthreads(); /* before the next row overwrites sh */
@@ -1246,52 +1246,45 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
 }
 #endif
 
-/* dwt_rowreg_body with the literal shape of a->fix: one body each, so that each
- * shape gets its own registers (chosen a segment at a time, inside one body, the
- * shapes took 56 registers together where each takes 48 or fewer alone) */
+/*
+ * The entries: dwt_rowreg (DWT_RM_ROW pairs a lane: rows of more than
+ * DWT_RM_SMALL_NS pairs), dwt_rowreg_s (DWT_RM_SMALL pairs a lane: the small
+ * levels' rows, in its own entry so that dwt_rowreg keeps its registers) and
+ * dwt_rowwin (the rows in windows of a->win pairs: rows too long for one
+ * block's shared memory), each step by step (any step form they take) and,
+ * as _c97 and _dd (GPU only), with the straight-line shapes DWT_FIX_CDF97 and
+ * DWT_FIX_DD137: the host picks the entry by dwt_row_args.fix. One shape an
+ * entry: chosen in the kernel (one body a shape, or a segment at a time),
+ * the shapes made the step-by-step path 5 % slower at 4096^2 (H200, session
+ * 30; docs/perf/dwt.md). None of them is launched on the CPU (the host picks
+ * dwt_rowfused there; dwt_rowwin is GPU only).
+ */
 #if defined(RV_CUDA)
-#  define DWT_ROW_BY_FIX(a, blk, M, WIN)                                                           \
-    do {                                                                                           \
-        if ((a)->type == DWT_F32 && (a)->fix == DWT_FIX_CDF97)                                     \
-            dwt_rowreg_body(a, blk, M, WIN, DWT_FIX_CDF97);                                        \
-        else if ((a)->type == DWT_F32 && (a)->fix == DWT_FIX_DD137)                                \
-            dwt_rowreg_body(a, blk, M, WIN, DWT_FIX_DD137);                                        \
-        else                                                                                       \
-            dwt_rowreg_body(a, blk, M, WIN, DWT_FIX_NONE);                                         \
-    } while (0)
-#endif
-
-/* DWT_RM_ROW pairs a lane: the rows of more than DWT_RM_SMALL_NS pairs */
-RV_RAW_KERNEL_CHAINED(dwt_rowreg, dwt_row_args, a, blk)
-{
-#if defined(RV_CUDA)
-    DWT_ROW_BY_FIX(a, blk, DWT_RM_ROW, 0);
+#  define DWT_ROWREG_ENTRY(NAME, M, WIN, FIX)                                                      \
+    RV_RAW_KERNEL_CHAINED(NAME, dwt_row_args, a, blk)                                              \
+    {                                                                                              \
+        dwt_rowreg_body(a, blk, M, WIN, FIX);                                                      \
+    }
 #else
-    dwt_row_body(a, blk, 0); /* never launched on the CPU (the host picks dwt_rowfused there) */
+#  define DWT_ROWREG_ENTRY(NAME, M, WIN, FIX)                                                      \
+    RV_RAW_KERNEL_CHAINED(NAME, dwt_row_args, a, blk)                                              \
+    {                                                                                              \
+        (void)a;                                                                                   \
+        (void)blk;                                                                                 \
+    }
 #endif
-}
-
-/* The forward rows in windows of a->win pairs (rows too long for one block's shared memory). */
-RV_RAW_KERNEL_CHAINED(dwt_rowwin, dwt_row_args, a, blk)
-{
+DWT_ROWREG_ENTRY(dwt_rowreg, DWT_RM_ROW, 0, DWT_FIX_NONE)
+DWT_ROWREG_ENTRY(dwt_rowreg_s, DWT_RM_SMALL, 0, DWT_FIX_NONE)
+DWT_ROWREG_ENTRY(dwt_rowwin, DWT_RM, 1, DWT_FIX_NONE)
 #if defined(RV_CUDA)
-    DWT_ROW_BY_FIX(a, blk, DWT_RM, 1);
-#else
-    (void)a; /* never launched on the CPU (row_win_ok is GPU only) */
-    (void)blk;
+DWT_ROWREG_ENTRY(dwt_rowreg_c97, DWT_RM_ROW, 0, DWT_FIX_CDF97)
+DWT_ROWREG_ENTRY(dwt_rowreg_dd, DWT_RM_ROW, 0, DWT_FIX_DD137)
+DWT_ROWREG_ENTRY(dwt_rowreg_s_c97, DWT_RM_SMALL, 0, DWT_FIX_CDF97)
+DWT_ROWREG_ENTRY(dwt_rowreg_s_dd, DWT_RM_SMALL, 0, DWT_FIX_DD137)
+DWT_ROWREG_ENTRY(dwt_rowwin_c97, DWT_RM, 1, DWT_FIX_CDF97)
+DWT_ROWREG_ENTRY(dwt_rowwin_dd, DWT_RM, 1, DWT_FIX_DD137)
 #endif
-}
-
-/* DWT_RM_SMALL pairs a lane: the rows of up to DWT_RM_SMALL_NS pairs (small levels),
- * in its own entry so that dwt_rowreg keeps its registers (64 against 72 in one entry) */
-RV_RAW_KERNEL_CHAINED(dwt_rowreg_s, dwt_row_args, a, blk)
-{
-#if defined(RV_CUDA)
-    DWT_ROW_BY_FIX(a, blk, DWT_RM_SMALL, 0);
-#else
-    dwt_row_body(a, blk, 0); /* never launched on the CPU */
-#endif
-}
+#undef DWT_ROWREG_ENTRY
 
 /* ---------------------------------------------------------------- */
 /* dwt_colfused: out-of-place columns, steps fused in shared memory   */
