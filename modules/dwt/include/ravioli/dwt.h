@@ -274,8 +274,8 @@ typedef enum RV_DwtGpuVariant {
                                     only so) */,
     RV_DWT_VARIANT_LVL2D_THREE = 268435456 /* the levels whose tiles dwt_lvl2d holds by
                                     it, dwt_lvl2d2 only for the larger ones */,
-    RV_DWT_VARIANT_FIX_OFF = 536870912 /* GPU, float: the register lifting (column
-                                    passes, one-pass levels) reads and dispatches the
+    RV_DWT_VARIANT_FIX_OFF = 536870912 /* GPU, float: the register lifting (row and
+                                    column passes, one-pass levels) reads and dispatches the
                                     steps one by one, as for any step program, instead
                                     of the straight-line code of the CDF 9/7 and
                                     DD(13,7) programs (same results) */
