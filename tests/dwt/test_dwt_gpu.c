@@ -784,7 +784,7 @@ static void test_gpu_colrp(void **state)
  * in place by clusters (dwt_colclp at 4096 columns, dwt_colclu16 below, dwt_colclu16m
  * for 8192-sample columns without the cooperative pass), by the cooperative pass
  * (dwt_colgs16) and out of place (dwt_colrp, dwt_colreg); and the row passes
- * (dwt_row_args.fix): dwt_rowreg, dwt_rowreg_s (rows of 512 pairs or fewer) and
+ * (the entries dwt_rowreg_c97 & co.): dwt_rowreg, dwt_rowreg_s (rows of 512 pairs or fewer) and
  * the windowed dwt_rowwin (rows over 16384 samples, even and odd).
  */
 static void test_gpu_fix_exact(void **state)

@@ -79,9 +79,6 @@ typedef struct dwt_row_args {
      * (c = ceil(nS / win); win a multiple of 32 DWT_RM), loading only the samples
      * its segments read (rows longer than shared memory holds) */
     int32_t win;
-    /* DWT_FIX_* (below): the shape dwt_rowreg, dwt_rowreg_s and dwt_rowwin lift as
-     * straight-line code (0: step by step; the other row kernels ignore it) */
-    int32_t fix;
     dwt_step steps[DWT_MAX_STEPS];
 } dwt_row_args;
 

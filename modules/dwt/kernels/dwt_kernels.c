@@ -1235,9 +1235,9 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
           else                                                                                     \
               dwt_rowreg_seg(a, sh, dst, n, seg, lane, edge, TYPE, 0, M, xs, 0, FIX);              \
       } while (0)
-            if (FIX != DWT_FIX_NONE || a->type == DWT_F32) /* the shapes: float only */
+            if (a->type == DWT_F32)
                 DWT_ROW_SEG(DWT_F32, FIX);
-            else
+            else if (FIX == DWT_FIX_NONE) /* the shapes: float only (the host checks) */
                 DWT_ROW_SEG(DWT_I32, DWT_FIX_NONE);
 #  undef DWT_ROW_SEG
         }
@@ -1253,11 +1253,12 @@ static __device__ __forceinline__ void dwt_rowreg_body(const dwt_row_args *a, rv
  * dwt_rowwin (the rows in windows of a->win pairs: rows too long for one
  * block's shared memory), each step by step (any step form they take) and,
  * as _c97 and _dd (GPU only), with the straight-line shapes DWT_FIX_CDF97 and
- * DWT_FIX_DD137: the host picks the entry by dwt_row_args.fix. One shape an
- * entry: chosen in the kernel (one body a shape, or a segment at a time),
- * the shapes made the step-by-step path 5 % slower at 4096^2 (H200, session
- * 30; docs/perf/dwt.md). None of them is launched on the CPU (the host picks
- * dwt_rowfused there; dwt_rowwin is GPU only).
+ * DWT_FIX_DD137: the host picks the entry by the steps' shape (fix_shape).
+ * One shape an entry: three bodies in one entry, chosen at run time, made the
+ * step-by-step rows about 5 % slower at 4096^2 (H200, session 30,
+ * docs/perf/dwt.md), and chosen a segment at a time inside one body the
+ * shapes took 56 registers against 48. None of them is launched on the CPU
+ * (the host picks dwt_rowfused there; dwt_rowwin is GPU only).
  */
 #if defined(RV_CUDA)
 #  define DWT_ROWREG_ENTRY(NAME, M, WIN, FIX)                                                      \

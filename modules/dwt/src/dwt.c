@@ -741,10 +741,11 @@ static int row_win_ok(const RV_Dwt *d, int n)
 }
 
 /* The entry of dwt_rowreg, dwt_rowreg_s or dwt_rowwin (plain; fixk: its _c97 and
- * _dd forms) for the row arguments' fix. */
-static const RV_Kernel *row_entry(const RV_Kernel *plain, const RV_Kernel *const fixk[2], const dwt_row_args *a)
+ * _dd forms, which take the steps' shape as literals) for d's steps. */
+static const RV_Kernel *row_entry(const RV_Dwt *d, const RV_Kernel *plain, const RV_Kernel *const fixk[2])
 {
-    return a->fix == DWT_FIX_CDF97 ? fixk[0] : a->fix == DWT_FIX_DD137 ? fixk[1] : plain;
+    const int fix = lift_fix(d);
+    return fix == DWT_FIX_CDF97 ? fixk[0] : fix == DWT_FIX_DD137 ? fixk[1] : plain;
 }
 
 /* The arguments of the row kernels, launch fields (tile_rows, async, win) left 0. */
@@ -763,7 +764,6 @@ static void row_args(const RV_Dwt *d, dwt_row_args *a, uint64_t src, int64_t sp,
     a->inverse = inverse;
     a->interleaved = interleaved;
     a->nsteps = d->nsteps;
-    a->fix = lift_fix(d);
     memcpy(a->steps, d->steps, sizeof(a->steps));
 }
 
@@ -779,7 +779,7 @@ static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t
     sh.block[0] = ROW_WIN / (32 * DWT_RM) * 32; /* a warp a segment */
     sh.shared_bytes = 4 * ROW_WIN_WORDS;
     sh.grid[0] = (unsigned)((long long)rows * nch);
-    return launch(d, row_entry(d->k_rowwin, d->k_rowwin_fix, &a), &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
+    return launch(d, row_entry(d, d->k_rowwin, d->k_rowwin_fix), &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
                   8.0 * n * rows);
 }
 
@@ -812,8 +812,8 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
             sh.block[0] = (unsigned)(nseg >= DWT_ROW_THREADS / 32 ? DWT_ROW_THREADS : 32 * nseg);
             sh.shared_bytes = (unsigned)n * 4;
             sh.grid[0] = (unsigned)rows;
-            const RV_Kernel *k = M == DWT_RM_ROW ? row_entry(d->k_rowreg, d->k_rowreg_fix, &a)
-                                                 : row_entry(d->k_rowreg_s, d->k_rowreg_s_fix, &a);
+            const RV_Kernel *k = M == DWT_RM_ROW ? row_entry(d, d->k_rowreg, d->k_rowreg_fix)
+                                                 : row_entry(d, d->k_rowreg_s, d->k_rowreg_s_fix);
             return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
         }
     }
@@ -921,7 +921,6 @@ static void col_args(const RV_Dwt *d, dwt_col_args *a, uint64_t src_s, uint64_t 
     a->k_first = k_first;
     a->k_end = k_end;
     a->halo = halo;
-    a->fix = lift_fix(d);
     memcpy(a->steps, d->steps, sizeof(a->steps));
 }
 
