@@ -921,6 +921,7 @@ static void col_args(const RV_Dwt *d, dwt_col_args *a, uint64_t src_s, uint64_t 
     a->k_first = k_first;
     a->k_end = k_end;
     a->halo = halo;
+    a->fix = lift_fix(d);
     memcpy(a->steps, d->steps, sizeof(a->steps));
 }
 
