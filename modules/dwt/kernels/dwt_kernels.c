@@ -1017,6 +1017,29 @@ RV_RAW_KERNEL_CHAINED(dwt_rowasync, dwt_row_args, a, blk)
  * taps as (outer pair) + (inner pair), which the mirrored order gives too.
  */
 #if defined(RV_CUDA)
+/*
+ * The straight-line step programs (DWT_FIX_*, a literal FIX), for the register
+ * lifting of rows (dwt_rowreg_seg) and of columns and levels (dwt_regs_lift): the
+ * steps in order (INV: reversed, as the inverse takes them) as STEP(K, TGT, OFF,
+ * NT, P): step K updates band D (TGT 0) or S (TGT 1) from taps of the other band
+ * at OFF .. OFF + NT - 1, P whether it scales. CDF 9/7: D S D S, 2 taps (offsets
+ * 0, -1), the last two scaled; DD(13,7): D S, 4 taps (offsets -1, -2), unscaled
+ * (the host's fix_shape checks the steps have this shape).
+ */
+#  define DWT_FIX_STEPS(STEP, FIX, INV)                                                            \
+    do {                                                                                           \
+        if ((FIX) == DWT_FIX_CDF97) {                                                              \
+            _Pragma("unroll") for (int j_ = 0; j_ < 4; j_++) {                                     \
+                const int k_ = (INV) ? 3 - j_ : j_;                                                \
+                STEP(k_, k_ & 1, (k_ & 1) ? -1 : 0, 2, k_ >= 2);                                   \
+            }                                                                                      \
+        } else if ((FIX) == DWT_FIX_DD137) {                                                       \
+            _Pragma("unroll") for (int j_ = 0; j_ < 2; j_++) {                                     \
+                const int k_ = (INV) ? 1 - j_ : j_;                                                \
+                STEP(k_, k_, k_ ? -2 : -1, 4, 0);                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
 /* value of band X at pair p + DD for each lane, window row I of A */
 #  define DWT_RCL(x, A) ((x) < 0 ? 0 : (x) >= (A) ? (A) - 1 : (x))
 #  define DWT_NB(X, I, DD)                                                                                        \
@@ -1080,26 +1103,17 @@ static __device__ __forceinline__ void dwt_rowreg_seg(const dwt_row_args *a, con
      * dwt_regs_lift: no step dispatched at run time, and the window rows a later step
      * does not read (rows 0 and M + 1 of the last step, row M + 1 of the one before
      * for CDF 9/7) not lifted; the same operations on every row kept */
-    if (TYPE == DWT_F32 && FIX == DWT_FIX_CDF97) {
-#  pragma unroll
-        for (int j = 0; j < 4; j++) {
-            const int k = INV ? 3 - j : j;
-            const dwt_step *st = &a->steps[k];
-            if (k & 1)
-                DWT_RROW_P(S, D, -1, 2, k >= 2);
-            else
-                DWT_RROW_P(D, S, 0, 2, k >= 2);
-        }
-    } else if (TYPE == DWT_F32 && FIX == DWT_FIX_DD137) {
-#  pragma unroll
-        for (int j = 0; j < 2; j++) {
-            const int k = INV ? 1 - j : j;
-            const dwt_step *st = &a->steps[k];
-            if (k)
-                DWT_RROW_P(S, D, -2, 4, 0);
-            else
-                DWT_RROW_P(D, S, -1, 4, 0);
-        }
+    if (TYPE == DWT_F32 && FIX != DWT_FIX_NONE) {
+#  define DWT_RROW_K(K, TGT, OFF, NT, P)                                                           \
+      do {                                                                                         \
+          const dwt_step *st = &a->steps[(K)];                                                     \
+          if ((TGT) == 0)                                                                          \
+              DWT_RROW_P(D, S, OFF, NT, P);                                                        \
+          else                                                                                     \
+              DWT_RROW_P(S, D, OFF, NT, P);                                                        \
+      } while (0)
+        DWT_FIX_STEPS(DWT_RROW_K, FIX, INV);
+#  undef DWT_RROW_K
     } else {
         const int ns = a->nsteps;
         for (int si = 0; si < ns; si++) {
@@ -1552,20 +1566,8 @@ static __device__ __forceinline__ void dwt_col_regs_load(const dwt_col_args *a, 
 static __device__ __forceinline__ void dwt_regs_lift(const dwt_step *steps, const int ns, uint32_t *S, uint32_t *D,
                                                      const int A, const int TYPE, const int INV, const int FIX)
 {
-    if (TYPE == DWT_F32 && FIX == DWT_FIX_CDF97) {
-#  pragma unroll
-        for (int i = 0; i < 4; i++) {
-            const int k = INV ? 3 - i : i;
-            DWT_RSTEP_K(k, k & 1, (k & 1) ? -1 : 0, 2, k >= 2);
-        }
-        return;
-    }
-    if (TYPE == DWT_F32 && FIX == DWT_FIX_DD137) {
-#  pragma unroll
-        for (int i = 0; i < 2; i++) {
-            const int k = INV ? 1 - i : i;
-            DWT_RSTEP_K(k, k, k ? -2 : -1, 4, 0);
-        }
+    if (TYPE == DWT_F32 && FIX != DWT_FIX_NONE) {
+        DWT_FIX_STEPS(DWT_RSTEP_K, FIX, INV);
         return;
     }
     for (int si = 0; si < ns; si++) {
@@ -1589,6 +1591,7 @@ static __device__ __forceinline__ void dwt_regs_lift(const dwt_step *steps, cons
     }
 }
 #  undef DWT_RSTEP_K
+#  undef DWT_FIX_STEPS
 
 /* CALL(..., E, TYPE, FIX) (the arguments after fix first) with literal window E,
  * type and shape (DWT_FIX_*) for the run-time values type, e and fix: each
