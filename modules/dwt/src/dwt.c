@@ -35,9 +35,6 @@ struct RV_Dwt {
     const RV_Kernel *k_step, *k_row, *k_split, *k_chunk, *k_perm, *k_rot, *k_conv, *k_shrink, *k_col, *k_tile, *k_halo;
     /* GPU only: the 16-byte, cp.async and register forms of k_col and k_row */
     const RV_Kernel *k_colvec, *k_colreg, *k_rowasync, *k_rowreg, *k_rowreg_s, *k_rowwin, *k_rect;
-    /* GPU: dwt_rowreg, dwt_rowreg_s, dwt_rowwin with the straight-line shapes
-     * ([0]: _c97, DWT_FIX_CDF97; [1]: _dd, DWT_FIX_DD137) */
-    const RV_Kernel *k_rowreg_fix[2], *k_rowreg_s_fix[2], *k_rowwin_fix[2];
     /* GPU, PTX for sm_90 or later (clusters): dwt_colclu and, where the device allows
      * clusters of 16, dwt_colclu16 and dwt_colclu16m; else NULL */
     const RV_Kernel *k_colclu, *k_colclu16, *k_colclu16m, *k_colclp;
@@ -336,13 +333,17 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
             return err;
         }
     }
+    /* GPU: the row entries of the steps' shape (lift_fix) in place of the
+     * step-by-step ones: dwt_rowreg_c97, dwt_rowreg_dd and the same for
+     * dwt_rowreg_s and dwt_rowwin, each holding one shape's straight-line lifting */
+    const int fix = lift_fix(d);
     struct { const char *name; const RV_Kernel **k; } kf[] = {
-        {"dwt_rowreg_c97", &d->k_rowreg_fix[0]},   {"dwt_rowreg_dd", &d->k_rowreg_fix[1]},
-        {"dwt_rowreg_s_c97", &d->k_rowreg_s_fix[0]}, {"dwt_rowreg_s_dd", &d->k_rowreg_s_fix[1]},
-        {"dwt_rowwin_c97", &d->k_rowwin_fix[0]},   {"dwt_rowwin_dd", &d->k_rowwin_fix[1]},
+        {"dwt_rowreg", &d->k_rowreg}, {"dwt_rowreg_s", &d->k_rowreg_s}, {"dwt_rowwin", &d->k_rowwin},
     };
-    for (size_t i = 0; !d->cpu && i < sizeof(kf) / sizeof(kf[0]); i++) {
-        if ((err = rv_kernel_get(d->mod, kf[i].name, kf[i].k)) < 0) {
+    for (size_t i = 0; !d->cpu && fix != DWT_FIX_NONE && i < sizeof(kf) / sizeof(kf[0]); i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "%s%s", kf[i].name, fix == DWT_FIX_CDF97 ? "_c97" : "_dd");
+        if ((err = rv_kernel_get(d->mod, name, kf[i].k)) < 0) {
             rv_module_unload(&d->mod);
             free(d);
             return err;
@@ -740,14 +741,6 @@ static int row_win_ok(const RV_Dwt *d, int n)
     return !d->cpu && !(d->s.gpu_variant & RV_DWT_VARIANT_NO_ROW_WIN) && n > 32 * DWT_RM && row_forms_ok(d);
 }
 
-/* The entry of dwt_rowreg, dwt_rowreg_s or dwt_rowwin (plain; fixk: its _c97 and
- * _dd forms, which take the steps' shape as literals) for d's steps. */
-static const RV_Kernel *row_entry(const RV_Dwt *d, const RV_Kernel *plain, const RV_Kernel *const fixk[2])
-{
-    const int fix = lift_fix(d);
-    return fix == DWT_FIX_CDF97 ? fixk[0] : fix == DWT_FIX_DD137 ? fixk[1] : plain;
-}
-
 /* The arguments of the row kernels, launch fields (tile_rows, async, win) left 0. */
 static void row_args(const RV_Dwt *d, dwt_row_args *a, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n,
                      int rows, int levels, int inverse, int interleaved)
@@ -779,8 +772,7 @@ static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t
     sh.block[0] = ROW_WIN / (32 * DWT_RM) * 32; /* a warp a segment */
     sh.shared_bytes = 4 * ROW_WIN_WORDS;
     sh.grid[0] = (unsigned)((long long)rows * nch);
-    return launch(d, row_entry(d, d->k_rowwin, d->k_rowwin_fix), &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
-                  8.0 * n * rows);
+    return launch(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
 }
 
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
@@ -812,9 +804,8 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
             sh.block[0] = (unsigned)(nseg >= DWT_ROW_THREADS / 32 ? DWT_ROW_THREADS : 32 * nseg);
             sh.shared_bytes = (unsigned)n * 4;
             sh.grid[0] = (unsigned)rows;
-            const RV_Kernel *k = M == DWT_RM_ROW ? row_entry(d, d->k_rowreg, d->k_rowreg_fix)
-                                                 : row_entry(d, d->k_rowreg_s, d->k_rowreg_s_fix);
-            return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
+            return launch(d, M == DWT_RM_ROW ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
+                          8.0 * n * rows);
         }
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
