@@ -378,6 +378,8 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
     assert_int_equal(err, 0);
     RV_DwtStats stt;
     rv_dwt_stats(d, &stt);
+    for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++) /* (straight-line lifting: GPU only) */
+        assert_true(stt.shaped[k] == 0 && stt.launches[k] >= 0);
     if (s.device_memory_limit) {
         assert_true(stt.peak_device_bytes <= (double)s.device_memory_limit);
         if ((size_t)w * 4 * (size_t)h > s.device_memory_limit - 65536)

@@ -346,6 +346,15 @@ static void test_gpu_level2d(void **state)
                                 w, h, L, c, m, v, n, want);
                         fail();
                     }
+                    /* the straight-line code of the shape for CDF 9/7 and DD(13,7) f32 (c 4, 5) only */
+                    const int shape = c == 4 || c == 5;
+                    for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
+                        if (shape ? st.shaped[k] > st.launches[k] || (k == RV_DWT_KERNEL_LEVEL2D && st.shaped[k] != n)
+                                  : st.shaped[k] != 0) {
+                            fprintf(stderr, "%dx%d L%d wavelet/type %d method %d variant %d: kind %d %lld of %lld launches shaped\n",
+                                    w, h, L, c, m, v, k, st.shaped[k], st.launches[k]);
+                            fail();
+                        }
                 }
 }
 
@@ -785,7 +794,10 @@ static void test_gpu_colrp(void **state)
  * for 8192-sample columns without the cooperative pass), by the cooperative pass
  * (dwt_colgs16) and out of place (dwt_colrp, dwt_colreg); and the row passes
  * (the entries dwt_rowreg_c97 & co.): dwt_rowreg, dwt_rowreg_s (rows of 512 pairs or fewer) and
- * the windowed dwt_rowwin (rows over 16384 samples, even and odd).
+ * the windowed dwt_rowwin (rows over 16384 samples, even and odd). The launches
+ * are counted: the same with and without FIX_OFF; with the shape, every row
+ * pass and one-pass level and at least one column pass count as shaped
+ * (rv_dwt_stats), with FIX_OFF none (RV_DWT_TEST_SHAPED=1 prints the counts).
  */
 static void test_gpu_fix_exact(void **state)
 {
@@ -827,6 +839,26 @@ static void test_gpu_fix_exact(void **state)
                 }
                 free(a);
                 free(b);
+            }
+            /* the same launches, the shape's straight-line code in df only: every row
+             * pass and one-pass level, and some column passes (not the halo copies) */
+            RV_DwtStats sf, sl;
+            rv_dwt_stats(df, &sf);
+            rv_dwt_stats(dl, &sl);
+            const int R = RV_DWT_KERNEL_ROWFUSED, C = RV_DWT_KERNEL_COLFUSED, L = RV_DWT_KERNEL_LEVEL2D;
+            int bad = sf.shaped[R] != sf.launches[R] || sf.shaped[L] != sf.launches[L] ||
+                      sf.shaped[C] < (sf.launches[C] > 0) || sf.shaped[C] > sf.launches[C];
+            for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
+                bad |= sf.launches[k] != sl.launches[k] || sl.shaped[k] != 0 ||
+                       (k != R && k != C && k != L && sf.shaped[k] != 0);
+            if (bad || getenv("RV_DWT_TEST_SHAPED")) {
+                fprintf(stderr, "%s %dx%d L%d %s variant %u: launches / shaped (step by step: launches / shaped):",
+                        wv ? "DD(13,7)" : "CDF 9/7", w, h, cs[z].L, cs[z].oop ? "out of place" : "in place", cs[z].v);
+                for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
+                    fprintf(stderr, " %lld/%lld (%lld/%lld)", sf.launches[k], sf.shaped[k], sl.launches[k], sl.shaped[k]);
+                fprintf(stderr, "\n");
+                if (bad)
+                    fail();
             }
             rv_dwt_destroy(&df);
             rv_dwt_destroy(&dl);

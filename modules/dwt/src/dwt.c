@@ -59,6 +59,7 @@ struct RV_Dwt {
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int fix; /* DWT_FIX_*: the steps' shape, for the register lifting (fix_shape) */
+    int row_shaped; /* GPU: k_rowreg, k_rowreg_s and k_rowwin are the entries of the shape */
     int type;
     RV_Buffer *tmp;           /* out-of-place scratch */
     RV_Buffer *table;         /* cycle leaders */
@@ -348,6 +349,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
             free(d);
             return err;
         }
+        d->row_shaped = 1;
     }
 #if defined(DWT_CLUSTER_ARCH) && DWT_CLUSTER_ARCH >= 90
     if (!d->cpu && (err = rv_kernel_get(d->mod, "dwt_colclu", &d->k_colclu)) < 0) {
@@ -603,6 +605,17 @@ static int launch(RV_Dwt *d, const RV_Kernel *k, RV_LaunchShape *sh, const void 
     return 0;
 }
 
+/* launch() of a lifting kernel, counted in stats.shaped when `shaped`: it lifts by
+ * the straight-line code of the steps' shape */
+static int launch_lift(RV_Dwt *d, const RV_Kernel *k, RV_LaunchShape *sh, const void *args, size_t size, int kind,
+                       double bytes, int shaped)
+{
+    const int err = launch(d, k, sh, args, size, kind, bytes);
+    if (err == 0 && shaped)
+        d->stats.shaped[kind]++;
+    return err;
+}
+
 RV_API void rv_dwt_stats(const RV_Dwt *d, RV_DwtStats *out)
 {
     if (!out)
@@ -772,7 +785,7 @@ static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t
     sh.block[0] = ROW_WIN / (32 * DWT_RM) * 32; /* a warp a segment */
     sh.shared_bytes = 4 * ROW_WIN_WORDS;
     sh.grid[0] = (unsigned)((long long)rows * nch);
-    return launch(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows);
+    return launch_lift(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, d->row_shaped);
 }
 
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
@@ -804,8 +817,8 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
             sh.block[0] = (unsigned)(nseg >= DWT_ROW_THREADS / 32 ? DWT_ROW_THREADS : 32 * nseg);
             sh.shared_bytes = (unsigned)n * 4;
             sh.grid[0] = (unsigned)rows;
-            return launch(d, M == DWT_RM_ROW ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED,
-                          8.0 * n * rows);
+            return launch_lift(d, M == DWT_RM_ROW ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a),
+                               RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, d->row_shaped);
         }
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
@@ -916,6 +929,13 @@ static void col_args(const RV_Dwt *d, dwt_col_args *a, uint64_t src_s, uint64_t 
     memcpy(a->steps, d->steps, sizeof(a->steps));
 }
 
+/* Whether a column pass lifts by the straight-line code of the steps' shape: the
+ * register kernels (reg set) given the shape */
+static int col_shaped(const dwt_col_args *a)
+{
+    return a->reg && a->fix != DWT_FIX_NONE;
+}
+
 /* Bytes a column pass moves: every tile reads its pairs and halo, writes its pairs. */
 static double col_bytes(const dwt_col_args *a)
 {
@@ -980,7 +1000,7 @@ static int run_colfused_tiles(RV_Dwt *d, uint64_t src_s, uint64_t src_d, int64_t
             k = d->k_colrp;
         }
     }
-    return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
+    return launch_lift(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a), col_shaped(&a));
 }
 
 /* Whole columns of an n x ncols region: interleaved rows <-> [S rows | D rows]. */
@@ -1427,7 +1447,7 @@ static int run_colclu(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, 
         sh.grid[0] = cdiv(cdiv(cols, 32), 2);
         sh.shared_bytes *= 2;
     }
-    return launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a));
+    return launch_lift(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a), col_shaped(&a));
 }
 
 /*
@@ -1478,7 +1498,7 @@ static int run_colgs(RV_Dwt *d, uint64_t base, int64_t pitch, int n, int cols, i
     a.sync = rv_buffer_address(d->gsync);
     sh.grid[0] = (unsigned)F;
     sh.grid[1] = (unsigned)T;
-    if ((err = launch(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a))) < 0)
+    if ((err = launch_lift(d, k, &sh, &a, sizeof(a), RV_DWT_KERNEL_COLFUSED, col_bytes(&a), col_shaped(&a))) < 0)
         return err;
     return 1;
 }
@@ -1631,7 +1651,7 @@ static int launch_lvl(RV_Dwt *d, const RV_Kernel *k, const RV_LaunchShape *sh, i
     const double tiles = (double)(w / DWT_LVL_T) * (h / DWT_LVL_T);
     const double bytes = 4.0 * tiles * ((double)W * W + (double)DWT_LVL_T * DWT_LVL_T);
     RV_LaunchShape s = *sh;
-    return launch(d, k, &s, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes);
+    return launch_lift(d, k, &s, &a, sizeof(a), RV_DWT_KERNEL_LEVEL2D, bytes, !d->cpu && a.fix != DWT_FIX_NONE);
 }
 
 /*

@@ -350,6 +350,12 @@ typedef struct RV_DwtStats {
     long long launches[RV_DWT_KERNEL_COUNT];
     double bytes[RV_DWT_KERNEL_COUNT];
     double seconds[RV_DWT_KERNEL_COUNT];
+    /* GPU: of launches[], those whose kernel lifts by the straight-line code of
+     * the steps' shape (CDF 9/7 and DD(13,7) on f32 data: the register row
+     * passes, the register column passes, the one-pass levels; partial tiles at
+     * the ends of a column still step by step). 0 on the CPU, for the other
+     * wavelets and types, and with RV_DWT_VARIANT_FIX_OFF. */
+    long long shaped[RV_DWT_KERNEL_COUNT];
     double peak_device_bytes; /* most bytes of buffers the RV_Dwt held at once */
     long long stripes;        /* host transforms: stripes uploaded */
     double upload_bytes, download_bytes; /* host transforms: bytes copied each way */
