@@ -111,6 +111,8 @@ typedef struct dwt_row_args {
 #define DWT_FIX_NONE 0
 #define DWT_FIX_CDF97 1
 #define DWT_FIX_DD137 2
+/* (kernel code) an entry that takes the shape from the arguments' fix at run time */
+#define DWT_FIX_ANY (-1)
 
 typedef struct dwt_col_args {
     uint64_t src_s, src_d, dst_s, dst_d;

@@ -1618,6 +1618,20 @@ static __device__ __forceinline__ void dwt_regs_lift(const dwt_step *steps, cons
         }                                                                                          \
     } while (0)
 
+/* DWT_BY_SHAPE for an entry of one literal shape FIXE (DWT_FIX_*): an entry of a
+ * straight-line shape holds that shape's code alone (window 2 for CDF 9/7, 3 for
+ * DD(13,7), float), a DWT_FIX_NONE entry the step-by-step code alone; the host
+ * launches the entry of the steps' shape (dwt.c, shape_entries). */
+#  define DWT_BY_FIXE(CALL, FIXE, type, e, ...)                                                    \
+    do {                                                                                           \
+        if ((FIXE) == DWT_FIX_CDF97)                                                               \
+            CALL(__VA_ARGS__, 2, DWT_F32, DWT_FIX_CDF97);                                          \
+        else if ((FIXE) == DWT_FIX_DD137)                                                          \
+            CALL(__VA_ARGS__, 3, DWT_F32, DWT_FIX_DD137);                                          \
+        else                                                                                       \
+            DWT_BY_SHAPE(CALL, type, e, DWT_FIX_NONE, __VA_ARGS__);                                \
+    } while (0)
+
 static __device__ __forceinline__ void dwt_col_regs_lift(const dwt_col_args *a, uint32_t *S, uint32_t *D,
                                                          const int A, const int TYPE, const int INV, const int FIX)
 {
@@ -2068,8 +2082,10 @@ static __device__ __forceinline__ void dwt_strips_body(const dwt_col_args *a, rv
             FN(a, b, M, E, TYPE, 0, FIX);                                                              \
     } while (0)
 #  define DWT_STRIPS_LIT(FN, M) DWT_BY_SHAPE(DWT_STRIPS_INV, a->type, a->reg & 15, a->fix, FN, M)
+/* the same in an entry of the literal shape FIXE */
+#  define DWT_STRIPS_FIXE(FN, M, FIXE) DWT_BY_FIXE(DWT_STRIPS_INV, FIXE, a->type, a->reg & 15, FN, M)
 
-#  define DWT_COLCLP_ENTRY(NAME, VK, M, MINB)                                                          \
+#  define DWT_COLCLP_ENTRY(NAME, VK, M, MINB, FIXE)                                                    \
     RV__DESC_CHAINED(NAME, sizeof(dwt_col_args))                                                       \
     extern "C" __global__ void DWT_CLUSTER_DIMS(DWT_COL_CLUSTER16) __launch_bounds__(512, MINB)        \
         rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args)                                         \
@@ -2083,12 +2099,14 @@ static __device__ __forceinline__ void dwt_strips_body(const dwt_col_args *a, rv
                 dwt_cl_wait();                                                                         \
             }                                                                                          \
         } else if (dwt_strip_reg(a, b, M)) {                                                           \
-            DWT_STRIPS_LIT(dwt_clp_strips, M);                                                         \
+            DWT_STRIPS_FIXE(dwt_clp_strips, M, FIXE);                                                  \
         } else {                                                                                       \
             dwt_strips_body(a, b, VK);                                                                 \
         }                                                                                              \
     }
-DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3)
+DWT_COLCLP_ENTRY(dwt_colclp, 3, 8, 3, DWT_FIX_NONE)
+DWT_COLCLP_ENTRY(dwt_colclp_c97, 3, 8, 3, DWT_FIX_CDF97)
+DWT_COLCLP_ENTRY(dwt_colclp_dd, 3, 8, 3, DWT_FIX_DD137)
 #  undef DWT_COLCLP_ENTRY
 
 /*
@@ -2184,7 +2202,7 @@ static __device__ __forceinline__ void dwt_rp_strips(const dwt_col_args *a, rv_b
  * Placing blocks on every multiprocessor alone (clusters of 16 held 112 of an
  * H200's 132) did not gain; the overlap did (docs/perf/dwt.md, session 16).
  */
-#  define DWT_COLGS_ENTRY(NAME, VK, M, MINB)                                                           \
+#  define DWT_COLGS_ENTRY(NAME, VK, M, MINB, FIXE)                                                     \
     RV__DESC_COOP(NAME, sizeof(dwt_col_args))                                                          \
     extern "C" __global__ void __launch_bounds__(512, MINB) rvk_##NAME(const RV__GRID_CONST dwt_col_args rv__args) \
     {                                                                                                  \
@@ -2198,13 +2216,17 @@ static __device__ __forceinline__ void dwt_rp_strips(const dwt_col_args *a, rv_b
                 dwt_gs_wait(a, s, tid, (unsigned)b.ny);                                                \
             }                                                                                          \
         } else if (!(a->reg & DWT_COL_GS_SERIAL) && dwt_strip_reg(a, b, M)) {                          \
-            DWT_STRIPS_LIT(dwt_gs_strips, M);                                                          \
+            DWT_STRIPS_FIXE(dwt_gs_strips, M, FIXE);                                                   \
         } else {                                                                                       \
             dwt_strips_body(a, b, VK);                                                                 \
         }                                                                                              \
     }
-DWT_COLGS_ENTRY(dwt_colgs16, 5, 16, 2)
-DWT_COLGS_ENTRY(dwt_colgs, 6, 8, 3)
+DWT_COLGS_ENTRY(dwt_colgs16, 5, 16, 2, DWT_FIX_NONE)
+DWT_COLGS_ENTRY(dwt_colgs, 6, 8, 3, DWT_FIX_NONE)
+DWT_COLGS_ENTRY(dwt_colgs16_c97, 5, 16, 2, DWT_FIX_CDF97)
+DWT_COLGS_ENTRY(dwt_colgs16_dd, 5, 16, 2, DWT_FIX_DD137)
+DWT_COLGS_ENTRY(dwt_colgs_c97, 6, 8, 3, DWT_FIX_CDF97)
+DWT_COLGS_ENTRY(dwt_colgs_dd, 6, 8, 3, DWT_FIX_DD137)
 #  undef DWT_COLGS_ENTRY
 
 /*
@@ -2235,6 +2257,7 @@ extern "C" __global__ void __launch_bounds__(256, 4) rvk_dwt_colrp(const RV__GRI
         dwt_strips_body(a, b0, 2); /* (dwt_col_body applies rev itself) */
 }
 #  undef DWT_STRIPS_LIT
+#  undef DWT_STRIPS_FIXE
 #  undef DWT_STRIPS_INV
 #  undef DWT_CLUSTER_DIMS
 #endif
@@ -2456,31 +2479,41 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
  * in session 29). MINB:
  * dwt_lvl2d three blocks a multiprocessor (56 registers), dwt_lvl2o four (40, no
  * spills: 4K five levels out of place 3-4 µs faster than with three; docs/perf/dwt.md,
- * session 26) */
-#  define DWT_LVL_ENTRY(NAME, DESC, OOP, MINB, NT)                                                         \
+ * session 26). FIXE: DWT_FIX_ANY, every shape, chosen by a->fix (dwt_lvl2o); else the
+ * entry's one shape (dwt_lvl2d, dwt_lvl2d2 step by step; _c97, _dd straight-line, the
+ * entries the host takes for those steps: each shape its own registers) */
+#  define DWT_LVL_ENTRY(NAME, DESC, OOP, MINB, NT, FIXE)                                                   \
     DESC(NAME, sizeof(dwt_lvl_args))                                                                   \
     extern "C" __global__ void __launch_bounds__(DWT_LVL_THREADS, MINB) rvk_##NAME(const RV__GRID_CONST dwt_lvl_args rv__args) \
     {                                                                                                  \
         RV__GRID_CHAIN(NAME)                                                                           \
         const dwt_lvl_args *a = &rv__args;                                                             \
-        if (a->E == 2) {                                                                               \
+        if ((FIXE) == DWT_FIX_CDF97) {                                                                 \
+            dwt_lvl_body(a, 2, DWT_F32, DWT_FIX_CDF97, OOP, NT);                                       \
+        } else if ((FIXE) == DWT_FIX_DD137) {                                                          \
+            dwt_lvl_body(a, 3, DWT_F32, DWT_FIX_DD137, OOP, NT);                                       \
+        } else if (a->E == 2) {                                                                        \
             if (a->type != DWT_F32)                                                                    \
                 dwt_lvl_body(a, 2, DWT_I32, DWT_FIX_NONE, OOP, NT);                                    \
-            else if (a->fix == DWT_FIX_CDF97)                                                          \
+            else if (((FIXE) == DWT_FIX_ANY ? a->fix : DWT_FIX_NONE) == DWT_FIX_CDF97)                 \
                 dwt_lvl_body(a, 2, DWT_F32, DWT_FIX_CDF97, OOP, NT);                                   \
             else                                                                                       \
                 dwt_lvl_body(a, 2, DWT_F32, DWT_FIX_NONE, OOP, NT);                                    \
         } else if (a->type != DWT_F32) {                                                               \
             dwt_lvl_body(a, 3, DWT_I32, DWT_FIX_NONE, OOP, NT);                                        \
-        } else if (a->fix == DWT_FIX_DD137) {                                                          \
+        } else if (((FIXE) == DWT_FIX_ANY ? a->fix : DWT_FIX_NONE) == DWT_FIX_DD137) {                 \
             dwt_lvl_body(a, 3, DWT_F32, DWT_FIX_DD137, OOP, NT);                                       \
         } else {                                                                                       \
             dwt_lvl_body(a, 3, DWT_F32, DWT_FIX_NONE, OOP, NT);                                        \
         }                                                                                              \
     }
-DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0, 3, 1)
-DWT_LVL_ENTRY(dwt_lvl2d2, RV__DESC_COOP, 0, 4, 2)
-DWT_LVL_ENTRY(dwt_lvl2o, RV__DESC_CHAINED, 1, 4, 1)
+DWT_LVL_ENTRY(dwt_lvl2d, RV__DESC_COOP, 0, 3, 1, DWT_FIX_NONE)
+DWT_LVL_ENTRY(dwt_lvl2d2, RV__DESC_COOP, 0, 4, 2, DWT_FIX_NONE)
+DWT_LVL_ENTRY(dwt_lvl2o, RV__DESC_CHAINED, 1, 4, 1, DWT_FIX_ANY)
+DWT_LVL_ENTRY(dwt_lvl2d_c97, RV__DESC_COOP, 0, 3, 1, DWT_FIX_CDF97)
+DWT_LVL_ENTRY(dwt_lvl2d_dd, RV__DESC_COOP, 0, 3, 1, DWT_FIX_DD137)
+DWT_LVL_ENTRY(dwt_lvl2d2_c97, RV__DESC_COOP, 0, 4, 2, DWT_FIX_CDF97)
+DWT_LVL_ENTRY(dwt_lvl2d2_dd, RV__DESC_COOP, 0, 4, 2, DWT_FIX_DD137)
 #  undef DWT_LVL_ENTRY
 #  undef DWT_BY_SHAPE
 #endif

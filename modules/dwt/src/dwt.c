@@ -59,7 +59,11 @@ struct RV_Dwt {
     dwt_step steps[DWT_MAX_STEPS];
     int nsteps;
     int fix; /* DWT_FIX_*: the steps' shape, for the register lifting (fix_shape) */
-    int row_shaped; /* GPU: k_rowreg, k_rowreg_s and k_rowwin are the entries of the shape */
+    /* GPU: the entries that lift step by step only (dwt_rowreg, dwt_colclp & co.) where
+     * the shape's entries replace them (shape_entries): where one is missing, the
+     * plain entry stays and is launched, and its launches are not counted as shaped */
+    const RV_Kernel *k_plain[8];
+    int nplain;
     int type;
     RV_Buffer *tmp;           /* out-of-place scratch */
     RV_Buffer *table;         /* cycle leaders */
@@ -191,6 +195,35 @@ static int fix_shape(const RV_Dwt *d)
 static int lift_fix(const RV_Dwt *d)
 {
     return d->s.gpu_variant & RV_DWT_VARIANT_FIX_OFF ? DWT_FIX_NONE : d->fix;
+}
+
+/*
+ * GPU: the entries of the steps' shape (lift_fix) in place of the step-by-step ones,
+ * for the kernels that have them (_c97: DWT_FIX_CDF97, _dd: DWT_FIX_DD137), each
+ * holding that shape's straight-line lifting alone: in one entry with the other
+ * shapes, chosen at run time, the code of every shape paid (rows: 5 % slower at
+ * 4096^2, session 30; the column passes spilled). An entry the module lacks leaves
+ * the step-by-step one, which gives the same results.
+ */
+static void shape_entries(RV_Dwt *d)
+{
+    const int fix = lift_fix(d);
+    if (d->cpu || fix == DWT_FIX_NONE)
+        return;
+    struct { const char *name; const RV_Kernel **k; } ks[] = {
+        {"dwt_rowreg", &d->k_rowreg}, {"dwt_rowreg_s", &d->k_rowreg_s}, {"dwt_rowwin", &d->k_rowwin},
+        {"dwt_colclp", &d->k_colclp}, {"dwt_colgs16", &d->k_colgs16},   {"dwt_colgs", &d->k_colgs},
+        {"dwt_lvl2d", &d->k_lvl2d},   {"dwt_lvl2d2", &d->k_lvl2d2},
+    };
+    for (size_t i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+        char name[64];
+        const RV_Kernel *k = NULL;
+        snprintf(name, sizeof(name), "%s%s", ks[i].name, fix == DWT_FIX_CDF97 ? "_c97" : "_dd");
+        if (*ks[i].k && rv_kernel_get(d->mod, name, &k) == 0)
+            *ks[i].k = k;
+        else if (*ks[i].k)
+            d->k_plain[d->nplain++] = *ks[i].k;
+    }
 }
 
 static int build_steps(RV_Dwt *d)
@@ -334,23 +367,6 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
             return err;
         }
     }
-    /* GPU: the row entries of the steps' shape (lift_fix) in place of the
-     * step-by-step ones: dwt_rowreg_c97, dwt_rowreg_dd and the same for
-     * dwt_rowreg_s and dwt_rowwin, each holding one shape's straight-line lifting */
-    const int fix = lift_fix(d);
-    struct { const char *name; const RV_Kernel **k; } kf[] = {
-        {"dwt_rowreg", &d->k_rowreg}, {"dwt_rowreg_s", &d->k_rowreg_s}, {"dwt_rowwin", &d->k_rowwin},
-    };
-    for (size_t i = 0; !d->cpu && fix != DWT_FIX_NONE && i < sizeof(kf) / sizeof(kf[0]); i++) {
-        char name[64];
-        snprintf(name, sizeof(name), "%s%s", kf[i].name, fix == DWT_FIX_CDF97 ? "_c97" : "_dd");
-        if ((err = rv_kernel_get(d->mod, name, kf[i].k)) < 0) {
-            rv_module_unload(&d->mod);
-            free(d);
-            return err;
-        }
-        d->row_shaped = 1;
-    }
 #if defined(DWT_CLUSTER_ARCH) && DWT_CLUSTER_ARCH >= 90
     if (!d->cpu && (err = rv_kernel_get(d->mod, "dwt_colclu", &d->k_colclu)) < 0) {
         rv_module_unload(&d->mod);
@@ -378,6 +394,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         free(d);
         return err;
     }
+    shape_entries(d);
     *out = d;
     return 0;
 }
@@ -605,12 +622,14 @@ static int launch(RV_Dwt *d, const RV_Kernel *k, RV_LaunchShape *sh, const void 
     return 0;
 }
 
-/* launch() of a lifting kernel, counted in stats.shaped when `shaped`: it lifts by
- * the straight-line code of the steps' shape */
+/* launch() of a lifting kernel, counted in stats.shaped when `shaped` (it is given
+ * the steps' shape) and k is not an entry that lifts step by step only */
 static int launch_lift(RV_Dwt *d, const RV_Kernel *k, RV_LaunchShape *sh, const void *args, size_t size, int kind,
                        double bytes, int shaped)
 {
     const int err = launch(d, k, sh, args, size, kind, bytes);
+    for (int i = 0; i < d->nplain; i++)
+        shaped &= k != d->k_plain[i];
     if (err == 0 && shaped)
         d->stats.shaped[kind]++;
     return err;
@@ -785,7 +804,7 @@ static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t
     sh.block[0] = ROW_WIN / (32 * DWT_RM) * 32; /* a warp a segment */
     sh.shared_bytes = 4 * ROW_WIN_WORDS;
     sh.grid[0] = (unsigned)((long long)rows * nch);
-    return launch_lift(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, d->row_shaped);
+    return launch_lift(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, !d->cpu && lift_fix(d) != DWT_FIX_NONE);
 }
 
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
@@ -818,7 +837,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
             sh.shared_bytes = (unsigned)n * 4;
             sh.grid[0] = (unsigned)rows;
             return launch_lift(d, M == DWT_RM_ROW ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a),
-                               RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, d->row_shaped);
+                               RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, !d->cpu && lift_fix(d) != DWT_FIX_NONE);
         }
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
