@@ -2477,7 +2477,8 @@ static __device__ __forceinline__ void dwt_lvl_body(const dwt_lvl_args *a, const
 /* literal window, type and shape: each combination its own straight-line code (the
  * choice of DWT_BY_SHAPE, written out with the window tested first: the PTX measured
  * in session 29). MINB:
- * dwt_lvl2d three blocks a multiprocessor (56 registers), dwt_lvl2o four (40, no
+ * dwt_lvl2d three blocks a multiprocessor (56 registers; its _c97 and _dd entries
+ * need 40, so hold four: 528 tiles on 132 multiprocessors), dwt_lvl2o four (40, no
  * spills: 4K five levels out of place 3-4 µs faster than with three; docs/perf/dwt.md,
  * session 26). FIXE: DWT_FIX_ANY, every shape, chosen by a->fix (dwt_lvl2o); else the
  * entry's one shape (dwt_lvl2d, dwt_lvl2d2 step by step; _c97, _dd straight-line, the

@@ -1678,7 +1678,8 @@ static int launch_lvl(RV_Dwt *d, const RV_Kernel *k, const RV_LaunchShape *sh, i
  * where the device holds its tiles at once: by dwt_lvl2d2 (four blocks a
  * multiprocessor, windows by cp.async), a tile a block where the blocks fit,
  * else two a block (4K's level 1, 1024 tiles, on 132 multiprocessors: 512
- * blocks); by dwt_lvl2d (three blocks a multiprocessor) without dwt_lvl2d2,
+ * blocks); by dwt_lvl2d (three blocks a multiprocessor; its entries of the CDF 9/7
+ * and DD(13,7) shapes four) without dwt_lvl2d2,
  * with LVL2D_PAIR_OFF, or for the levels it holds with LVL2D_THREE. Returns 1
  * when it ran, 0 where no form holds the tiles, or an error.
  */

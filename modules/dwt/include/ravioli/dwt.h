@@ -267,7 +267,8 @@ typedef enum RV_DwtGpuVariant {
     RV_DWT_VARIANT_LVL_OOP_ALL = 67108864 /* dwt_lvl2o for levels of any size */,
     RV_DWT_VARIANT_LVL2D_PAIR_OFF = 134217728 /* forward, 2-D, GPU: a level in place in
                                     one cooperative pass only by dwt_lvl2d (a tile a
-                                    block, three blocks a multiprocessor) where the
+                                    block, three blocks a multiprocessor, four for
+                                    CDF 9/7 and DD(13,7) f32) where the
                                     device holds its tiles so, instead of dwt_lvl2d2
                                     (four blocks a multiprocessor, windows by cp.async:
                                     a tile a block, or two where the device holds them
