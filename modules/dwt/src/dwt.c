@@ -201,8 +201,8 @@ static int lift_fix(const RV_Dwt *d)
  * GPU: the entries of the steps' shape (lift_fix) in place of the step-by-step ones,
  * for the kernels that have them (_c97: DWT_FIX_CDF97, _dd: DWT_FIX_DD137), each
  * holding that shape's straight-line lifting alone: in one entry with the other
- * shapes, chosen at run time, the code of every shape paid (rows: 5 % slower at
- * 4096^2, session 30; the column passes spilled). An entry the module lacks leaves
+ * shapes, chosen at run time, the code of every shape paid (rows: about 6 µs at
+ * 4096^2, session 30; the column passes spilled more, the levels took more registers). An entry the module lacks leaves
  * the step-by-step one, which gives the same results.
  */
 static void shape_entries(RV_Dwt *d)
@@ -224,6 +224,14 @@ static void shape_entries(RV_Dwt *d)
         else if (*ks[i].k)
             d->k_plain[d->nplain++] = *ks[i].k;
     }
+}
+
+/* GPU: the row passes are given the steps' shape (their entries; the column passes
+ * and levels count by the fix of their arguments, which dwt_lvl2o and the column
+ * kernels without entries of their own read) */
+static int gpu_shaped(const RV_Dwt *d)
+{
+    return !d->cpu && lift_fix(d) != DWT_FIX_NONE;
 }
 
 static int build_steps(RV_Dwt *d)
@@ -804,7 +812,7 @@ static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t
     sh.block[0] = ROW_WIN / (32 * DWT_RM) * 32; /* a warp a segment */
     sh.shared_bytes = 4 * ROW_WIN_WORDS;
     sh.grid[0] = (unsigned)((long long)rows * nch);
-    return launch_lift(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, !d->cpu && lift_fix(d) != DWT_FIX_NONE);
+    return launch_lift(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, gpu_shaped(d));
 }
 
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
@@ -837,7 +845,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
             sh.shared_bytes = (unsigned)n * 4;
             sh.grid[0] = (unsigned)rows;
             return launch_lift(d, M == DWT_RM_ROW ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a),
-                               RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, !d->cpu && lift_fix(d) != DWT_FIX_NONE);
+                               RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, gpu_shaped(d));
         }
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
