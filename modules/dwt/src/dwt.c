@@ -229,7 +229,7 @@ static void shape_entries(RV_Dwt *d)
 /* GPU: the row passes are given the steps' shape (their entries; the column passes
  * and levels count by the fix of their arguments, which dwt_lvl2o and the column
  * kernels without entries of their own read) */
-static int gpu_shaped(const RV_Dwt *d)
+static int rows_shaped(const RV_Dwt *d)
 {
     return !d->cpu && lift_fix(d) != DWT_FIX_NONE;
 }
@@ -812,7 +812,7 @@ static int run_rowwin(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t
     sh.block[0] = ROW_WIN / (32 * DWT_RM) * 32; /* a warp a segment */
     sh.shared_bytes = 4 * ROW_WIN_WORDS;
     sh.grid[0] = (unsigned)((long long)rows * nch);
-    return launch_lift(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, gpu_shaped(d));
+    return launch_lift(d, d->k_rowwin, &sh, &a, sizeof(a), RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, rows_shaped(d));
 }
 
 static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64_t dp, int n, int rows, int levels,
@@ -845,7 +845,7 @@ static int run_rowfused(RV_Dwt *d, uint64_t src, int64_t sp, uint64_t dst, int64
             sh.shared_bytes = (unsigned)n * 4;
             sh.grid[0] = (unsigned)rows;
             return launch_lift(d, M == DWT_RM_ROW ? d->k_rowreg : d->k_rowreg_s, &sh, &a, sizeof(a),
-                               RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, gpu_shaped(d));
+                               RV_DWT_KERNEL_ROWFUSED, 8.0 * n * rows, rows_shaped(d));
         }
     }
     sh.grid[0] = cdiv(rows, a.tile_rows);
