@@ -212,6 +212,7 @@ RV_API int rv_context_create(RV_Context **out, const RV_Settings *settings)
     }
     ctx->settings.module_path = ctx->module_path;
     pthread_mutex_init(&ctx->lock, NULL);
+    pthread_mutex_init(&ctx->module_lock, NULL);
     rv__list_init(&ctx->images);
     rv__list_init(&ctx->modules);
     rv__list_init(&ctx->buffers);
@@ -251,8 +252,9 @@ RV_API void rv_context_destroy(RV_Context **pctx)
     int leaked = 0;
     while (ctx->modules.next && ctx->modules.next != &ctx->modules) {
         RV_Module *m = (RV_Module *)ctx->modules.next;
+        leaked += m->refs;
+        m->refs = 1; /* every reference at once */
         rv_module_unload(&m);
-        leaked++;
     }
     while (ctx->images.next && ctx->images.next != &ctx->images) {
         RV_Image *img = (RV_Image *)ctx->images.next;
@@ -270,6 +272,7 @@ RV_API void rv_context_destroy(RV_Context **pctx)
         ctx->ops->destroy(ctx);
     rv_pool_destroy(&ctx->pool);
     pthread_mutex_destroy(&ctx->lock);
+    pthread_mutex_destroy(&ctx->module_lock);
     free(ctx->module_path);
     free(ctx);
     *pctx = NULL;

@@ -70,6 +70,7 @@ struct RV_Module {
     char *path;
     void *handle;         /* CPU: dlopen handle; CUDA: CUmodule */
     RV_Kernel *kernels;
+    int refs;             /* rv_module_load calls of this file not yet unloaded */
 };
 
 struct RV_Buffer {
@@ -153,6 +154,8 @@ struct RV_Context {
     RV_Image *scratch;          /* reused output of in-place procNbr */
     int in_side;                /* between rv_side_begin and rv_side_end */
     pthread_mutex_t lock;       /* guards err and the object lists */
+    pthread_mutex_t module_lock; /* guards the modules' references and kernel lists
+                                    (taken before lock, never inside it) */
     char err[1024];
 };
 

@@ -84,24 +84,43 @@ RV_API int rv_module_load(RV_Context *ctx, const char *name, RV_Module **out)
     int err = find_module(ctx, name, path, sizeof(path));
     if (err < 0)
         return err;
+    /* a file this context has loaded already: one more reference to it (the CUDA
+     * backend would hand the driver the whole PTX again, megabytes for the built-in
+     * modules, to be hashed and looked up in its cache, or compiled) */
+    pthread_mutex_lock(&ctx->module_lock);
+    for (rv_list *l = ctx->modules.next; l != &ctx->modules; l = l->next) {
+        RV_Module *o = (RV_Module *)l;
+        if (!strcmp(o->path, path)) {
+            o->refs++;
+            pthread_mutex_unlock(&ctx->module_lock);
+            *out = o;
+            return 0;
+        }
+    }
     RV_Module *m = calloc(1, sizeof(*m));
-    if (!m)
+    if (!m) {
+        pthread_mutex_unlock(&ctx->module_lock);
         return rv__error(ctx, RV_ENOMEM, "rv_module_load: out of memory");
+    }
     m->ctx = ctx;
+    m->refs = 1;
     m->path = strdup(path);
     if (!m->path) {
         free(m);
+        pthread_mutex_unlock(&ctx->module_lock);
         return rv__error(ctx, RV_ENOMEM, "rv_module_load: out of memory");
     }
     err = ctx->ops->module_load(ctx, path, m);
     if (err < 0) {
         free(m->path);
         free(m);
+        pthread_mutex_unlock(&ctx->module_lock);
         return err;
     }
     pthread_mutex_lock(&ctx->lock);
     rv__list_add(&ctx->modules, &m->link);
     pthread_mutex_unlock(&ctx->lock);
+    pthread_mutex_unlock(&ctx->module_lock);
     rv__log(ctx, RV_LOG_DEBUG, "loaded module %s", path);
     *out = m;
     return 0;
@@ -113,9 +132,16 @@ RV_API void rv_module_unload(RV_Module **pm)
         return;
     RV_Module *m = *pm;
     RV_Context *ctx = m->ctx;
+    *pm = NULL;
+    pthread_mutex_lock(&ctx->module_lock);
+    if (--m->refs > 0) {
+        pthread_mutex_unlock(&ctx->module_lock);
+        return;
+    }
     pthread_mutex_lock(&ctx->lock);
     rv__list_del(&m->link);
     pthread_mutex_unlock(&ctx->lock);
+    pthread_mutex_unlock(&ctx->module_lock);
     RV_Kernel *k = m->kernels;
     while (k) {
         RV_Kernel *next = k->next;
@@ -128,7 +154,6 @@ RV_API void rv_module_unload(RV_Module **pm)
     ctx->ops->module_unload(ctx, m);
     free(m->path);
     free(m);
-    *pm = NULL;
 }
 
 RV_API const char *rv_module_path(const RV_Module *m)
@@ -154,6 +179,8 @@ static int check_desc(RV_Context *ctx, const RV_Module *m, const char *name, con
     return 0;
 }
 
+static int kernel_get_locked(RV_Context *ctx, RV_Module *m, const char *name, const RV_Kernel **out);
+
 RV_API int rv_kernel_get(RV_Module *m, const char *name, const RV_Kernel **out)
 {
     if (!m)
@@ -162,6 +189,15 @@ RV_API int rv_kernel_get(RV_Module *m, const char *name, const RV_Kernel **out)
     if (!out || !name || !*name)
         return rv__error(ctx, RV_EINVAL, "rv_kernel_get: name and out are required");
     *out = NULL;
+    /* (the module's kernel list may be shared by several loads: under module_lock) */
+    pthread_mutex_lock(&ctx->module_lock);
+    const int err = kernel_get_locked(ctx, m, name, out);
+    pthread_mutex_unlock(&ctx->module_lock);
+    return err;
+}
+
+static int kernel_get_locked(RV_Context *ctx, RV_Module *m, const char *name, const RV_Kernel **out)
+{
     for (RV_Kernel *k = m->kernels; k; k = k->next)
         if (!strcmp(k->name, name)) {
             *out = k;

@@ -119,6 +119,9 @@ typedef struct rvc_kernel {
     int per_sm;    /* resident blocks a multiprocessor at kb->block threads (0: unknown) */
     CUfunction wide;  /* procNbr: the large-plane entry rvkw_<name> (kernel.h RV_GPU_NBR_WIDE), or NULL */
     int wide_per_sm;  /* its resident blocks a multiprocessor (0: unknown, then it is not used) */
+    int dyn_shared;   /* raw kernels: the dynamic shared memory allowed so far (above 48 KB;
+                         only raised, under ctx->lock: a module's kernels are shared by its
+                         users, which may launch from several threads) */
 } rvc_kernel;
 
 static rvc_state *st_of(RV_Context *ctx)
@@ -982,7 +985,8 @@ static int cuda_run_elem(RV_Context *ctx, rv_elem_call *call, rv_partial *red)
     return 0;
 }
 
-/* Dynamic shared memory above the default 48 KB must be allowed per kernel. */
+/* Dynamic shared memory above the default 48 KB must be allowed per kernel; the
+ * limit is only raised, never lowered under another thread's launch. */
 static int raw_shared(RV_Context *ctx, rvc_state *st, const RV_Kernel *k, unsigned bytes, const char *fn)
 {
     if (bytes <= 48 * 1024)
@@ -990,8 +994,16 @@ static int raw_shared(RV_Context *ctx, rvc_state *st, const RV_Kernel *k, unsign
     if ((int)bytes > st->max_smem_optin)
         return rv__error(ctx, RV_EINVAL, "%s: kernel '%s' asks for %u bytes of shared memory; the device allows %d",
                          fn, k->name, bytes, st->max_smem_optin);
-    CK(ctx, st->drv.cuFuncSetAttribute((CUfunction)k->entry, RVC_FATTR_MAX_DYNAMIC_SHARED, (int)bytes),
-       "raising a kernel's shared memory limit");
+    rvc_kernel *kb = k->bk;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&ctx->lock);
+    if (!kb || (int)bytes > kb->dyn_shared) {
+        r = st->drv.cuFuncSetAttribute((CUfunction)k->entry, RVC_FATTR_MAX_DYNAMIC_SHARED, (int)bytes);
+        if (r == CUDA_SUCCESS && kb)
+            kb->dyn_shared = (int)bytes;
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    CK(ctx, r, "raising a kernel's shared memory limit");
     return 0;
 }
 

@@ -44,8 +44,9 @@ static void test_defaults_and_lifetime(void **state)
     assert_int_equal(rv_image_create(ctx, 10, 10, RV_FMT_YUV420P16, &img), 0);
     RV_Buffer *b;
     assert_int_equal(rv_buffer_create(ctx, 64, &b), 0);
-    RV_Module *m;
+    RV_Module *m, *m2;
     assert_int_equal(rv_module_load(ctx, "samples", &m), 0);
+    assert_int_equal(rv_module_load(ctx, "samples", &m2), 0); /* (two references, one module) */
     rv_context_destroy(&ctx);
     assert_null(ctx);
     rv_context_destroy(&ctx); /* NULL is fine */
@@ -136,8 +137,21 @@ static void test_module_path(void **state)
     assert_int_equal(rv_kernel_get(m, "gray", &k2), 0);
     assert_ptr_equal(k, k2);
     assert_string_equal(rv_kernel_name(k), "gray");
+    /* a second load of the same file: the same module, one more reference; the
+     * kernels stay valid until the last unload */
+    RV_Module *m2 = NULL;
+    assert_int_equal(rv_module_load(ctx, "samples", &m2), 0);
+    assert_ptr_equal(m2, m);
     rv_module_unload(&m);
     assert_null(m);
+    assert_non_null(strstr(rv_module_path(m2), "samples.so"));
+    assert_int_equal(rv_kernel_get(m2, "gray", &k2), 0);
+    assert_ptr_equal(k, k2);
+    assert_string_equal(rv_kernel_name(k2), "gray");
+    rv_module_unload(&m2);
+    assert_null(m2);
+    assert_int_equal(rv_module_load(ctx, "samples", &m), 0); /* loaded anew */
+    rv_module_unload(&m);
     /* an explicit path, with or without extension */
     char full[1200];
     snprintf(full, sizeof(full), "%s/samples.so", dir);

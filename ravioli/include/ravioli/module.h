@@ -23,9 +23,14 @@ extern "C" {
 typedef struct RV_Module RV_Module;
 typedef struct RV_Kernel RV_Kernel;
 
-/** Loads module `name`; errors name the files tried. */
+/**
+ * Loads module `name`; errors name the files tried. A file the context has
+ * loaded already is not loaded again: *out is the same module, with one more
+ * reference (module-scope device variables are shared by its users).
+ */
 RV_API int rv_module_load(RV_Context *ctx, const char *name, RV_Module **out);
-/** Unloads a module (its kernels become invalid) and sets *m to NULL. */
+/** Drops one reference to a module and sets *m to NULL; the last one unloads it
+ * (its kernels become invalid then). Each rv_module_load needs one. */
 RV_API void rv_module_unload(RV_Module **m);
 /** The file the module was loaded from. */
 RV_API const char *rv_module_path(const RV_Module *m);
