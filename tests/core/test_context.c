@@ -4,6 +4,8 @@
  */
 #include "rv_test.h"
 
+#include <pthread.h>
+
 typedef struct log_capture {
     int count[4];
     char last[512];
@@ -173,6 +175,66 @@ static void test_module_path(void **state)
     setenv("RAVIOLI_MODULE_PATH", dir, 1);
 }
 
+/* Threads that load, look up and unload one module of one context over and over:
+ * the references and the kernel list stay consistent (ASan and the counts check). */
+typedef struct load_job {
+    RV_Context *ctx;
+    int fails;
+} load_job;
+
+static void *load_loop(void *arg)
+{
+    load_job *j = arg;
+    static const char *names[] = {"gray", "luma8", "edge", "emboss"};
+    for (int i = 0; i < 200; i++) {
+        RV_Module *m = NULL;
+        const RV_Kernel *k = NULL;
+        if (rv_module_load(j->ctx, "samples", &m) < 0 || rv_kernel_get(m, names[i % 4], &k) < 0 ||
+            strcmp(rv_kernel_name(k), names[i % 4]))
+            j->fails++;
+        rv_module_unload(&m);
+    }
+    return NULL;
+}
+
+static void test_module_threads(void **state)
+{
+    (void)state;
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CPU;
+    s.log = rv_test_quiet_log;
+    RV_Context *ctx = NULL;
+    assert_int_equal(rv_context_create(&ctx, &s), 0);
+    RV_Module *held = NULL; /* one reference held throughout: the others share it */
+    assert_int_equal(rv_module_load(ctx, "samples", &held), 0);
+    enum { T = 4 };
+    pthread_t th[T];
+    load_job jobs[T];
+    for (int t = 0; t < T; t++) {
+        jobs[t].ctx = ctx;
+        jobs[t].fails = 0;
+        assert_int_equal(pthread_create(&th[t], NULL, load_loop, &jobs[t]), 0);
+    }
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        assert_int_equal(jobs[t].fails, 0);
+    }
+    RV_Module *again = NULL;
+    assert_int_equal(rv_module_load(ctx, "samples", &again), 0);
+    assert_ptr_equal(again, held);
+    rv_module_unload(&again);
+    rv_module_unload(&held);
+    /* and without a held reference: loads and unloads race to the last one */
+    for (int t = 0; t < T; t++)
+        assert_int_equal(pthread_create(&th[t], NULL, load_loop, &jobs[t]), 0);
+    for (int t = 0; t < T; t++) {
+        pthread_join(th[t], NULL);
+        assert_int_equal(jobs[t].fails, 0);
+    }
+    rv_context_destroy(&ctx);
+}
+
 static void test_pixels_and_formats(void **state)
 {
     (void)state;
@@ -238,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_auto_fallback),
         cmocka_unit_test(test_log_level),
         cmocka_unit_test(test_module_path),
+        cmocka_unit_test(test_module_threads),
         cmocka_unit_test(test_pixels_and_formats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
