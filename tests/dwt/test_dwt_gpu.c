@@ -819,8 +819,9 @@ static void test_gpu_colrp(void **state)
  * samples with fuse_max_shared 4096, through level 0's halo buffer; out of place
  * 20001, odd). The launches
  * are counted: the same with and without FIX_OFF; with the shape, every row
- * pass and one-pass level and at least one column pass count as shaped
- * (rv_dwt_stats), with FIX_OFF none (RV_DWT_TEST_SHAPED=1 prints the counts).
+ * pass and one-pass level count as shaped (rv_dwt_stats), and at least one
+ * column pass where the columns go in registers (creg); with FIX_OFF none
+ * (RV_DWT_TEST_SHAPED=1 prints the counts).
  */
 static void test_gpu_fix_exact(void **state)
 {
