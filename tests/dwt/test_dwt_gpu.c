@@ -169,6 +169,14 @@ static void wavelet_type(int c, RV_DwtSettings *s)
     s->type = k % 2 ? RV_DWT_I32 : RV_DWT_F32;
 }
 
+/* Whether the c-th wavelet and type has kernel entries of its own shape (CDF 9/7
+ * and DD(13,7) f32: the straight-line lifting; dwt_lvl2d_c97 / _dd hold 528
+ * tiles at once on 132 multiprocessors, the plain dwt_lvl2d 396). */
+static int wt_shaped(int c)
+{
+    return c == 4 || c == 5;
+}
+
 /*
  * dwt_rowreg (the default row pass since dwt7: one-level rows lifted in
  * registers, taps by warp shuffles, symmetric extension beyond the row) equals
@@ -347,8 +355,8 @@ static void test_gpu_level2d(void **state)
                                 w, h, L, c, m, v, n, want);
                         fail();
                     }
-                    /* the straight-line code of the shape for CDF 9/7 and DD(13,7) f32 (c 4, 5) only */
-                    const int shape = c == 4 || c == 5;
+                    /* the straight-line code of the shape for CDF 9/7 and DD(13,7) f32 only */
+                    const int shape = wt_shaped(c);
                     for (int k = 0; k < RV_DWT_KERNEL_COUNT; k++)
                         if (shape ? st.shaped[k] > st.launches[k] || (k == RV_DWT_KERNEL_LEVEL2D && st.shaped[k] != n)
                                   : st.shaped[k] != 0) {
@@ -393,10 +401,9 @@ static void test_gpu_lvl2o(void **state)
     };
     static const unsigned vs[] = {RV_DWT_VARIANT_LVL_OOP_SMALL, 0, RV_DWT_VARIANT_LVL_OOP_ALL,
                                   RV_DWT_VARIANT_LVL_OOP_OFF};
-    /* CDF 9/7 and DD(13,7) f32 (c 4, 5): their entries dwt_lvl2d_c97 and dwt_lvl2d_dd
-     * (40 registers) hold four blocks a multiprocessor, 528 tiles, so 2048 x 1024's
-     * 512 go in place in one pass: (row of sizes, variant index, launches, copies)
-     * where that changes the counts */
+    /* wt_shaped: dwt_lvl2d_c97 and dwt_lvl2d_dd (40 registers) hold four blocks a
+     * multiprocessor, 528 tiles, so 2048 x 1024's 512 go in place in one pass: (row
+     * of sizes, variant index, launches, copies) where that changes the counts */
     static const int big[][4] = {{2, 0, 4, 4}, {2, 3, 4, 0}, {4, 0, 1, 0}, {4, 1, 1, 0}, {4, 3, 1, 0}};
     for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
         for (int c = 2; c < DWT_WT; c++) /* (c 0, 1: Haar, which keeps the passes) */
@@ -412,7 +419,7 @@ static void test_gpu_lvl2o(void **state)
                 const long long nl = st.launches[RV_DWT_KERNEL_LEVEL2D], nc = st.launches[RV_DWT_KERNEL_SPLIT];
                 int wl = sizes[z][3 + 2 * v], wc = sizes[z][4 + 2 * v];
                 for (size_t b = 0; b < sizeof(big) / sizeof(big[0]); b++)
-                    if ((c == 4 || c == 5) && big[b][0] == (int)z && big[b][1] == (int)v) {
+                    if (wt_shaped(c) && big[b][0] == (int)z && big[b][1] == (int)v) {
                         wl = big[b][2];
                         wc = big[b][3];
                     }
@@ -445,17 +452,20 @@ static void test_gpu_lvl2d2(void **state)
 {
     (void)state;
     int bad = 0;
-    /* w, h, levels, method (1: out of place), variant, one-pass levels, copies */
+    /* w, h, levels, method (1: out of place), variant, one-pass levels, copies, and
+     * the one-pass levels for wt_shaped (-1: the same; with PAIR_OFF 2048 x 1024's
+     * 512 tiles in one pass by the 528-tile entries) */
     static const unsigned P_OFF = RV_DWT_VARIANT_LVL2D_PAIR_OFF, P_3 = RV_DWT_VARIANT_LVL2D_THREE;
     static const struct {
         int w, h, L, oop;
         unsigned v;
-        int nl, nc;
+        int nl, nc, nls;
     } cs[] = {
-        {2048, 1024, 1, 0, 0, 1, 0},     {2048, 1024, 1, 0, P_OFF, 0, 0}, {2048, 1216, 1, 0, 0, 1, 0},
-        {2048, 1216, 1, 0, P_OFF, 0, 0},  {2048, 2048, 2, 0, 0, 2, 0},     {2048, 2048, 2, 0, P_OFF, 1, 0},
-        {2048, 2048, 1, 1, 0, 1, 0},     {2048, 2048, 1, 1, P_OFF, 1, 1}, {1024, 1024, 3, 0, P_3, 3, 0},
-        {640, 384, 2, 0, P_3, 2, 0},
+        {2048, 1024, 1, 0, 0, 1, 0, -1},     {2048, 1024, 1, 0, P_OFF, 0, 0, 1},
+        {2048, 1216, 1, 0, 0, 1, 0, -1},     {2048, 1216, 1, 0, P_OFF, 0, 0, -1},
+        {2048, 2048, 2, 0, 0, 2, 0, -1},     {2048, 2048, 2, 0, P_OFF, 1, 0, -1},
+        {2048, 2048, 1, 1, 0, 1, 0, -1},     {2048, 2048, 1, 1, P_OFF, 1, 1, -1},
+        {1024, 1024, 3, 0, P_3, 3, 0, -1},   {640, 384, 2, 0, P_3, 2, 0, -1},
     };
     for (size_t z = 0; z < sizeof(cs) / sizeof(cs[0]); z++)
         for (int c = 2; c < DWT_WT; c++) { /* (c 0, 1: Haar, which keeps the passes) */
@@ -467,9 +477,7 @@ static void test_gpu_lvl2d2(void **state)
             RV_DwtStats st;
             xform_stats(&s, cs[z].w, cs[z].h, cs[z].L, 0, &st);
             const long long nl = st.launches[RV_DWT_KERNEL_LEVEL2D], nc = st.launches[RV_DWT_KERNEL_SPLIT];
-            /* (CDF 9/7 and DD(13,7) f32, c 4, 5: dwt_lvl2d_c97 / _dd hold 528 tiles, so
-             * with PAIR_OFF 2048 x 1024's 512 too) */
-            const int wl = (c == 4 || c == 5) && z == 1 ? 1 : cs[z].nl;
+            const int wl = wt_shaped(c) && cs[z].nls >= 0 ? cs[z].nls : cs[z].nl;
             if (nl != wl || nc != cs[z].nc) {
                 fprintf(stderr, "%dx%d L%d %s wavelet/type %d variant %u: %lld one-pass levels, %lld copies, want %d, %d\n",
                         cs[z].w, cs[z].h, cs[z].L, cs[z].oop ? "out of place" : "in place", c, cs[z].v, nl, nc,
