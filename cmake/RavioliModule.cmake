@@ -11,11 +11,16 @@
 #               visibility; only the rvk_* entries and descriptors are exported)
 #   <name>.ptx  the GPU form, when RAVIOLI_NVCC is set: all sources compiled
 #               together by nvcc -ptx (-DRV_CUDA) for compute_<cc>
-# and, when testing is enabled and ptxas is known, a ctest `ptxas_<name>` (label
-# "ptx") that assembles the PTX for sm_<cc>, so kernels are checked on machines
-# with no GPU.
+#   <name>.fatbin  when RAVIOLI_FATBIN is on (ptxas and fatbinary found beside
+#               nvcc): the PTX assembled by ptxas for sm_<cc>, packed with the
+#               PTX itself. The CUDA backend loads it before the .ptx: a GPU of
+#               that architecture runs the machine code at once, others have the
+#               driver compile the PTX. The build runs ptxas, so kernels are
+#               checked on machines with no GPU.
+# Without fat binaries, when testing is enabled and ptxas is known, a ctest
+# `ptxas_<name>` (label "ptx") assembles the PTX for sm_<cc> instead.
 #
-# Targets: <name> (builds both forms), <name>_cpu, <name>_ptx.
+# Targets: <name> (builds every form), <name>_cpu, <name>_ptx (PTX and fat binary).
 # Load the result with rv_module_load(ctx, "<name>", &m).
 
 # nvcc's flags for a module's PTX (besides -arch, the includes and RV_TRACE_GRIDS);
@@ -85,9 +90,26 @@ function(ravioli_add_module name)
       DEPFILE "${ptx}.d"
       COMMENT "nvcc: module ${name} -> PTX (compute_${arch})"
       VERBATIM)
-    add_custom_target(${name}_ptx DEPENDS "${ptx}")
+    if(RAVIOLI_FATBIN)
+      # machine code for sm_<cc> beside the PTX: without it, the driver compiles
+      # the PTX on the first load on each machine (tens of seconds for the
+      # built-in DWT module) and keeps the result in its cache
+      set(cubin "${CMAKE_CURRENT_BINARY_DIR}/${name}.sm_${arch}.cubin")
+      set(fatbin "${outdir}/${name}.fatbin")
+      add_custom_command(OUTPUT "${fatbin}"
+        COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${arch} "${ptx}" -o "${cubin}"
+        COMMAND "${RAVIOLI_FATBINARY}" --create=${fatbin} -64
+                --image3=kind=elf,sm=${arch},file=${cubin}
+                --image3=kind=ptx,sm=${arch},file=${ptx}
+        DEPENDS "${ptx}"
+        COMMENT "ptxas + fatbinary: module ${name} -> sm_${arch} code and PTX (${name}.fatbin)"
+        VERBATIM)
+      add_custom_target(${name}_ptx DEPENDS "${ptx}" "${fatbin}")
+    else()
+      add_custom_target(${name}_ptx DEPENDS "${ptx}")
+    endif()
     add_dependencies(${name} ${name}_ptx)
-    if(RAVIOLI_PTXAS)
+    if(RAVIOLI_PTXAS AND NOT RAVIOLI_FATBIN)
       add_test(NAME ptxas_${name}
                COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${arch} "${ptx}" -o "${CMAKE_CURRENT_BINARY_DIR}/${name}.cubin")
       set_tests_properties(ptxas_${name} PROPERTIES LABELS "ptx")

@@ -211,12 +211,15 @@ static int cpu_buffer_download(RV_Context *ctx, RV_Buffer *b, size_t off, void *
     return 0;
 }
 
+static const char *const cpu_module_exts[] = {".so", NULL};
+
 const struct rv_backend_ops rv_cpu_backend = {
     .name = "cpu",
     .destroy = NULL,
     .host_alloc = cpu_host_alloc,
     .host_free = cpu_host_free,
-    .module_ext = ".so",
+    .module_exts = cpu_module_exts,
+    .module_forms = ".so files",
     .module_load = cpu_module_load,
     .module_unload = cpu_module_unload,
     .kernel_lookup = cpu_kernel_lookup,

@@ -98,8 +98,10 @@ struct rv_backend_ops {
     void *(*host_alloc)(RV_Context *ctx, size_t size);
     void (*host_free)(RV_Context *ctx, void *p, size_t size);
 
-    /* Modules: `base` is the path without extension; the backend appends its own. */
-    const char *module_ext;
+    /* Modules: the file extensions this backend loads, in the order a
+     * directory is searched (NULL-terminated), and the same for messages. */
+    const char *const *module_exts;
+    const char *module_forms;
     int (*module_load)(RV_Context *ctx, const char *path, RV_Module *m);
     void (*module_unload)(RV_Context *ctx, RV_Module *m);
     int (*kernel_lookup)(RV_Context *ctx, RV_Module *m, const char *name, RV_Kernel *k);

@@ -1,6 +1,7 @@
 /*
  * module.c - finding and loading kernel modules, looking kernels up.
- * The backend decides the file form (".so" or ".ptx") and how to load it.
+ * The backend decides the file forms (".so"; ".fatbin", then ".ptx") and how
+ * to load them.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,26 @@
 #define RV_MODULE_BUILD_DIR ""
 #endif
 
-/* Appends "dir/name.ext" candidates of a ':'-separated list to `tried`;
- * returns 1 with `path` filled when one exists. */
-static int search_list(const char *list, const char *name, const char *ext, char *path,
+/* Appends "dir/name.ext" to `tried`, or returns 1 with `path` filled when
+ * that file can be read. */
+static int try_file(const char *dir, size_t n, const char *name, const char *ext, char *path,
+                    size_t path_size, char *tried, size_t tried_size)
+{
+    int len = n ? snprintf(path, path_size, "%.*s/%s%s", (int)n, dir, name, ext)
+                : snprintf(path, path_size, "%s%s", name, ext);
+    if (len <= 0 || (size_t)len >= path_size)
+        return 0;
+    if (access(path, R_OK) == 0)
+        return 1;
+    size_t t = strlen(tried);
+    if (t + 2 < tried_size)
+        snprintf(tried + t, tried_size - t, "%s%s", t ? ", " : "", path);
+    return 0;
+}
+
+/* Tries the backend's file forms, in its order, in each directory of a
+ * ':'-separated list; returns 1 with `path` filled when one exists. */
+static int search_list(const char *list, const char *name, const char *const *exts, char *path,
                        size_t path_size, char *tried, size_t tried_size)
 {
     if (!list || !*list)
@@ -27,16 +45,9 @@ static int search_list(const char *list, const char *name, const char *ext, char
     while (*p) {
         const char *e = strchr(p, ':');
         size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n > 0) {
-            int len = snprintf(path, path_size, "%.*s/%s%s", (int)n, p, name, ext);
-            if (len > 0 && (size_t)len < path_size) {
-                if (access(path, R_OK) == 0)
-                    return 1;
-                size_t t = strlen(tried);
-                if (t + 2 < tried_size)
-                    snprintf(tried + t, tried_size - t, "%s%s", t ? ", " : "", path);
-            }
-        }
+        for (int i = 0; n > 0 && exts[i]; i++)
+            if (try_file(p, n, name, exts[i], path, path_size, tried, tried_size))
+                return 1;
         if (!e)
             break;
         p = e + 1;
@@ -44,28 +55,42 @@ static int search_list(const char *list, const char *name, const char *ext, char
     return 0;
 }
 
+/* The file forms every backend knows: an explicit path may name any of them. */
+static const char *const known_exts[] = {".so", ".ptx", ".fatbin", NULL};
+
 static int find_module(RV_Context *ctx, const char *name, char *path, size_t path_size)
 {
-    const char *ext = ctx->ops->module_ext;
+    const char *const *exts = ctx->ops->module_exts;
     char tried[2048] = "";
     if (strchr(name, '/')) {
-        /* An explicit path: drop a known extension and use the backend's. */
+        /* An explicit path: a form this backend loads is taken as it is; another
+         * known extension (or none) is replaced by the backend's, in its order. */
         char base[1024];
         snprintf(base, sizeof(base), "%s", name);
         char *dot = strrchr(base, '.');
         char *slash = strrchr(base, '/');
-        if (dot && dot > slash && (!strcmp(dot, ".so") || !strcmp(dot, ".ptx")))
+        const char *given = NULL;
+        for (int i = 0; dot && dot > slash && known_exts[i]; i++)
+            if (!strcmp(dot, known_exts[i]))
+                given = known_exts[i];
+        if (given)
             *dot = 0;
-        int len = snprintf(path, path_size, "%s%s", base, ext);
-        if (len > 0 && (size_t)len < path_size && access(path, R_OK) == 0)
-            return 0;
-        return rv__error(ctx, RV_ENOENT, "module '%s': %s not found (the %s backend loads %s files)",
-                         name, path, ctx->ops->name, ext);
+        const char *only[2] = {given, NULL};
+        for (int i = 0; given && exts[i]; i++)
+            if (!strcmp(exts[i], given)) {
+                exts = only;
+                break;
+            }
+        for (int i = 0; exts[i]; i++)
+            if (try_file(NULL, 0, base, exts[i], path, path_size, tried, sizeof(tried)))
+                return 0;
+        return rv__error(ctx, RV_ENOENT, "module '%s': not found; tried: %s (the %s backend loads %s)",
+                         name, tried, ctx->ops->name, ctx->ops->module_forms);
     }
-    if (search_list(ctx->module_path, name, ext, path, path_size, tried, sizeof(tried)) ||
-        search_list(getenv("RAVIOLI_MODULE_PATH"), name, ext, path, path_size, tried, sizeof(tried)) ||
-        search_list(RV_MODULE_INSTALL_DIR, name, ext, path, path_size, tried, sizeof(tried)) ||
-        search_list(RV_MODULE_BUILD_DIR, name, ext, path, path_size, tried, sizeof(tried)))
+    if (search_list(ctx->module_path, name, exts, path, path_size, tried, sizeof(tried)) ||
+        search_list(getenv("RAVIOLI_MODULE_PATH"), name, exts, path, path_size, tried, sizeof(tried)) ||
+        search_list(RV_MODULE_INSTALL_DIR, name, exts, path, path_size, tried, sizeof(tried)) ||
+        search_list(RV_MODULE_BUILD_DIR, name, exts, path, path_size, tried, sizeof(tried)))
         return 0;
     return rv__error(ctx, RV_ENOENT,
                      "module '%s' not found for the %s backend; tried: %s "

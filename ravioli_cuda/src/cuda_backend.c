@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_backend.h"
 #include "cuda_driver.h"
@@ -387,16 +388,22 @@ static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
     int err = bind(ctx);
     if (err < 0)
         return err;
-    char *ptx = NULL;
-    if ((err = read_file(ctx, path, &ptx)) < 0)
+    /* a .ptx (text, compiled by the driver's JIT on the first load on a machine,
+     * then taken from its cache) or a .fatbin (machine code for its architecture
+     * and the PTX for others; the driver picks): cuModuleLoadDataEx takes both */
+    char *image = NULL;
+    if ((err = read_file(ctx, path, &image)) < 0)
         return err;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     char elog[8192] = "", ilog[2048] = "";
     int opts[4] = {RVC_JIT_ERROR_LOG_BUFFER, RVC_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, RVC_JIT_INFO_LOG_BUFFER,
                    RVC_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
     void *vals[4] = {elog, (void *)(uintptr_t)sizeof(elog), ilog, (void *)(uintptr_t)sizeof(ilog)};
     CUmodule mod = NULL;
-    CUresult r = st->drv.cuModuleLoadDataEx(&mod, ptx, 4, opts, vals);
-    free(ptx);
+    CUresult r = st->drv.cuModuleLoadDataEx(&mod, image, 4, opts, vals);
+    free(image);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     if (r != CUDA_SUCCESS) {
         char d[320];
         describe(&st->drv, r, d, sizeof(d));
@@ -405,12 +412,14 @@ static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
         while (l && (elog[l - 1] == '\n' || elog[l - 1] == ' '))
             elog[--l] = 0;
         return rv__error(ctx, r == CUDA_ERROR_OUT_OF_MEMORY ? RV_ENOMEM : RV_EBADMSG,
-                         "module %s: the CUDA driver cannot load this PTX (cuModuleLoadDataEx: %s); "
+                         "module %s: the CUDA driver cannot load it (cuModuleLoadDataEx: %s); "
                          "JIT log: %s",
                          path, d, elog[0] ? elog : "(empty)");
     }
     if (ilog[0])
         rv__log(ctx, RV_LOG_DEBUG, "module %s: JIT: %s", path, ilog);
+    rv__log(ctx, RV_LOG_DEBUG, "module %s: cuModuleLoadDataEx took %.1f ms", path,
+            (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6);
     m->handle = mod;
     return 0;
 }
@@ -1226,12 +1235,17 @@ static void cuda_destroy(RV_Context *ctx)
     ctx->bk = NULL;
 }
 
+/* A directory holding both: the fat binary first (machine code for the
+ * architecture it was built for, and the PTX the driver compiles for others). */
+static const char *const cuda_module_exts[] = {".fatbin", ".ptx", NULL};
+
 static const struct rv_backend_ops rv_cuda_backend = {
     .name = "cuda",
     .destroy = cuda_destroy,
     .host_alloc = cuda_host_alloc,
     .host_free = cuda_host_free,
-    .module_ext = ".ptx",
+    .module_exts = cuda_module_exts,
+    .module_forms = ".fatbin (machine code with its PTX) or .ptx files",
     .module_load = cuda_module_load,
     .module_unload = cuda_module_unload,
     .kernel_lookup = cuda_kernel_lookup,

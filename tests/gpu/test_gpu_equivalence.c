@@ -661,6 +661,97 @@ static void test_raw(void **state)
     }
 }
 
+/* addk (+0.375) on a copy of `in` (a GPU image) by kernel k; the result read back. */
+static float *addk_gpu(const RV_Kernel *k, RV_Image *in, int w, int h)
+{
+    RV_Image *img;
+    assert_int_equal(rv_image_create(gpu, w, h, RV_FMT_GRAYF32, &img), 0);
+    assert_int_equal(rv_image_copy(img, in), 0);
+    rv_addk_args a;
+    memset(&a, 0, sizeof(a));
+    ptrdiff_t pitch;
+    assert_int_equal(rv_image_kernel_address(img, 0, RV_ACCESS_RW, &a.data, &pitch), 0);
+    a.pitch = pitch;
+    a.w = w;
+    a.h = h;
+    a.k = 0.375f;
+    RV_LaunchShape sh = {{1, (unsigned)h, 1}, {128, 1, 1}, 0};
+    if (rv_launch_raw(k, &sh, &a, sizeof(a)) < 0)
+        fail_msg("addk (%s): %s", rv_kernel_name(k), rv_context_error(gpu));
+    float *out = malloc((size_t)w * h * sizeof(float));
+    assert_non_null(out);
+    const char *r = rv_image_read(img, 0, &pitch);
+    assert_non_null(r);
+    for (int y = 0; y < h; y++)
+        memcpy(out + (size_t)y * w, r + y * pitch, (size_t)w * sizeof(float));
+    rv_image_destroy(&img);
+    return out;
+}
+
+static int ends_with(const char *s, const char *tail)
+{
+    size_t n = strlen(s), t = strlen(tail);
+    return n >= t && !strcmp(s + n - t, tail);
+}
+
+/* The module's forms on the CUDA backend: by name, the fat binary where the
+ * build made one (machine code, no JIT on a machine's first load), else the
+ * PTX; an explicit .ptx path loads the PTX even beside a fat binary; a path
+ * without extension takes the backend's first form. Both forms compute the
+ * same, bit for bit. */
+static void test_module_forms(void **state)
+{
+    (void)state;
+    const char *path = rv_module_path(mgpu);
+#ifdef RV_TEST_FATBIN
+    if (!ends_with(path, "/samples.fatbin"))
+        fail_msg("module 'samples' loaded from %s, not its fat binary", path);
+#else
+    if (!ends_with(path, "/samples.ptx"))
+        fail_msg("module 'samples' loaded from %s, not its PTX", path);
+#endif
+    char base[1024], ptx[1100];
+    snprintf(base, sizeof(base), "%s", path);
+    *strrchr(base, '.') = 0;
+    snprintf(ptx, sizeof(ptx), "%s.ptx", base);
+
+    RV_Module *mp = NULL, *mb = NULL;
+    if (rv_module_load(gpu, ptx, &mp) < 0)
+        fail_msg("%s", rv_context_error(gpu));
+    assert_string_equal(rv_module_path(mp), ptx);
+    if (rv_module_load(gpu, base, &mb) < 0)
+        fail_msg("%s", rv_context_error(gpu));
+    assert_ptr_equal(mb, mgpu); /* the same file: the same module */
+    rv_module_unload(&mb);
+#ifdef RV_TEST_FATBIN
+    assert_ptr_not_equal(mp, mgpu);
+#else
+    assert_ptr_equal(mp, mgpu);
+#endif
+
+    const int w = 1000, h = 37;
+    RV_Image *in;
+    assert_int_equal(rv_image_create(gpu, w, h, RV_FMT_GRAYF32, &in), 0);
+    rv_test_fill_random(in, 77);
+    float *a = addk_gpu(kern(mgpu, "addk"), in, w, h);
+    float *b = addk_gpu(kern(mp, "addk"), in, w, h);
+    ptrdiff_t pitch;
+    const char *r = rv_image_read(in, 0, &pitch);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const float want = ((const float *)(r + y * pitch))[x] + 0.375f;
+            const float ga = a[(size_t)y * w + x], gb = b[(size_t)y * w + x];
+            if (memcmp(&ga, &want, sizeof(float)) || memcmp(&gb, &want, sizeof(float)))
+                fail_msg("addk at (%d, %d): %s %.9g, %s %.9g, want %.9g", x, y, rv_module_path(mgpu),
+                         (double)ga, ptx, (double)gb, (double)want);
+        }
+    g_checks++;
+    free(a);
+    free(b);
+    rv_image_destroy(&in);
+    rv_module_unload(&mp);
+}
+
 /* References from the definitions (not through the CPU backend). */
 static void test_independent_refs(void **state)
 {
@@ -794,7 +885,7 @@ static void test_pool_oom_errors(void **state)
     const RV_Kernel *nk = NULL;
     assert_int_equal(rv_kernel_get(m, "no_such_kernel", &nk), RV_ENOENT);
     assert_non_null(strstr(rv_context_error(c), "rvk_no_such_kernel"));
-    assert_non_null(strstr(rv_context_error(c), "samples.ptx"));
+    assert_non_null(strstr(rv_context_error(c), rv_module_path(m)));
 
     /* malformed PTX */
     char path[] = "/tmp/rv_bad_ptx_XXXXXX";
@@ -864,6 +955,7 @@ int main(void)
         cmocka_unit_test(test_box_ties),
         cmocka_unit_test(test_box_ties_sad),
         cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_module_forms),
         cmocka_unit_test(test_raw_chained),
         cmocka_unit_test(test_raw_coop),
         cmocka_unit_test(test_side_queue),
