@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "cuda_backend.h"
@@ -382,6 +383,27 @@ static int read_file(RV_Context *ctx, const char *path, char **out)
     return 0;
 }
 
+/* A fat binary older than the PTX beside it (PTX rebuilt by hand, say) is
+ * still what the search takes: say so, as its code is not the PTX's. */
+static void stale_fatbin_warn(RV_Context *ctx, const char *path)
+{
+    size_t n = strlen(path);
+    if (n < 7 || strcmp(path + n - 7, ".fatbin"))
+        return;
+    char ptx[1024];
+    if (n - 7 + 5 >= sizeof(ptx))
+        return;
+    snprintf(ptx, sizeof(ptx), "%.*s.ptx", (int)(n - 7), path);
+    struct stat fs, ps;
+    if (stat(path, &fs) == 0 && stat(ptx, &ps) == 0 &&
+        (ps.st_mtim.tv_sec > fs.st_mtim.tv_sec ||
+         (ps.st_mtim.tv_sec == fs.st_mtim.tv_sec && ps.st_mtim.tv_nsec > fs.st_mtim.tv_nsec)))
+        rv__log(ctx, RV_LOG_WARN,
+                "module %s is older than %s beside it: loading the fat binary (rebuild it, "
+                "or load the .ptx by its path)",
+                path, ptx);
+}
+
 static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
 {
     rvc_state *st = st_of(ctx);
@@ -391,6 +413,7 @@ static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
     /* a .ptx (text, compiled by the driver's JIT on the first load on a machine,
      * then taken from its cache) or a .fatbin (machine code for its architecture
      * and the PTX for others; the driver picks): cuModuleLoadDataEx takes both */
+    stale_fatbin_warn(ctx, path);
     char *image = NULL;
     if ((err = read_file(ctx, path, &image)) < 0)
         return err;

@@ -10,11 +10,14 @@
  * Also: coherence (host writes after a GPU op are uploaded again), the
  * device memory pool (repeated operations do not call cuMemAlloc), device
  * out-of-memory (RV_ENOMEM, context still usable), malformed PTX and a
- * missing kernel symbol.
+ * missing kernel symbol; the module's forms (fat binary first, an explicit
+ * .ptx path, the same results, a stale fat binary's warning).
  *
  * Label `gpu`: exits 77 (skipped) when no GPU is usable.
  */
 #include <math.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rv_test.h"
@@ -750,6 +753,36 @@ static void test_module_forms(void **state)
     free(b);
     rv_image_destroy(&in);
     rv_module_unload(&mp);
+
+#ifdef RV_TEST_FATBIN
+    /* a fat binary older than the PTX beside it: still loaded, with a warning
+     * (and the load time in the debug log) */
+    char dir[] = "/tmp/rv_fatbin_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cmd[3300], fat[1100], stale[1100];
+    snprintf(fat, sizeof(fat), "%s.fatbin", base);
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s' '%s/'", fat, ptx, dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(stale, sizeof(stale), "%s/samples.ptx", dir);
+    struct timespec ts[2] = {{0, UTIME_NOW}, {0, UTIME_NOW}};
+    assert_int_equal(utimensat(AT_FDCWD, stale, ts, 0), 0);
+    snprintf(stale, sizeof(stale), "%s/samples.fatbin", dir);
+    struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, stale, old, 0), 0);
+    g_log[0] = 0;
+    RV_Context *c = gpu_context_logged();
+    snprintf(base, sizeof(base), "%s/samples", dir);
+    RV_Module *ms = NULL;
+    if (rv_module_load(c, base, &ms) < 0)
+        fail_msg("%s", rv_context_error(c));
+    assert_string_equal(rv_module_path(ms), stale);
+    if (!strstr(g_log, "is older than") || !strstr(g_log, "cuModuleLoadDataEx took"))
+        fail_msg("no stale fat binary warning or load time in the log:\n%s", g_log);
+    rv_module_unload(&ms);
+    rv_context_destroy(&c);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+#endif
 }
 
 /* References from the definitions (not through the CPU backend). */

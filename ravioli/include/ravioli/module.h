@@ -2,14 +2,19 @@
  * ravioli/module.h - kernel modules, loaded by name.
  *
  * A module is built from kernel sources by the cmake function
- * ravioli_add_module() into NAME.so (CPU) and NAME.ptx (CUDA). Loading it
- * by name picks the form the context's backend runs: the CPU side mirrors
+ * ravioli_add_module() into NAME.so (CPU), NAME.ptx and NAME.fatbin (CUDA:
+ * machine code for one architecture with the PTX, which needs no JIT on a
+ * machine's first load). Loading it by name picks the form the context's
+ * backend runs (CUDA: the .fatbin, else the .ptx): the CPU side mirrors
  * cuModuleLoad / cuModuleGetFunction with dlopen / dlsym.
  *
- * Search order for "NAME": a path containing '/' is used as it is (without
- * its extension); otherwise the directories of RV_Settings.module_path, then
- * of the environment variable RAVIOLI_MODULE_PATH, then the directory the
- * library was installed to (and the build tree's modules directory).
+ * Search order for "NAME": a path containing '/' is used as it is when its
+ * extension is one the backend loads (so "dir/NAME.ptx" loads the PTX);
+ * with another known extension (.so, .ptx, .fatbin) or none, the backend's
+ * forms are tried in its order. Otherwise the directories of
+ * RV_Settings.module_path, then of the environment variable
+ * RAVIOLI_MODULE_PATH, then the directory the library was installed to (and
+ * the build tree's modules directory), each for each form.
  */
 #ifndef RAVIOLI_MODULE_H
 #define RAVIOLI_MODULE_H
