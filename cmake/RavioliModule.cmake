@@ -4,7 +4,8 @@
 #                      SOURCES <file.c>...
 #                      [OUTPUT_DIRECTORY <dir>]       # default: RV_MODULE_BUILD_DIR or binary dir
 #                      [INCLUDE_DIRECTORIES <dir>...]
-#                      [CUDA_ARCH <cc>])              # default: RAVIOLI_CUDA_ARCH (e.g. 90)
+#                      [CUDA_ARCH <cc>]               # default: RAVIOLI_CUDA_ARCH (e.g. 90)
+#                      [INSTALL_DESTINATION <dir>])   # install every form built there
 #
 # Produces, in OUTPUT_DIRECTORY:
 #   <name>.so   the CPU form: the sources compiled by the C compiler (-O3, hidden
@@ -28,7 +29,7 @@
 set(RAVIOLI_NVCC_PTX_FLAGS -ptx -O3 -std=c++17 -DRV_CUDA=1)
 
 function(ravioli_add_module name)
-  cmake_parse_arguments(M "" "OUTPUT_DIRECTORY;CUDA_ARCH" "SOURCES;INCLUDE_DIRECTORIES" ${ARGN})
+  cmake_parse_arguments(M "" "OUTPUT_DIRECTORY;CUDA_ARCH;INSTALL_DESTINATION" "SOURCES;INCLUDE_DIRECTORIES" ${ARGN})
   if(NOT M_SOURCES)
     message(FATAL_ERROR "ravioli_add_module(${name}): no SOURCES")
   endif()
@@ -114,5 +115,15 @@ function(ravioli_add_module name)
                COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${arch} "${ptx}" -o "${CMAKE_CURRENT_BINARY_DIR}/${name}.cubin")
       set_tests_properties(ptxas_${name} PROPERTIES LABELS "ptx")
     endif()
+  endif()
+  if(M_INSTALL_DESTINATION)
+    set(forms "${outdir}/${name}.so")
+    if(RAVIOLI_NVCC)
+      list(APPEND forms "${ptx}")
+    endif()
+    if(RAVIOLI_NVCC AND RAVIOLI_FATBIN)
+      list(APPEND forms "${fatbin}")
+    endif()
+    install(FILES ${forms} DESTINATION "${M_INSTALL_DESTINATION}")
   endif()
 endfunction()

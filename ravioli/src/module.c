@@ -3,6 +3,7 @@
  * The backend decides the file forms (".so"; ".fatbin", then ".ptx") and how
  * to load them.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,24 @@ static int search_list(const char *list, const char *name, const char *const *ex
 /* The file forms every backend knows: an explicit path may name any of them. */
 static const char *const known_exts[] = {".so", ".ptx", ".fatbin", NULL};
 
+/* "<directory of libravioli.so>/ravioli/modules": where an install put the
+ * modules beside the library, wherever the prefix was moved to (cmake
+ * --install --prefix, a package unpacked elsewhere). 0 when that is the
+ * configured install directory anyway, or the library's file is unknown. */
+static int lib_module_dir(char *dir, size_t size)
+{
+    Dl_info info;
+    if (!dladdr((void *)&rv_module_load, &info) || !info.dli_fname)
+        return 0;
+    const char *slash = strrchr(info.dli_fname, '/');
+    if (!slash)
+        return 0;
+    int len = snprintf(dir, size, "%.*s/ravioli/modules", (int)(slash - info.dli_fname), info.dli_fname);
+    if (len <= 0 || (size_t)len >= size || !strcmp(dir, RV_MODULE_INSTALL_DIR))
+        return 0;
+    return access(dir, R_OK | X_OK) == 0;
+}
+
 static int find_module(RV_Context *ctx, const char *name, char *path, size_t path_size)
 {
     const char *const *exts = ctx->ops->module_exts;
@@ -87,8 +106,11 @@ static int find_module(RV_Context *ctx, const char *name, char *path, size_t pat
         return rv__error(ctx, RV_ENOENT, "module '%s': not found; tried: %s (the %s backend loads %s)",
                          name, tried, ctx->ops->name, ctx->ops->module_forms);
     }
+    char libdir[1024];
     if (search_list(ctx->module_path, name, exts, path, path_size, tried, sizeof(tried)) ||
         search_list(getenv("RAVIOLI_MODULE_PATH"), name, exts, path, path_size, tried, sizeof(tried)) ||
+        (lib_module_dir(libdir, sizeof(libdir)) &&
+         search_list(libdir, name, exts, path, path_size, tried, sizeof(tried))) ||
         search_list(RV_MODULE_INSTALL_DIR, name, exts, path, path_size, tried, sizeof(tried)) ||
         search_list(RV_MODULE_BUILD_DIR, name, exts, path, path_size, tried, sizeof(tried)))
         return 0;

@@ -13,8 +13,9 @@
  * with another known extension (.so, .ptx, .fatbin) or none, the backend's
  * forms are tried in its order. Otherwise the directories of
  * RV_Settings.module_path, then of the environment variable
- * RAVIOLI_MODULE_PATH, then the directory the library was installed to (and
- * the build tree's modules directory), each for each form.
+ * RAVIOLI_MODULE_PATH, then ravioli/modules beside the library's file (an
+ * install under any prefix), then the directory the library was configured to
+ * be installed to (and the build tree's modules directory), each for each form.
  */
 #ifndef RAVIOLI_MODULE_H
 #define RAVIOLI_MODULE_H
