@@ -34,4 +34,10 @@ case "$out" in
   *"module $moddir/dwt.so"*) ;;
   *) echo "install test: the dwt module was not taken from $moddir"; exit 1 ;;
 esac
+gpu_form=".ptx"; [ "$ptx" = 2 ] && gpu_form=".fatbin"
+case "$out" in
+  *"gpu module $moddir/dwt$gpu_form"*) echo "install test: the GPU took dwt$gpu_form" ;;
+  *"gpu module"*) echo "install test: the GPU did not take $moddir/dwt$gpu_form"; exit 1 ;;
+  *) echo "install test: no usable GPU (its part not run)" ;;
+esac
 LD_LIBRARY_PATH="$work/prefix/lib:$work/prefix/lib64:${LD_LIBRARY_PATH:-}" "$work/build/user_app"

@@ -1,7 +1,9 @@
 /* A user's program on the installed ravioli::dwt and ravioli::deband: the
  * "dwt" module is found by name under the install prefix (no module path
  * set), its file is printed for install_test.sh, and a CDF 5/3 round trip on
- * the CPU backend must give the input back exactly. */
+ * the CPU backend must give the input back exactly. Where a GPU is usable, the
+ * same on the CUDA backend (its module file printed too), whose coefficients
+ * must equal the CPU's. */
 #include <stdio.h>
 #include <string.h>
 
@@ -36,7 +38,7 @@ int main(void)
         return 1;
     }
     enum { W = 37, H = 11 };
-    int32_t in[H][W], coef[H][W], back[H][W];
+    static int32_t in[H][W], coef[H][W], back[H][W], gcoef[H][W];
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             in[y][x] = (x * 7 + y * 13) % 251 - 100;
@@ -50,6 +52,33 @@ int main(void)
         return 1;
     }
     rv_dwt_destroy(&dwt);
+
+    RV_Settings gs;
+    rv_settings_default(&gs); /* RV_BACKEND_AUTO: the GPU where there is one */
+    RV_Context *gctx;
+    if (rv_context_create(&gctx, &gs) < 0) {
+        fprintf(stderr, "dwt_app: no context\n");
+        return 1;
+    }
+    if (rv_context_backend(gctx) == RV_BACKEND_CUDA) {
+        if (rv_module_load(gctx, "dwt", &m) < 0 || rv_dwt_create(gctx, &ds, &dwt) < 0) {
+            fprintf(stderr, "dwt_app: %s\n", rv_context_error(gctx));
+            return 1;
+        }
+        printf("dwt_app: gpu module %s\n", rv_module_path(m));
+        rv_module_unload(&m);
+        if (rv_dwt_forward_host(dwt, in, gcoef, W, H, sizeof(in[0]), 3) < 0 ||
+            rv_dwt_inverse_host(dwt, gcoef, back, W, H, sizeof(in[0]), 3) < 0) {
+            fprintf(stderr, "dwt_app: gpu: %s\n", rv_dwt_error(dwt));
+            return 1;
+        }
+        if (memcmp(gcoef, coef, sizeof(in)) || memcmp(in, back, sizeof(in))) {
+            fprintf(stderr, "dwt_app: the GPU's CDF 5/3 differs from the CPU's\n");
+            return 1;
+        }
+        rv_dwt_destroy(&dwt);
+    }
+    rv_context_destroy(&gctx);
 
     RV_DebandSettings bs;
     rv_deband_settings_default(&bs);
