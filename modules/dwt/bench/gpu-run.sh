@@ -55,6 +55,6 @@ echo "build done"
 run_ctest() { ctest --test-dir build -R "${DWT_CTEST:-dwt}" --output-on-failure --timeout "${DWT_CTEST_TIMEOUT:-300}" 2>&1 | tee "$out/dwt-ctest.log" | tail -25; }
 run_bench() { timeout "${BENCH_TIMEOUT:-240}" ./build/bench/rv-bench-gpu-dwt "$@" 2>&1 | tee "$out/dwt-bench.log"; }
 # RV_DWT_BENCH_FIRST=1: the benchmark before the tests (a short device call keeps the figures)
-# DWT_NO_BENCH=1: build and test only (modules/dwt/bench/ncu-kernels.sh)
-[ "${DWT_NO_BENCH:-0}" = 1 ] && { run_ctest; exit; }
+# DWT_NO_BENCH=1: build and test only; DWT_NO_TEST=1 too: build only (ncu-kernels.sh)
+[ "${DWT_NO_BENCH:-0}" = 1 ] && { [ "${DWT_NO_TEST:-0}" = 1 ] || run_ctest; exit; }
 if [ "${RV_DWT_BENCH_FIRST:-0}" = 1 ]; then run_bench "$@"; run_ctest; else run_ctest; run_bench "$@"; fi

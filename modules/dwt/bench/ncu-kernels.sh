@@ -12,7 +12,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 cd "$root"
 out=${OUT:-/tmp}
 command -v ncu >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
-DWT_CTEST='^ptxas_dwt$' DWT_NO_BENCH=1 OUT=$out bash modules/dwt/bench/gpu-run.sh > "$out/ncu-build.txt" 2>&1
+DWT_NO_TEST=1 DWT_NO_BENCH=1 OUT=$out bash modules/dwt/bench/gpu-run.sh > "$out/ncu-build.txt" 2>&1
 tool=$(find build -name rv-dwt -type f -perm -u+x | head -1)
 [ -n "$tool" ] || { tail -20 "$out/ncu-build.txt"; echo "no rv-dwt built"; exit 1; }
 sizes=${*:-4096 2048}
