@@ -162,6 +162,20 @@ static void test_module_path(void **state)
     snprintf(full, sizeof(full), "%s/samples", dir);
     assert_int_equal(rv_module_load(ctx, full, &m), 0);
     rv_module_unload(&m);
+    /* a GPU form's name on the CPU backend: the .so beside it (one name for
+     * both backends) */
+    const char *gpu_forms[] = {".ptx", ".fatbin"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(full, sizeof(full), "%s/samples%s", dir, gpu_forms[i]);
+        assert_int_equal(rv_module_load(ctx, full, &m), 0);
+        assert_non_null(strstr(rv_module_path(m), "/samples.so"));
+        rv_module_unload(&m);
+    }
+    /* a missing explicit path: the error names the file tried */
+    snprintf(full, sizeof(full), "%s/no_such_module.fatbin", dir);
+    assert_int_equal(rv_module_load(ctx, full, &m), RV_ENOENT);
+    assert_null(m);
+    assert_non_null(strstr(rv_context_error(ctx), "no_such_module.so"));
     /* a file that is not a module */
     snprintf(full, sizeof(full), "%s/../CMakeCache.txt", dir);
     FILE *f = fopen("not_a_module.so", "w");
