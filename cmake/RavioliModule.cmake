@@ -5,6 +5,7 @@
 #                      [OUTPUT_DIRECTORY <dir>]       # default: RV_MODULE_BUILD_DIR or binary dir
 #                      [INCLUDE_DIRECTORIES <dir>...]
 #                      [CUDA_ARCH <cc>]               # default: RAVIOLI_CUDA_ARCH (e.g. 90)
+#                      [CUBIN_ARCHS <cc>...]          # default: RAVIOLI_CUBIN_ARCHS, else CUDA_ARCH
 #                      [INSTALL_DESTINATION <dir>])   # install every form built there
 #
 # Produces, in OUTPUT_DIRECTORY:
@@ -13,7 +14,8 @@
 #   <name>.ptx  the GPU form, when RAVIOLI_NVCC is set: all sources compiled
 #               together by nvcc -ptx (-DRV_CUDA) for compute_<cc>
 #   <name>.fatbin  when RAVIOLI_FATBIN is on (ptxas and fatbinary found beside
-#               nvcc): the PTX assembled by ptxas for sm_<cc>, packed with the
+#               nvcc): the PTX assembled by ptxas for sm_<cc> (and each of
+#               CUBIN_ARCHS, which must not be below <cc>), packed with the
 #               PTX itself. The CUDA backend loads it before the .ptx: a GPU of
 #               that architecture runs the machine code at once, others have the
 #               driver compile the PTX. The build runs ptxas, so kernels are
@@ -29,7 +31,7 @@
 set(RAVIOLI_NVCC_PTX_FLAGS -ptx -O3 -std=c++17 -DRV_CUDA=1)
 
 function(ravioli_add_module name)
-  cmake_parse_arguments(M "" "OUTPUT_DIRECTORY;CUDA_ARCH;INSTALL_DESTINATION" "SOURCES;INCLUDE_DIRECTORIES" ${ARGN})
+  cmake_parse_arguments(M "" "OUTPUT_DIRECTORY;CUDA_ARCH;INSTALL_DESTINATION" "SOURCES;INCLUDE_DIRECTORIES;CUBIN_ARCHS" ${ARGN})
   if(NOT M_SOURCES)
     message(FATAL_ERROR "ravioli_add_module(${name}): no SOURCES")
   endif()
@@ -95,15 +97,31 @@ function(ravioli_add_module name)
       # machine code for sm_<cc> beside the PTX: without it, the driver compiles
       # the PTX on the first load on each machine (tens of seconds for the
       # built-in DWT module) and keeps the result in its cache
-      set(cubin "${CMAKE_CURRENT_BINARY_DIR}/${name}.sm_${arch}.cubin")
+      set(cubin_archs ${M_CUBIN_ARCHS})
+      if(NOT cubin_archs)
+        set(cubin_archs ${RAVIOLI_CUBIN_ARCHS})
+      endif()
+      if(NOT cubin_archs)
+        set(cubin_archs ${arch})
+      endif()
       set(fatbin "${outdir}/${name}.fatbin")
+      set(assemble "")
+      set(images "")
+      foreach(a ${cubin_archs})
+        if(a LESS arch)
+          message(FATAL_ERROR "ravioli_add_module(${name}): machine code for sm_${a} from PTX of compute_${arch} (a cubin architecture must not be below the PTX's)")
+        endif()
+        set(cubin "${CMAKE_CURRENT_BINARY_DIR}/${name}.sm_${a}.cubin")
+        list(APPEND assemble COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${a} "${ptx}" -o "${cubin}")
+        list(APPEND images --image3=kind=elf,sm=${a},file=${cubin})
+      endforeach()
+      string(REPLACE ";" ", sm_" archs_text "${cubin_archs}")
       add_custom_command(OUTPUT "${fatbin}"
-        COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${arch} "${ptx}" -o "${cubin}"
-        COMMAND "${RAVIOLI_FATBINARY}" --create=${fatbin} -64
-                --image3=kind=elf,sm=${arch},file=${cubin}
+        ${assemble}
+        COMMAND "${RAVIOLI_FATBINARY}" --create=${fatbin} -64 ${images}
                 --image3=kind=ptx,sm=${arch},file=${ptx}
         DEPENDS "${ptx}"
-        COMMENT "ptxas + fatbinary: module ${name} -> sm_${arch} code and PTX (${name}.fatbin)"
+        COMMENT "ptxas + fatbinary: module ${name} -> sm_${archs_text} code and PTX (${name}.fatbin)"
         VERBATIM)
       add_custom_target(${name}_ptx DEPENDS "${ptx}" "${fatbin}")
     else()
