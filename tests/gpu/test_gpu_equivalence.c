@@ -626,6 +626,22 @@ static void test_side_queue(void **state)
     free(got);
 }
 
+/* Raw kernel addk (+0.375) on plane 0 of a w x h float image, in place. */
+static void launch_addk(const RV_Kernel *k, RV_Image *img, int w, int h)
+{
+    rv_addk_args a;
+    memset(&a, 0, sizeof(a));
+    ptrdiff_t pitch;
+    assert_int_equal(rv_image_kernel_address(img, 0, RV_ACCESS_RW, &a.data, &pitch), 0);
+    a.pitch = pitch;
+    a.w = w;
+    a.h = h;
+    a.k = 0.375f;
+    RV_LaunchShape sh = {{1, (unsigned)h, 1}, {128, 1, 1}, 0};
+    if (rv_launch_raw(k, &sh, &a, sizeof(a)) < 0)
+        fail_msg("addk (%s): %s", rv_kernel_name(k), rv_context_error(rv_image_context(img)));
+}
+
 /* Raw kernel addk on a float plane. */
 
 static void test_raw(void **state)
@@ -635,19 +651,7 @@ static void test_raw(void **state)
     for (int z = 0; z < 3; z++) {
         pair p = make_pair(sz[z][0], sz[z][1], RV_FMT_GRAYF32, 900 + z, 1);
         for (int side = 0; side < 2; side++) {
-            RV_Image *img = side ? p.g : p.c;
-            rv_addk_args a;
-            memset(&a, 0, sizeof(a));
-            ptrdiff_t pitch;
-            assert_int_equal(rv_image_kernel_address(img, 0, RV_ACCESS_RW, &a.data, &pitch), 0);
-            a.pitch = pitch;
-            a.w = sz[z][0];
-            a.h = sz[z][1];
-            a.k = 0.375f;
-            RV_LaunchShape sh = {{1, (unsigned)a.h, 1}, {128, 1, 1}, 0};
-            const RV_Kernel *k = kern(side ? mgpu : mcpu, "addk");
-            if (rv_launch_raw(k, &sh, &a, sizeof(a)) < 0)
-                fail_msg("addk: %s", rv_context_error(side ? gpu : cpu));
+            launch_addk(kern(side ? mgpu : mcpu, "addk"), side ? p.g : p.c, sz[z][0], sz[z][1]);
         }
         compare(&p, "raw addk");
         /* independent reference: input + k */
@@ -670,17 +674,8 @@ static float *addk_gpu(const RV_Kernel *k, RV_Image *in, int w, int h)
     RV_Image *img;
     assert_int_equal(rv_image_create(gpu, w, h, RV_FMT_GRAYF32, &img), 0);
     assert_int_equal(rv_image_copy(img, in), 0);
-    rv_addk_args a;
-    memset(&a, 0, sizeof(a));
+    launch_addk(k, img, w, h);
     ptrdiff_t pitch;
-    assert_int_equal(rv_image_kernel_address(img, 0, RV_ACCESS_RW, &a.data, &pitch), 0);
-    a.pitch = pitch;
-    a.w = w;
-    a.h = h;
-    a.k = 0.375f;
-    RV_LaunchShape sh = {{1, (unsigned)h, 1}, {128, 1, 1}, 0};
-    if (rv_launch_raw(k, &sh, &a, sizeof(a)) < 0)
-        fail_msg("addk (%s): %s", rv_kernel_name(k), rv_context_error(gpu));
     float *out = malloc((size_t)w * h * sizeof(float));
     assert_non_null(out);
     const char *r = rv_image_read(img, 0, &pitch);
