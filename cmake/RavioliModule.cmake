@@ -6,6 +6,7 @@
 #                      [INCLUDE_DIRECTORIES <dir>...]
 #                      [CUDA_ARCH <cc>]               # default: RAVIOLI_CUDA_ARCH (e.g. 90)
 #                      [CUBIN_ARCHS <cc>...]          # default: RAVIOLI_CUBIN_ARCHS, else CUDA_ARCH
+#                      [BASE_ARCH <cc>]               # default: RAVIOLI_CUDA_BASE_ARCH (e.g. 80); 0: none
 #                      [INSTALL_DESTINATION <dir>])   # install every form built there
 #
 # Produces, in OUTPUT_DIRECTORY:
@@ -20,8 +21,16 @@
 #               that architecture runs the machine code at once, others have the
 #               driver compile the PTX. The build runs ptxas, so kernels are
 #               checked on machines with no GPU.
+#               With a BASE_ARCH below <cc>, the fat binary also holds the sources
+#               compiled for compute_<base> (code under __CUDA_ARCH__ >= <cc> left
+#               out) and that PTX assembled for sm_<base>: the driver runs the
+#               newest code the GPU takes, so GPUs from <base> up run the module
+#               (rv_kernel_arch() tells the host which). The base PTX is also
+#               written alone to compute_<base>/<name>.ptx in OUTPUT_DIRECTORY,
+#               which loads on newer GPUs too (the tests run it that way).
 # Without fat binaries, when testing is enabled and ptxas is known, a ctest
-# `ptxas_<name>` (label "ptx") assembles the PTX for sm_<cc> instead.
+# `ptxas_<name>` (label "ptx") assembles the PTX for sm_<cc> (and the base
+# PTX for sm_<base>) instead.
 #
 # Targets: <name> (builds every form), <name>_cpu, <name>_ptx (PTX and fat binary).
 # Load the result with rv_module_load(ctx, "<name>", &m).
@@ -31,7 +40,7 @@
 set(RAVIOLI_NVCC_PTX_FLAGS -ptx -O3 -std=c++17 -DRV_CUDA=1)
 
 function(ravioli_add_module name)
-  cmake_parse_arguments(M "" "OUTPUT_DIRECTORY;CUDA_ARCH;INSTALL_DESTINATION" "SOURCES;INCLUDE_DIRECTORIES;CUBIN_ARCHS" ${ARGN})
+  cmake_parse_arguments(M "" "OUTPUT_DIRECTORY;CUDA_ARCH;BASE_ARCH;INSTALL_DESTINATION" "SOURCES;INCLUDE_DIRECTORIES;CUBIN_ARCHS" ${ARGN})
   if(NOT M_SOURCES)
     message(FATAL_ERROR "ravioli_add_module(${name}): no SOURCES")
   endif()
@@ -49,6 +58,14 @@ function(ravioli_add_module name)
   endif()
   if(NOT arch)
     set(arch 90)
+  endif()
+  if(DEFINED M_BASE_ARCH)
+    set(base "${M_BASE_ARCH}")
+  else()
+    set(base "${RAVIOLI_CUDA_BASE_ARCH}")
+  endif()
+  if(NOT base OR NOT base LESS arch)
+    set(base "")
   endif()
 
   set(abs_sources "")
@@ -93,6 +110,19 @@ function(ravioli_add_module name)
       DEPFILE "${ptx}.d"
       COMMENT "nvcc: module ${name} -> PTX (compute_${arch})"
       VERBATIM)
+    set(base_ptx "")
+    if(base)
+      # the same sources for an older GPU: the sm_${arch}-only paths left out
+      set(base_ptx "${outdir}/compute_${base}/${name}.ptx")
+      add_custom_command(OUTPUT "${base_ptx}"
+        COMMAND "${CMAKE_COMMAND}" -E make_directory "${outdir}/compute_${base}"
+        COMMAND "${RAVIOLI_NVCC}" ${RAVIOLI_NVCC_PTX_FLAGS} -arch=compute_${base}
+                ${trace} ${incs} -x cu "${unity}" -o "${base_ptx}" -MD -MF "${base_ptx}.d"
+        DEPENDS ${abs_sources} "${unity}"
+        DEPFILE "${base_ptx}.d"
+        COMMENT "nvcc: module ${name} -> PTX (compute_${base}, for GPUs below sm_${arch})"
+        VERBATIM)
+    endif()
     if(RAVIOLI_FATBIN)
       # machine code for sm_<cc> beside the PTX: without it, the driver compiles
       # the PTX on the first load on each machine (tens of seconds for the
@@ -115,23 +145,35 @@ function(ravioli_add_module name)
         list(APPEND assemble COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${a} "${ptx}" -o "${cubin}")
         list(APPEND images --image3=kind=elf,sm=${a},file=${cubin})
       endforeach()
+      set(base_images "")
+      if(base)
+        set(base_cubin "${CMAKE_CURRENT_BINARY_DIR}/${name}.sm_${base}.cubin")
+        list(APPEND assemble COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${base} "${base_ptx}" -o "${base_cubin}")
+        set(base_images --image3=kind=elf,sm=${base},file=${base_cubin} --image3=kind=ptx,sm=${base},file=${base_ptx})
+        list(PREPEND cubin_archs ${base})
+      endif()
       string(REPLACE ";" ", sm_" archs_text "${cubin_archs}")
       add_custom_command(OUTPUT "${fatbin}"
         ${assemble}
-        COMMAND "${RAVIOLI_FATBINARY}" --create=${fatbin} -64 ${images}
+        COMMAND "${RAVIOLI_FATBINARY}" --create=${fatbin} -64 ${base_images} ${images}
                 --image3=kind=ptx,sm=${arch},file=${ptx}
-        DEPENDS "${ptx}"
+        DEPENDS "${ptx}" ${base_ptx}
         COMMENT "ptxas + fatbinary: module ${name} -> sm_${archs_text} code and PTX (${name}.fatbin)"
         VERBATIM)
-      add_custom_target(${name}_ptx DEPENDS "${ptx}" "${fatbin}")
+      add_custom_target(${name}_ptx DEPENDS "${ptx}" ${base_ptx} "${fatbin}")
     else()
-      add_custom_target(${name}_ptx DEPENDS "${ptx}")
+      add_custom_target(${name}_ptx DEPENDS "${ptx}" ${base_ptx})
     endif()
     add_dependencies(${name} ${name}_ptx)
     if(RAVIOLI_PTXAS AND NOT RAVIOLI_FATBIN)
       add_test(NAME ptxas_${name}
                COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${arch} "${ptx}" -o "${CMAKE_CURRENT_BINARY_DIR}/${name}.cubin")
       set_tests_properties(ptxas_${name} PROPERTIES LABELS "ptx")
+      if(base)
+        add_test(NAME ptxas_${name}_sm${base}
+                 COMMAND "${RAVIOLI_PTXAS}" -arch=sm_${base} "${base_ptx}" -o "${CMAKE_CURRENT_BINARY_DIR}/${name}.sm_${base}.cubin")
+        set_tests_properties(ptxas_${name}_sm${base} PROPERTIES LABELS "ptx")
+      endif()
     endif()
   endif()
   if(M_INSTALL_DESTINATION)

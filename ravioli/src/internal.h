@@ -62,6 +62,7 @@ struct RV_Kernel {
     rv_kernel_desc desc;
     void *entry;          /* CPU: function pointer; CUDA: CUfunction */
     void *bk;             /* backend-private per-kernel data (launch config) */
+    int arch;             /* rv_kernel_arch: the GPU architecture of the code (80, 90; 0: CPU) */
 };
 
 struct RV_Module {

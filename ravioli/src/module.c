@@ -279,3 +279,8 @@ RV_API const char *rv_kernel_name(const RV_Kernel *k)
 {
     return k ? k->name : NULL;
 }
+
+RV_API int rv_kernel_arch(const RV_Kernel *k)
+{
+    return k ? k->arch : 0;
+}

@@ -124,6 +124,10 @@ typedef struct rvc_kernel {
     int dyn_shared;   /* raw kernels: the dynamic shared memory allowed so far (above 48 KB;
                          only raised, under ctx->lock: a module's kernels are shared by its
                          users, which may launch from several threads) */
+    int chained;      /* launched with programmatic stream serialisation: an RV_KFLAG_CHAINED
+                         entry whose code was compiled for sm_90 or later (code for an older
+                         target has no griddepcontrol.wait, so it must wait in stream order),
+                         where the device and driver have it (rvc_state.launch_ex) */
 } rvc_kernel;
 
 static rvc_state *st_of(RV_Context *ctx)
@@ -681,6 +685,14 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
     kb->vec = vec_samples(&k->desc);
     if (st->drv.cuFuncGetAttribute(&kb->regs, RVC_FATTR_NUM_REGS, f) != CUDA_SUCCESS)
         kb->regs = -1;
+    /* the architecture the code was compiled for: a fat binary's code for an
+     * older GPU (RV_CUDA_BASE_ARCH) lacks the sm_90 paths; rv_kernel_arch tells
+     * the module's host code, and such chained entries launch plainly */
+    int ptx = 0;
+    if (st->drv.cuFuncGetAttribute(&ptx, RVC_FATTR_PTX_VERSION, f) != CUDA_SUCCESS || ptx <= 0)
+        ptx = 10 * st->cc_major + st->cc_minor;
+    k->arch = ptx;
+    kb->chained = st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED) && ptx >= 90;
     if (k->desc.op == RV_OP_NBR) {
         kb->per_sm = nbr_shared_carveout(st, kb, f);
         /* the large-plane entry, when the module has one (kernel.h) */
@@ -692,8 +704,11 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
             trace_name_add(ctx, st, sym);
         }
     }
-    rv__log(ctx, RV_LOG_DEBUG, "kernel %s: %d registers, block %dx%d, %d blocks a multiprocessor", name, kb->regs,
-            kb->bx, kb->by, kb->per_sm);
+    rv__log(ctx, RV_LOG_DEBUG, "kernel %s: code for compute_%d, %d registers, block %dx%d, %d blocks a multiprocessor%s",
+            name, ptx, kb->regs, kb->bx, kb->by, kb->per_sm,
+            st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED) && !kb->chained
+                ? " (chained entry launched plainly: its code has no programmatic dependent launch)"
+                : "");
     k->entry = f;
     k->bk = kb;
     return 0;
@@ -792,7 +807,7 @@ static int launch(RV_Context *ctx, const RV_Kernel *k, CUfunction f, unsigned gx
     rvc_state *st = st_of(ctx);
     void *params[1] = {arg};
     CUresult r;
-    if (st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED))
+    if (((const rvc_kernel *)k->bk)->chained)
         r = launch_chained(st, f, gx, gy, 1, bx, by, 1, shmem, params);
     else
         r = st->drv.cuLaunchKernel(f, gx, gy, 1, bx, by, 1, shmem, cur_stream(st), params, NULL);
@@ -1096,10 +1111,11 @@ static int cuda_launch_raw(RV_Context *ctx, const RV_Kernel *k, const RV_LaunchS
         return err;
     (void)args_size;
     void *params[1] = {(void *)args};
+    const rvc_kernel *kb = k->bk;
     CUresult r;
     if (k->desc.flags & RV_KFLAG_COOPERATIVE) {
-        r = launch_coop(ctx, st, (CUfunction)k->entry, sh, (k->desc.flags & RV_KFLAG_CHAINED) != 0, params);
-    } else if (st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED)) {
+        r = launch_coop(ctx, st, (CUfunction)k->entry, sh, kb->chained, params);
+    } else if (kb->chained) {
         r = launch_chained(st, (CUfunction)k->entry, sh->grid[0], sh->grid[1], sh->grid[2], sh->block[0],
                            sh->block[1], sh->block[2], sh->shared_bytes, params);
     } else {

@@ -48,6 +48,7 @@ enum {
 enum {
     RVC_FATTR_MAX_THREADS_PER_BLOCK = 0,
     RVC_FATTR_NUM_REGS = 4,
+    RVC_FATTR_PTX_VERSION = 5, /* the PTX target the code came from: 10 * major + minor */
     RVC_FATTR_SHARED_SIZE_BYTES = 1,
     RVC_FATTR_MAX_DYNAMIC_SHARED = 8,
     RVC_FATTR_PREFERRED_SHARED_CARVEOUT = 9,

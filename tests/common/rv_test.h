@@ -43,13 +43,29 @@ static inline RV_Context *rv_test_cpu_context(int threads)
     return ctx;
 }
 
-/* A CUDA context, or exit(77) = skipped when there is no GPU. */
+/*
+ * A base-architecture run (ctest's <test>_sm<base>, tests/CMakeLists.txt
+ * rv_add_base_arch_test): RV_TEST_BASE_ARCH names the architecture (e.g. 80)
+ * and RV_TEST_BASE_MODULES the build's compute_<base> directory, whose PTX the
+ * GPU contexts load before the fat binaries: the modules' code for GPUs
+ * before RV_CUDA_ARCH, run on this GPU. 0 in a plain run.
+ */
+static inline int rv_test_base_arch(void)
+{
+    const char *a = getenv("RV_TEST_BASE_ARCH");
+    return a ? atoi(a) : 0;
+}
+
+/* A CUDA context, or exit(77) = skipped when there is no GPU. In a
+ * base-architecture run it loads modules from RV_TEST_BASE_MODULES first. */
 static inline RV_Context *rv_test_gpu_context(void)
 {
     RV_Settings s;
     rv_settings_default(&s);
     s.backend = RV_BACKEND_CUDA;
     s.log = rv_test_quiet_log;
+    if (rv_test_base_arch() > 0)
+        s.module_path = getenv("RV_TEST_BASE_MODULES");
     RV_Context *ctx = NULL;
     int err = rv_context_create(&ctx, &s);
     if (err == RV_ENODEV) {
@@ -61,6 +77,26 @@ static inline RV_Context *rv_test_gpu_context(void)
         exit(1);
     }
     return ctx;
+}
+
+/* Fails unless kernel `kernel` of module `module` on the GPU context ctx was
+ * loaded from code for the architecture a base run names (and from the base
+ * directory); in a plain run only that it reports an architecture. */
+static inline void rv_test_check_arch(RV_Context *ctx, const char *module, const char *kernel)
+{
+    RV_Module *m = NULL;
+    const RV_Kernel *k = NULL;
+    if (rv_module_load(ctx, module, &m) < 0 || rv_kernel_get(m, kernel, &k) < 0)
+        fail_msg("%s / %s: %s", module, kernel, rv_context_error(ctx));
+    const int base = rv_test_base_arch(), arch = rv_kernel_arch(k);
+    const char *dir = getenv("RV_TEST_BASE_MODULES");
+    printf("%s: %s, kernel %s: code for compute_%d\n", module, rv_module_path(m), kernel, arch);
+    if (base > 0 && (arch != base || !dir || strncmp(rv_module_path(m), dir, strlen(dir)) != 0))
+        fail_msg("base run (compute_%d from %s): module %s, kernel %s has compute_%d", base, dir ? dir : "?",
+                 rv_module_path(m), kernel, arch);
+    if (base == 0 && arch < 80)
+        fail_msg("module %s, kernel %s: code for compute_%d", rv_module_path(m), kernel, arch);
+    rv_module_unload(&m);
 }
 
 /* A whole file, NUL-terminated (free() it); *len (may be NULL) gets its

@@ -906,6 +906,41 @@ static void test_gpu_fix_exact(void **state)
         }
 }
 
+/*
+ * The module's code for GPUs before sm_90 (a base run, ctest
+ * test_dwt_gpu_sm<base>: g_gpu loads the build's compute_<base> PTX): its
+ * kernels say so (rv_kernel_arch), the host then takes no cluster or
+ * cooperative column pass (at 1024 x 1024 in place the rearrangement, as
+ * with RV_DWT_VARIANT_NO_COLCLU on sm_90 code), and the transforms equal the
+ * CPU's at sizes where sm_90 code takes those passes (1024 x 1024 and
+ * 4100 x 1000 by clusters of 16, 64 x 8192 cooperatively, 2048 x 2048 five
+ * levels), in place and out of place. In a plain run: the architecture only.
+ */
+static void test_gpu_base_arch(void **state)
+{
+    (void)state;
+    rv_test_check_arch(g_gpu, "dwt", "dwt_colclu");
+    if (!rv_test_base_arch())
+        return;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.method = RV_DWT_IN_PLACE;
+    s.gpu_variant = RV_DWT_VARIANT_NO_LEVEL2D;
+    RV_DwtStats st;
+    xform_stats(&s, 1024, 1024, 1, 0, &st);
+    if (st.launches[RV_DWT_KERNEL_PERMUTE] == 0 || st.launches[RV_DWT_KERNEL_COLFUSED] != 2)
+        fail_msg("base code: %lld permutations, %lld column passes (expected the rearrangement)",
+                 st.launches[RV_DWT_KERNEL_PERMUTE], st.launches[RV_DWT_KERNEL_COLFUSED]);
+    static const int wh[][2] = {{1024, 1024}, {4100, 1000}, {64, 8192}};
+    for (int c = 0; c < DWT_WT; c++)
+        for (int oop = 0; oop < 2; oop++) {
+            wavelet_type(c, &s);
+            s.method = oop ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
+            compare_sizes(&s, wh, sizeof(wh) / sizeof(wh[0]), 1);
+            compare_s(&s, 2048, 2048, 5);
+        }
+}
+
 int main(void)
 {
     g_gpu = rv_test_gpu_context();
@@ -928,12 +963,23 @@ int main(void)
         cmocka_unit_test(test_gpu_lvl2o),
         cmocka_unit_test(test_gpu_lvl2d2),
         cmocka_unit_test(test_gpu_fix_exact),
+        cmocka_unit_test(test_gpu_base_arch),
+    };
+    /* a base run: the code for older GPUs, by the tests whose expectations do
+     * not name sm_90 passes (launch counts of clusters and one-pass levels) */
+    const struct CMUnitTest base_tests[] = {
+        cmocka_unit_test(test_gpu_base_arch),
+        cmocka_unit_test(test_gpu_equals_cpu),
+        cmocka_unit_test(test_gpu_inplace_levels),
+        cmocka_unit_test(test_gpu_denoise),
+        cmocka_unit_test(test_gpu_host_split),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");
     if (filter && *filter)
         cmocka_set_test_filter(filter);
-    int r = cmocka_run_group_tests(tests, NULL, NULL);
+    int r = rv_test_base_arch() ? cmocka_run_group_tests(base_tests, NULL, NULL)
+                                : cmocka_run_group_tests(tests, NULL, NULL);
     rv_context_destroy(&g_gpu);
     rv_context_destroy(&g_cpu);
     return r;

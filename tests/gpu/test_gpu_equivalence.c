@@ -973,9 +973,18 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The samples module's code this run uses: the base architecture's in a
+ * base run (rv_test.h). */
+static void test_arch(void **state)
+{
+    (void)state;
+    rv_test_check_arch(gpu, "samples", "chainmix");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arch),
         cmocka_unit_test(test_independent_refs),
         cmocka_unit_test(test_elem_ops),
         cmocka_unit_test(test_nbr_large),
@@ -990,8 +999,27 @@ int main(void)
         cmocka_unit_test(test_coherence),
         cmocka_unit_test(test_pool_oom_errors),
     };
+    /* a base run (ctest gpu_equivalence_sm<base>): every operation on the
+     * samples module's code for GPUs before sm_90 (chained launches plainly),
+     * all but the fat-binary forms */
+    const struct CMUnitTest base_tests[] = {
+        cmocka_unit_test(test_arch),
+        cmocka_unit_test(test_independent_refs),
+        cmocka_unit_test(test_elem_ops),
+        cmocka_unit_test(test_nbr_large),
+        cmocka_unit_test(test_box_ops),
+        cmocka_unit_test(test_box_ties),
+        cmocka_unit_test(test_box_ties_sad),
+        cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_raw_chained),
+        cmocka_unit_test(test_raw_coop),
+        cmocka_unit_test(test_side_queue),
+        cmocka_unit_test(test_coherence),
+        cmocka_unit_test(test_pool_oom_errors),
+    };
     /* decide skip before cmocka runs anything */
     RV_Context *probe = rv_test_gpu_context();
     rv_context_destroy(&probe);
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return rv_test_base_arch() ? cmocka_run_group_tests(base_tests, setup, teardown)
+                               : cmocka_run_group_tests(tests, setup, teardown);
 }

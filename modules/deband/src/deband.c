@@ -324,9 +324,11 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     /* consecutive frames on the same stream overlap (the next grid fills
      * the multiprocessors this one's last tiles leave) where nothing was
      * queued between them and their memory is disjoint; decided first, as
-     * the tiles depend on it (rv_deband_tile_choose) */
+     * the tiles depend on it (rv_deband_tile_choose); not with code for a
+     * GPU before sm_90 (rv_kernel_arch), which has no programmatic
+     * dependent launch: each grid then waits for the one before */
     int nowait = 0, late = 0, defer = 0;
-    if (gpu) {
+    if (gpu && rv_kernel_arch(k) >= 90) {
         const rv_deband_span rd = rv_deband_span_of(&a, 0, in16 ? 2 : 1);
         const rv_deband_span wr = rv_deband_span_of(&a, 1, out16 ? 2 : 1);
         const int follows = tiled && rv_context_queued(d->ctx) == d->queued;

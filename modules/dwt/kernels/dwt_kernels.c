@@ -1667,7 +1667,7 @@ static __device__ __forceinline__ void dwt_col_regs(const dwt_col_args *a, uint3
 /*
  * The barrier of a cluster, split: arrive (release: this block's loads are
  * done) and wait (acquire: every block's are). Clusters exist from sm_90 on;
- * before, dwt_colclu is a trap and the host never takes it (DWT_CLUSTER_ARCH).
+ * before, dwt_colclu is a trap and the host never takes it (rv_kernel_arch).
  */
 #  if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 static __device__ __forceinline__ void dwt_cl_arrive(void)
@@ -1678,6 +1678,11 @@ static __device__ __forceinline__ void dwt_cl_wait(void)
 {
     asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
+/* arrive without ordering this block's earlier stores (dwt_clp_strips) */
+static __device__ __forceinline__ void dwt_cl_arrive_relaxed(void)
+{
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+}
 #  else
 static __device__ __forceinline__ void dwt_cl_arrive(void)
 {
@@ -1685,6 +1690,10 @@ static __device__ __forceinline__ void dwt_cl_arrive(void)
 }
 static __device__ __forceinline__ void dwt_cl_wait(void)
 {
+}
+static __device__ __forceinline__ void dwt_cl_arrive_relaxed(void)
+{
+    __trap();
 }
 #  endif
 
@@ -2040,7 +2049,7 @@ static __device__ __forceinline__ void dwt_clp_strips(const dwt_col_args *a, rv_
         /* relaxed: the strip's loads have landed (wait_group, barrier above);
          * a release would also wait for the stores of the strip before
          * (MEMBAR.ALL.GPU), which is the overlap this kernel is for */
-        asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+        dwt_cl_arrive_relaxed();
         const int base = k0 - H, se = RV__MIN(kend, nS), de = RV__MIN(kend, nD);
         uint32_t *s0 = sh + (g0 - base) * 32 + tx;
         dwt_col_regs(a, s0, s0 + TR * 32, c0 + tx < a->ncols, edge, g0, M, E, TYPE, INV, FIX);

@@ -375,7 +375,9 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
             return err;
         }
     }
-#if defined(DWT_CLUSTER_ARCH) && DWT_CLUSTER_ARCH >= 90
+    /* the passes by clusters and the cooperative column passes need code for
+     * sm_90 or later; the module's code for an older GPU (a fat binary's
+     * RV_CUDA_BASE_ARCH part) has dwt_colclu as a trap: other passes then */
     if (!d->cpu && (err = rv_kernel_get(d->mod, "dwt_colclu", &d->k_colclu)) < 0) {
         rv_module_unload(&d->mod);
         free(d);
@@ -389,7 +391,8 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
     if (!d->cpu && (rv_kernel_get(d->mod, "dwt_colgs16", &d->k_colgs16) < 0 ||
                     rv_kernel_get(d->mod, "dwt_colgs", &d->k_colgs) < 0))
         d->k_colgs16 = d->k_colgs = NULL;
-#endif
+    if (!d->cpu && rv_kernel_arch(d->k_colclu) < 90)
+        d->k_colclu = d->k_colclu16 = d->k_colclu16m = d->k_colclp = d->k_colgs16 = d->k_colgs = NULL;
     if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2d", &d->k_lvl2d) < 0)
         d->k_lvl2d = NULL;
     if (!d->cpu && rv_kernel_get(d->mod, "dwt_lvl2o", &d->k_lvl2o) < 0)

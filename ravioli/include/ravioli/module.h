@@ -51,6 +51,16 @@ RV_API const char *rv_module_path(const RV_Module *m);
  */
 RV_API int rv_kernel_get(RV_Module *m, const char *name, const RV_Kernel **out);
 RV_API const char *rv_kernel_name(const RV_Kernel *k);
+/**
+ * The GPU architecture the kernel's code was compiled for, as 10 x major +
+ * minor of its PTX target (e.g. 80, 90); 0 on the CPU backend and for NULL.
+ * A fat binary holds code for several (RV_CUDA_BASE_ARCH and RV_CUDA_ARCH,
+ * docs/cuda.md) and the driver picks the newest the device runs, so on a GPU
+ * older than RV_CUDA_ARCH a kernel reports the base architecture: code
+ * guarded by __CUDA_ARCH__ >= 900 (clusters, programmatic dependent launch)
+ * is not in it, and a module's host code can choose another way.
+ */
+RV_API int rv_kernel_arch(const RV_Kernel *k);
 
 #ifdef __cplusplus
 }

@@ -89,7 +89,9 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
  * for that grid, so its first tiles fill the multiprocessors the previous
  * frame's last tiles leave idle. A frame that reads an earlier frame's
  * output, or writes what one reads or writes, waits as usual. Returns how
- * many launches of this filter started so (0 on the CPU backend).
+ * many launches of this filter started so (0 on the CPU backend, and with
+ * the module's code for a GPU before sm_90, where every grid waits for the
+ * one before: rv_kernel_arch).
  */
 RV_API int64_t rv_deband_overlapped(const RV_Deband *d);
 
