@@ -103,26 +103,27 @@ function(ravioli_add_module name)
     if(RV_TRACE_GRIDS)
       set(trace -DRV_TRACE_GRIDS=1)
     endif()
-    add_custom_command(OUTPUT "${ptx}"
-      COMMAND "${RAVIOLI_NVCC}" ${RAVIOLI_NVCC_PTX_FLAGS} -arch=compute_${arch}
-              ${trace} ${incs} -x cu "${unity}" -o "${ptx}" -MD -MF "${ptx}.d"
-      DEPENDS ${abs_sources} "${unity}"
-      DEPFILE "${ptx}.d"
-      COMMENT "nvcc: module ${name} -> PTX (compute_${arch})"
-      VERBATIM)
+    # the PTX for compute_<cc>, and with a base architecture the same sources
+    # for an older GPU (the sm_<cc>-only paths left out) in compute_<base>/
     set(base_ptx "")
+    set(ptx_archs ${arch})
+    set(ptx_files "${ptx}")
     if(base)
-      # the same sources for an older GPU: the sm_${arch}-only paths left out
       set(base_ptx "${outdir}/compute_${base}/${name}.ptx")
-      add_custom_command(OUTPUT "${base_ptx}"
-        COMMAND "${CMAKE_COMMAND}" -E make_directory "${outdir}/compute_${base}"
-        COMMAND "${RAVIOLI_NVCC}" ${RAVIOLI_NVCC_PTX_FLAGS} -arch=compute_${base}
-                ${trace} ${incs} -x cu "${unity}" -o "${base_ptx}" -MD -MF "${base_ptx}.d"
-        DEPENDS ${abs_sources} "${unity}"
-        DEPFILE "${base_ptx}.d"
-        COMMENT "nvcc: module ${name} -> PTX (compute_${base}, for GPUs below sm_${arch})"
-        VERBATIM)
+      list(APPEND ptx_archs ${base})
+      list(APPEND ptx_files "${base_ptx}")
     endif()
+    foreach(a f IN ZIP_LISTS ptx_archs ptx_files)
+      get_filename_component(fdir "${f}" DIRECTORY)
+      add_custom_command(OUTPUT "${f}"
+        COMMAND "${CMAKE_COMMAND}" -E make_directory "${fdir}"
+        COMMAND "${RAVIOLI_NVCC}" ${RAVIOLI_NVCC_PTX_FLAGS} -arch=compute_${a}
+                ${trace} ${incs} -x cu "${unity}" -o "${f}" -MD -MF "${f}.d"
+        DEPENDS ${abs_sources} "${unity}"
+        DEPFILE "${f}.d"
+        COMMENT "nvcc: module ${name} -> PTX (compute_${a})"
+        VERBATIM)
+    endforeach()
     if(RAVIOLI_FATBIN)
       # machine code for sm_<cc> beside the PTX: without it, the driver compiles
       # the PTX on the first load on each machine (tens of seconds for the
