@@ -692,7 +692,8 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
     if (st->drv.cuFuncGetAttribute(&ptx, RVC_FATTR_PTX_VERSION, f) != CUDA_SUCCESS || ptx <= 0)
         ptx = 10 * st->cc_major + st->cc_minor;
     k->arch = ptx;
-    kb->chained = st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED) && ptx >= 90;
+    const int chain_ok = st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED);
+    kb->chained = chain_ok && ptx >= 90;
     if (k->desc.op == RV_OP_NBR) {
         kb->per_sm = nbr_shared_carveout(st, kb, f);
         /* the large-plane entry, when the module has one (kernel.h) */
@@ -706,8 +707,7 @@ static int cuda_kernel_lookup(RV_Context *ctx, RV_Module *m, const char *name, R
     }
     rv__log(ctx, RV_LOG_DEBUG, "kernel %s: code for compute_%d, %d registers, block %dx%d, %d blocks a multiprocessor%s",
             name, ptx, kb->regs, kb->bx, kb->by, kb->per_sm,
-            st->launch_ex && (k->desc.flags & RV_KFLAG_CHAINED) && !kb->chained
-                ? " (chained entry launched plainly: its code has no programmatic dependent launch)"
+            chain_ok && !kb->chained ? " (chained entry launched plainly: its code has no programmatic dependent launch)"
                 : "");
     k->entry = f;
     k->bk = kb;

@@ -25,7 +25,6 @@ static RV_Image *make_src(RV_Context *ctx, RV_Format fmt, int w, int h, uint64_t
     return img;
 }
 
-/* Compares every plane of GPU image g with CPU image c. */
 /* Launches expected to overlap the grid before them where n would with the
  * sm_90 code: none in a base run (code for older GPUs: each grid waits for
  * the one before, rv_deband_overlapped) */
@@ -35,6 +34,7 @@ static int64_t ov(int64_t n)
     return base > 0 && base < 90 ? 0 : n;
 }
 
+/* Compares every plane of GPU image g with CPU image c. */
 static void expect_same(RV_Image *g, RV_Image *c, const char *what)
 {
     for (int p = 0; p < rv_image_planes(g); p++) {
