@@ -1,6 +1,10 @@
-// session 34 probe: what a one-kernel 2K transform would pay on this GPU, before any lifting:
-// a 2048^2 float image (16 MiB) held in shared memory by 128 blocks (16 rows each),
-// loaded and stored once; with grid barriers; with neighbour halo exchanges by flags.
+// onekernel_2k_probe.cu - session 34's probe (docs/perf/dwt.md, "Session 34", item 3): what a
+// one-kernel five-level 2K transform would pay on this GPU before any lifting. A 2048^2 float image
+// (16 MiB) held in shared memory by 128 blocks (16 rows each, one block a multiprocessor, a
+// cooperative launch), loaded and stored once; with grid barriers; with halo exchanges between
+// neighbouring blocks through scratch and release / acquire flags. Not part of the build:
+//   nvcc -arch=sm_90 -O3 -std=c++17 -o probe onekernel_2k_probe.cu && ./probe
+// (needs a GPU of 128 or more multiprocessors and 192 KB of shared memory a block: H100, H200).
 #include <cooperative_groups.h>
 #include <cstdio>
 #include <cstdint>
