@@ -218,6 +218,40 @@ static void test_cli_errors(void **state)
     assert_int_equal(run_status(cmd), 2);
     assert_int_equal(access(out_path, F_OK), -1);
 
+    /* a header whose size is beyond any frame is refused before allocating (exit 1, no output) */
+    snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path, out_path);
+    cli_on_input(in_path, "YUV4MPEG2 W65536 H65536 C444p16\nFRAME\nabcd", cmd, out_path, 1);
+
+    /* key values are decimal (a leading 0 is not octal) or hexadecimal after 0x: range=015
+     * is 15, range=0x0f too, range=08 is 8, each as range=15 / 8 gives */
+    cli_on_input(in_path, "YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcdefghABCD", cmd, out_path, 0);
+    const char *ranges[][2] = {{"015", "15"}, {"0x0f", "15"}, {"08", "8"}};
+    for (int i = 0; i < 3; i++) {
+        char outa[320], outb[320];
+        snprintf(outa, sizeof(outa), "%s.a.y4m", in_path);
+        snprintf(outb, sizeof(outb), "%s.b.y4m", in_path);
+        snprintf(cmd, sizeof(cmd), "'%s' range=%s '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, ranges[i][0], in_path, outa);
+        assert_int_equal(run_status(cmd), 0);
+        snprintf(cmd, sizeof(cmd), "'%s' range=%s '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, ranges[i][1], in_path, outb);
+        assert_int_equal(run_status(cmd), 0);
+        snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", outa, outb);
+        assert_int_equal(run_status(cmd), 0);
+        remove(outa);
+        remove(outb);
+    }
+
+    /* the same file as input and output is refused (exit 2) and left as it was */
+    snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s' 2>/dev/null", RV_DEBAND_TOOL, in_path, in_path);
+    assert_int_equal(run_status(cmd), 2);
+    {
+        FILE *f = fopen(in_path, "rb");
+        assert_non_null(f);
+        char buf[64];
+        const size_t n = fread(buf, 1, sizeof(buf), f);
+        fclose(f);
+        assert_int_equal((int)n, (int)strlen("YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcdefghABCD"));
+    }
+
     /* a write error on standard output is an error */
     if (access("/dev/full", W_OK) == 0) {
         snprintf(cmd, sizeof(cmd), "'%s' '%s' - >/dev/full 2>/dev/null", RV_DEBAND_TOOL, in_path);

@@ -439,6 +439,32 @@ static void test_y4m(void **state)
     /* A stage that cannot take the source's format is a usage error. */
     unlink(out);
 
+    /* The same file as source and sink, or as source and frame log, is a usage error
+     * and the input stays as it was. */
+    expect((const char *[]){"--source", src, "--stage", "gray", "--sink", src, "--backend", "cpu", NULL}, 2,
+           "stderr", "are the same file");
+    expect((const char *[]){"--source", src, "--stage", "gray", "--sink", snk, "--log", in, "--backend", "cpu", NULL},
+           2, "stderr", "--source and --log are the same file");
+    assert_int_equal(read_output(in, g_out, YN + 2), YN);
+    for (int k = 0; k < YN; k++)
+        assert_memory_equal(g_out[k], g_in[k], fsz);
+    assert_int_equal(access(out, F_OK), -1);
+
+    /* 10-bit samples (16-bit words): the stages would take them for 16-bit ones, so refused */
+    char in10[128], src10[160];
+    snprintf(in10, sizeof(in10), "%s/in10.y4m", g_dir);
+    snprintf(src10, sizeof(src10), "y4m:%s", in10);
+    FILE *f10 = fopen(in10, "wb");
+    assert_non_null(f10);
+    fputs("YUV4MPEG2 W4 H2 F30:1 C444p10\nFRAME\n", f10);
+    for (int i = 0; i < 4 * 2 * 3; i++)
+        fputc(0, f10), fputc(2, f10); /* 512 */
+    fclose(f10);
+    expect((const char *[]){"--source", src10, "--stage", "deband", "--sink", snk, "--backend", "cpu", NULL}, 2,
+           "stderr", "10-bit samples");
+    assert_int_equal(access(out, F_OK), -1);
+    unlink(in10);
+
     /* Ctrl-C on a stalled standard-input pipe */
     stalled_stdin_ctrl_c();
 }

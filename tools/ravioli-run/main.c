@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <ravioli/ravioli.h>
@@ -190,6 +191,13 @@ enum {
     O_RAWYUYV
 };
 
+/* Whether paths a and b name one existing file (b need not exist). */
+static int same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static void parse_args(int argc, char **argv, opts *o)
 {
     static const struct option lo[] = {
@@ -295,6 +303,13 @@ static void parse_args(int argc, char **argv, opts *o)
         usage_error("--sink: null, y4m:PATH|- or sdl, not '%s'", o->sink);
     if (o->raw_yuyv && strncmp(o->source, "v4l2", 4))
         usage_error("--raw-yuyv is for camera sources (--source v4l2:...)");
+    /* the sink (and the frame log) would overwrite the input while it is read */
+    if (!strncmp(o->source, "y4m:", 4) && strcmp(o->source + 4, "-")) {
+        if (!strncmp(o->sink, "y4m:", 4) && strcmp(o->sink + 4, "-") && same_file(o->source + 4, o->sink + 4))
+            usage_error("--source and --sink are the same file ('%s'): the output would overwrite the input", o->sink + 4);
+        if (o->log_path && same_file(o->source + 4, o->log_path))
+            usage_error("--source and --log are the same file ('%s')", o->log_path);
+    }
 }
 
 /* ---------------------------------------------------------------- */
@@ -563,6 +578,17 @@ int main(int argc, char **argv)
         goto out;
     }
 
+    /* 9-15-bit samples (e.g. yuv420p10) arrive in 16-bit words; the stages take
+     * 8- and 16-bit samples, so they would treat them as 16-bit (noise, thresholds
+     * and inversions on the wrong scale): refused rather than written wrong */
+    if (o.nstages > 0 && info.bit_depth > 8 && info.bit_depth < 16) {
+        fprintf(stderr,
+                "%s: the source has %d-bit samples; the stages take 8- and 16-bit samples only "
+                "(convert first, e.g. ffmpeg -pix_fmt yuv444p16le)\n",
+                prog, info.bit_depth);
+        rc = EXIT_USAGE;
+        goto out;
+    }
     if ((err = rv_stage_vector_create(ctx, &sv)) < 0) {
         rc = EXIT_RUNTIME;
         goto out;

@@ -520,7 +520,9 @@ static int parse_int(const char *s, size_t len, int *out)
     buf[len] = 0;
     char *end;
     errno = 0;
-    long v = strtol(buf, &end, 0);
+    /* decimal (a leading 0 is not octal), or hexadecimal after 0x */
+    const char *d = buf + (buf[0] == '-' || buf[0] == '+');
+    long v = strtol(buf, &end, d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? 16 : 10);
     if (errno || *end || v < -2147483647L || v > 2147483647L)
         return -1;
     *out = (int)v;

@@ -137,7 +137,9 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
         else return -1;
         return 0;
     }
-    const long n = strtol(v, &end, 0);
+    /* decimal (a leading 0 is not octal), or hexadecimal after 0x */
+    const char *dg = v + (v[0] == '-' || v[0] == '+');
+    const long n = strtol(v, &end, dg[0] == '0' && (dg[1] == 'x' || dg[1] == 'X') ? 16 : 10);
     if (end == v || *end || n < INT32_MIN || n > (long)UINT32_MAX)
         return -1;
     struct { const char *k; int *p; } keys[] = {
@@ -269,6 +271,15 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
+    {
+        /* the output would overwrite the input while it is read */
+        struct stat si, so;
+        if (strcmp(files[0], "-") && strcmp(files[1], "-") && stat(files[0], &si) == 0 &&
+            stat(files[1], &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            fprintf(stderr, "rv-deband: input and output are the same file ('%s')\n", files[1]);
+            return 2;
+        }
+    }
     FILE *in = strcmp(files[0], "-") ? fopen(files[0], "rb") : stdin;
     if (!in) {
         perror(files[0]);
@@ -287,6 +298,12 @@ int main(int argc, char **argv)
     y4m hdr;
     if (parse_header(in, &hdr, err, sizeof(err)) < 0) {
         fprintf(stderr, "rv-deband: %s: %s\n", files[0], err);
+        return 1;
+    }
+    /* the header's size before any allocation (a frame of 2^28 samples at most, as the
+     * library's Y4M reader) */
+    if ((long long)hdr.w * hdr.h > (1LL << 28)) {
+        fprintf(stderr, "rv-deband: %s: %dx%d is larger than supported\n", files[0], hdr.w, hdr.h);
         return 1;
     }
     if (!il_given && hdr.interlaced == 1)
