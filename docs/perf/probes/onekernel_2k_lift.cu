@@ -176,7 +176,7 @@ template <int K>
 __device__ __forceinline__ void level(float *sh, float *img, cg::grid_group &grid)
 {
     constexpr int R = RB >> K, w = N >> K, h = N >> K;
-    constexpr int MP = R >= 2 ? R / 2 : 1, NW = 2 * (MP + 4), IT = (NW * w + T - 1) / T;
+    constexpr int MP = R >= 2 ? R / 2 : 1, NW = 2 * (MP + 4);
     const int b = blockIdx.x, t = threadIdx.x, r0 = b * R;
     rowlift<4>(sh, 0, R, w);
     mark(4 + 5 * (K - 1));
