@@ -8,8 +8,8 @@
 // level; all results are stored once, after a last barrier. Checked against a float64
 // reference (step-wise symmetric extension) written here. Not part of the build:
 //   nvcc -arch=sm_90 -O3 -std=c++17 -o lift onekernel_2k_lift.cu && ./lift
-// -DTIMELINE prints when each phase ended (thread 0 of every block, %globaltimer); -DEARLY0
-// stores level 0's details during levels 1-2 instead of at the end (slower, see the notes).
+// -DTIMELINE prints when each phase ended (thread 0 of every block, %globaltimer); -DEARLY0=1 or 2
+// stores level 0's details during levels 1-2 instead of at the end (no faster, see the notes).
 // Needs 128 or more multiprocessors and 192 KiB of shared memory a block: H100, H200.
 #include <cooperative_groups.h>
 #include <cmath>
@@ -157,8 +157,8 @@ template <int PHASE>
 __device__ __forceinline__ void store0(const float *sh, float *img)
 {
     const int b = blockIdx.x;
-    for (int idx = threadIdx.x; idx < 16 * N; idx += T) {
-        const int i = idx / N, j = idx % N;
+    for (int idx = threadIdx.x; idx < 16 * N / 4; idx += T) {
+        const int i = idx / (N / 4), j = 4 * (idx % (N / 4));
         if (i < 8 && j < N / 2) continue; // level 1's
         int gr;
         bool late = false;
@@ -168,7 +168,8 @@ __device__ __forceinline__ void store0(const float *sh, float *img)
             const int m = gr & 15;
             late = j < N / 2 && m >= 4 && m < 12;
         }
-        if (late == (PHASE == 2)) __stcg(img + (size_t)gr * N + j, sh[i * PITCH + pad(j)]);
+        if (late == (PHASE == 2))
+            __stcg((float4 *)(img + (size_t)gr * N + j), *(const float4 *)(sh + i * PITCH + pad(j)));
     }
 }
 
@@ -196,7 +197,7 @@ __device__ __forceinline__ void level(float *sh, float *img, cg::grid_group &gri
         const int tq = refl(tr, h);
         cp16(sh + (16 + (u & 7)) * PITCH + pad(1024 * (u >> 3) + j), img + xpos<K>(tq / R, tq % R) + j);
     }
-#ifdef EARLY0
+#if defined(EARLY0) && EARLY0 == 1
     if (K == 1) store0<1>(sh, img);
     if (K == 2) store0<2>(sh, img);
 #endif
@@ -205,6 +206,10 @@ __device__ __forceinline__ void level(float *sh, float *img, cg::grid_group &gri
     mark(7 + 5 * (K - 1));
     collift<MP>(sh, w, R, r0, ws);
     __syncthreads();
+#if defined(EARLY0) && EARLY0 == 2
+    if (K == 1) store0<1>(sh, img);
+    if (K == 2) store0<2>(sh, img);
+#endif
     mark(8 + 5 * (K - 1));
 }
 
