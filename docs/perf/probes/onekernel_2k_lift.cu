@@ -10,7 +10,13 @@
 //   nvcc -arch=sm_90 -O3 -std=c++17 -o lift onekernel_2k_lift.cu && ./lift
 // -DTIMELINE prints when each phase ended (thread 0 of every block, %globaltimer); -DEARLY0=1 or 2
 // stores level 0's details during levels 1-2 instead of at the end (no faster, see the notes).
-// Needs 128 or more multiprocessors and 192 KiB of shared memory a block: H100, H200.
+// -DTAIL: levels 3-4 by two extra blocks (a cluster of two), so that the 128 band blocks skip
+// three grid barriers: after level 2 each band block writes its two rows of the level-3 band
+// (256^2) to their place, counts itself in, stores level 0's details, waits until every band
+// block has counted in (all of level 2's halo reads done) and stores levels 1-2; the tail blocks
+// wait for the count, lift level 3 (128 rows each, four halo rows each way), trade level 4's
+// halo rows through distributed shared memory and lift level 4, storing as they go (slower).
+// Needs 128 (TAIL: 130, in clusters of two) co-resident blocks of 192 KiB shared memory: H100, H200.
 #include <cooperative_groups.h>
 #include <cmath>
 #include <cstdint>
@@ -23,6 +29,11 @@ namespace cg = cooperative_groups;
 #define CK(x) do { cudaError_t e_ = (x); if (e_ != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e_)); return 1; } } while (0)
 
 constexpr int N = 2048, NB = 128, RB = 16, T = 1024, LEVELS = 5;
+#ifdef TAIL
+constexpr int NTB = 2, GRID = NB + NTB;
+#else
+constexpr int GRID = NB;
+#endif
 constexpr int PITCH = 2048;      // words a shared row (the columns are swizzled, sw())
 constexpr int SROWS = 24;        // 16 own rows, 8 halo slots
 constexpr float CA = -1.586134342f, CB = -0.05298011854f, CC = 0.8829110762f, CD = 0.4435068522f;
@@ -31,7 +42,7 @@ constexpr double DA = -1.586134342, DB = -0.05298011854, DC = 0.8829110762, DD =
 constexpr double DK0 = 0.8698644516, DK1 = 1.149604398;
 // -DTIMELINE: thread 0 of every block records %globaltimer after each phase
 #ifdef TIMELINE
-__device__ unsigned long long tl[NB][32];
+__device__ unsigned long long tl[GRID][32];
 __device__ __forceinline__ void mark(int i)
 {
     if (threadIdx.x == 0) { unsigned long long g; asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(g)); tl[blockIdx.x][i] = g; }
@@ -61,7 +72,7 @@ __device__ __forceinline__ void lift(float (&s)[A], float (&d)[A])
 
 // row lift of shared rows [r0, r0 + nr), w samples each, M pairs a thread (M % 4 == 0), read and
 // written as float4; the results go back deinterleaved (low half, high half)
-template <int M>
+template <int M, int PITCH = PITCH>
 __device__ __forceinline__ void rowlift(float *sh, int r0, int nr, int w)
 {
     const int n = w / 2, segs = n / M, t = threadIdx.x;
@@ -139,13 +150,21 @@ __device__ __forceinline__ void collift(float *sh, int w, int R, int r0, int ws)
 // where level K's row oi of block ob is traded (image row, column): level 1 in the middle rows of
 // the block's own band (only that block reads them at level 0); levels 2-4 in the quadrant of
 // level 1's low band, rows 16 m + 0-3 (levels 2, 4) and 16 m + 12-15 (level 3), which level 1's
-// trade does not touch; level 0's details go elsewhere (rows >= 1024 or columns >= 1024)
+// trade does not touch; level 0's details go elsewhere (rows >= 1024 or columns >= 1024). TAIL:
+// level 2 in rows >= 256 (not the level-3 band, which the band blocks write at their own pace)
 template <int K>
 __device__ __forceinline__ size_t xpos(int ob, int oi)
 {
     constexpr int w = N >> K;
     if (K == 1) return (size_t)(RB * ob + 4 + oi) * N;
+#ifdef TAIL
+    if (K == 2) { // rows >= 256 of level 1's low band, 16 m + 0-3 and 16 m + 12-15 (not the level-3 band)
+        const int L = 4 * ob + oi, q = L >> 1;
+        return (size_t)(256 + 16 * (q >> 3) + ((q & 7) < 4 ? (q & 7) : 8 + (q & 7))) * N + (L & 1) * w;
+    }
+#else
     if (K == 2) return (size_t)(16 * (ob >> 1) + oi) * N + (ob & 1) * w;
+#endif
     if (K == 3) return (size_t)(16 * (ob >> 2) + 12 + oi) * N + (ob & 3) * w;
     return (size_t)(16 * (ob >> 3) + oi) * N + (ob & 7) * w;
 }
@@ -213,11 +232,101 @@ __device__ __forceinline__ void level(float *sh, float *img, cg::grid_group &gri
     mark(8 + 5 * (K - 1));
 }
 
-__global__ void __launch_bounds__(T, 1) dwt2k(float *img)
+#ifdef TAIL
+__device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// levels 3-4 by the NTB = 2 tail blocks (one cluster): tail block tb takes rows [128 tb, 128 tb +
+// 128) of the level-3 band, then rows [64 tb, 64 tb + 64) of the level-4 band
+__device__ __forceinline__ void tail(float *sh, float *img, unsigned *cnt, unsigned epoch, cg::grid_group &grid)
+{
+    constexpr int RT = 256 / NTB, P3 = 256, P4 = 128;
+    cg::cluster_group cl = cg::this_cluster();
+    const int tb = blockIdx.x - NB, t = threadIdx.x;
+    float *s3 = sh, *s4 = sh + (RT + 8) * P3;
+    grid.sync(); // the band blocks' level 1
+    grid.sync(); // and level 2
+    if (t == 0) while (ld_acquire(cnt) < NB * epoch) { }
+    __syncthreads();
+    mark(18);
+    for (int idx = t; idx < (RT + 8) * 64; idx += T) {
+        const int u = idx >> 6, x = 4 * (idx & 63), gr = refl(RT * tb - 4 + u, 256);
+        cp16(s3 + u * P3 + pad(x), img + (size_t)gr * N + x);
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncthreads();
+    mark(19);
+    for (int r = 0; r < RT + 8; r += 128) rowlift<16, P3>(s3, r, RT + 8 - r < 128 ? RT + 8 - r : 128, 256);
+    mark(20);
+    // level 3's columns: pairs [8 sg, 8 sg + 8) of column j, window shared rows [16 sg, 16 sg + 24);
+    // the low-low quarter to s4 (its rows at 4 +), the rest to its place
+    for (int task = t; task < 256 * (RT / 16); task += T) {
+        const int j = task & 255, sg = task >> 8;
+        float s[12], d[12];
+#pragma unroll
+        for (int u = 0; u < 24; u++) {
+            const float v = s3[(16 * sg + u) * P3 + pad(j)];
+            if (u & 1) d[u >> 1] = v; else s[u >> 1] = v;
+        }
+        lift(s, d);
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const int p = RT / 2 * tb + 8 * sg + i;
+            const float sv = s[i + 2] * K0;
+            if (j < 128) s4[(4 + 8 * sg + i) * P4 + pad(j)] = sv;
+            else __stcg(img + (size_t)p * N + j, sv);
+            __stcg(img + (size_t)(128 + p) * N + j, d[i + 2] * K1);
+        }
+    }
+    __syncthreads();
+    mark(21);
+    rowlift<4, P4>(s4, 4, RT / 2, 128);
+    mark(22);
+    cl.sync();
+    // level 4's halo rows: from the other tail block's shared memory, or reflected from this one's
+    for (int idx = t; idx < 8 * 128; idx += T) {
+        const int u = idx >> 7, x = idx & 127;
+        const int g = u < 4 ? RT / 2 * tb - 4 + u : RT / 2 * tb + RT / 2 + (u - 4);
+        const int gq = refl(g, 128), owner = gq / (RT / 2), lr = gq % (RT / 2);
+        const float *src = owner == tb ? s4 : cl.map_shared_rank(s4, owner);
+        s4[(u < 4 ? u : RT / 2 + u) * P4 + pad(x)] = src[(4 + lr) * P4 + pad(x)];
+    }
+    cl.sync();
+    mark(23);
+    for (int task = t; task < 128 * (RT / 32); task += T) {
+        const int j = task & 127, sg = task >> 7;
+        float s[12], d[12];
+#pragma unroll
+        for (int u = 0; u < 24; u++) {
+            const float v = s4[(16 * sg + u) * P4 + pad(j)];
+            if (u & 1) d[u >> 1] = v; else s[u >> 1] = v;
+        }
+        lift(s, d);
+#pragma unroll
+        for (int i = 0; i < 8; i++) {
+            const int p = RT / 4 * tb + 8 * sg + i;
+            __stcg(img + (size_t)p * N + j, s[i + 2] * K0);
+            __stcg(img + (size_t)(64 + p) * N + j, d[i + 2] * K1);
+        }
+    }
+    mark(24);
+}
+#endif
+
+__global__ void __launch_bounds__(T, 1) dwt2k(float *img, unsigned *cnt, unsigned epoch)
 {
     extern __shared__ float sh[];
     cg::grid_group grid = cg::this_grid();
     const int b = blockIdx.x, t = threadIdx.x;
+#ifdef TAIL
+    if (b >= NB) { tail(sh, img, cnt, epoch, grid); return; }
+#else
+    (void)cnt; (void)epoch;
+#endif
     mark(0);
     // level 0: four halo rows each way (reflected at the image's edges), then the own rows, 16 B
     // at a time; the halo rows are lifted while the own rows land
@@ -258,6 +367,40 @@ __global__ void __launch_bounds__(T, 1) dwt2k(float *img)
     mark(3);
     level<1>(sh, img, grid);
     level<2>(sh, img, grid);
+#ifdef TAIL
+    // the level-3 band's two rows of this block to their place (the tail blocks read them there),
+    // and this block counted in: its level-2 halo reads are done
+    for (int idx = t; idx < 2 * 64; idx += T) {
+        const int i = idx >> 6, j = 4 * (idx & 63);
+        __stcg((float4 *)(img + (size_t)(2 * b + i) * N + j), *(const float4 *)(sh + i * PITCH + pad(j)));
+    }
+    __syncthreads();
+    if (t == 0) { __threadfence(); atomicAdd(cnt, 1u); }
+    mark(14);
+    // level 0's details: nobody reads their places any more
+    for (int idx = t; idx < 16 * N / 4; idx += T) {
+        const int i = idx / (N / 4), j = 4 * (idx % (N / 4));
+        if (i < 8 && j < N / 2) continue;
+        const int gr = i < 8 ? 8 * b + i : N / 2 + 8 * b + i - 8;
+        __stcg((float4 *)(img + (size_t)gr * N + j), *(const float4 *)(sh + i * PITCH + pad(j)));
+    }
+    mark(15);
+    // levels 1-2's details once every band block's level-2 halo reads are done
+    if (t == 0) while (ld_acquire(cnt) < NB * epoch) { }
+    __syncthreads();
+    mark(16);
+#pragma unroll
+    for (int k = 1; k <= 2; k++) {
+        const int R = RB >> k, w = N >> k, h = N >> k, r0 = b * R;
+        for (int idx = t; idx < R * w / 4; idx += T) {
+            const int i = idx / (w / 4), j = 4 * (idx % (w / 4));
+            if (i < R / 2 && j < w / 2) continue;
+            const int gr = i < R / 2 ? r0 / 2 + i : h / 2 + r0 / 2 + i - R / 2;
+            __stcg((float4 *)(img + (size_t)gr * N + j), *(const float4 *)(sh + i * PITCH + pad(j)));
+        }
+    }
+    mark(17);
+#else
     level<3>(sh, img, grid);
     level<4>(sh, img, grid);
     grid.sync();
@@ -283,6 +426,7 @@ __global__ void __launch_bounds__(T, 1) dwt2k(float *img)
         }
     }
     mark(25);
+#endif
 }
 
 // ---- float64 reference: rows then columns a level, step-wise symmetric extension ----
@@ -316,10 +460,25 @@ int main()
     int dev; cudaGetDevice(&dev); cudaDeviceProp p; cudaGetDeviceProperties(&p, dev);
     printf("%s, %d SMs; %d^2 f32 in %d blocks of %d rows, %zu B shared a block\n", p.name, p.multiProcessorCount, N, NB, RB, smem);
     CK(cudaFuncSetAttribute(dwt2k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    int per = 0; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, dwt2k, T, smem));
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(GRID); cfg.blockDim = dim3(T); cfg.dynamicSmemBytes = smem;
+    cudaLaunchAttribute at[2];
+    at[0].id = cudaLaunchAttributeCooperative; at[0].val.cooperative = 1;
+    cfg.attrs = at; cfg.numAttrs = 1;
     cudaFuncAttributes fa; CK(cudaFuncGetAttributes(&fa, dwt2k));
+#ifdef TAIL
+    at[1].id = cudaLaunchAttributeClusterDimension; at[1].val.clusterDim.x = 2; at[1].val.clusterDim.y = 1; at[1].val.clusterDim.z = 1;
+    cfg.numAttrs = 2;
+    int ncl = 0; CK(cudaOccupancyMaxActiveClusters(&ncl, (void *)dwt2k, &cfg));
+    printf("registers %d, local %zu B, clusters of two at once %d\n", fa.numRegs, fa.localSizeBytes, ncl);
+    if (2 * ncl < GRID) { printf("cannot co-schedule %d blocks\n", GRID); return 1; }
+#else
+    int per = 0; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, dwt2k, T, smem));
     printf("registers %d, local %zu B, blocks/SM %d\n", fa.numRegs, fa.localSizeBytes, per);
-    if (per * p.multiProcessorCount < NB) { printf("cannot co-schedule %d blocks\n", NB); return 1; }
+    if (per * p.multiProcessorCount < GRID) { printf("cannot co-schedule %d blocks\n", GRID); return 1; }
+#endif
+    unsigned *cnt; CK(cudaMalloc(&cnt, 4)); CK(cudaMemset(cnt, 0, 4));
+    unsigned epoch = 0;
     std::vector<float> h(N * (size_t)N), g(N * (size_t)N);
     std::vector<double> ref(N * (size_t)N);
     srand(7);
@@ -327,8 +486,9 @@ int main()
     float *img, *dst; CK(cudaMalloc(&img, bytes)); CK(cudaMalloc(&dst, bytes));
     CK(cudaMemcpy(img, h.data(), bytes, cudaMemcpyHostToDevice));
     cudaStream_t st; cudaStreamCreate(&st);
-    void *args[] = {&img};
-    CK(cudaLaunchCooperativeKernel((void *)dwt2k, dim3(NB), dim3(T), args, smem, st));
+    cfg.stream = st;
+#define LAUNCH() CK(cudaLaunchKernelEx(&cfg, dwt2k, img, cnt, ++epoch))
+    LAUNCH();
     CK(cudaStreamSynchronize(st));
     CK(cudaMemcpy(g.data(), img, bytes, cudaMemcpyDeviceToHost));
     ref2d(ref);
@@ -346,12 +506,12 @@ int main()
     for (int trial = 0; trial < 5; trial++) {
         CK(cudaMemcpy(img, h.data(), bytes, cudaMemcpyHostToDevice));
         cudaEventRecord(e0, st);
-        for (int r = 0; r < reps; r++) CK(cudaLaunchCooperativeKernel((void *)dwt2k, dim3(NB), dim3(T), args, smem, st));
+        for (int r = 0; r < reps; r++) LAUNCH();
         cudaEventRecord(e1, st); CK(cudaEventSynchronize(e1));
         float ms; cudaEventElapsedTime(&ms, e0, e1); if (ms / reps < bestn) bestn = ms / reps;
         CK(cudaMemcpy(img, h.data(), bytes, cudaMemcpyHostToDevice));
         cudaEventRecord(e0, st);
-        CK(cudaLaunchCooperativeKernel((void *)dwt2k, dim3(NB), dim3(T), args, smem, st));
+        LAUNCH();
         cudaEventRecord(e1, st); CK(cudaEventSynchronize(e1));
         cudaEventElapsedTime(&ms, e0, e1); if (ms < best1) best1 = ms;
         cudaEventRecord(e0, st);
@@ -366,17 +526,28 @@ int main()
            bestn * 1e3, best1 * 1e3, e2b / 1e6, e2b / (bestn * 1e-3) / 1e12);
 #ifdef TIMELINE
     {
-        static const char *nm[26] = {"start", "load", "rowlift0", "collift0"};
-        unsigned long long hb[NB][32];
+#ifdef TAIL
+        static const char *nm[25] = {"start", "load", "rowlift0", "collift0", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                     "LL3 out, counted", "level 0 stored", "count complete", "levels 1-2 stored",
+                                     "tail: count", "tail: loaded", "tail: L3 rows", "tail: L3 cols", "tail: L4 rows",
+                                     "tail: L4 halos", "tail: L4 cols"};
+        const int nmk = 25, tail0 = 18;
+#else
+        static const char *nm[26] = {"start", "load", "rowlift0", "collift0", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "final sync", "stores"};
+        const int nmk = 26, tail0 = 99;
+#endif
+        static unsigned long long hb[GRID][32];
         CK(cudaMemcpyFromSymbol(hb, tl, sizeof hb));
         unsigned long long t0 = ~0ull;
         for (int b = 0; b < NB; b++) if (hb[b][0] < t0) t0 = hb[b][0];
         printf("phase (us from the first block's start): mean over blocks / max\n");
-        for (int i = 0; i < 26; i++) {
-            double m = 0, mx = 0;
-            for (int b = 0; b < NB; b++) { double v = (hb[b][i] - t0) * 1e-3; m += v / NB; if (v > mx) mx = v; }
+        for (int i = 0; i < nmk; i++) {
+            double m = 0, mx = 0; int n = 0;
+            const int b0 = i >= tail0 ? NB : 0, b1 = i >= tail0 ? GRID : NB;
+            for (int b = b0; b < b1; b++) { double v = (hb[b][i] - t0) * 1e-3; m += v; n++; if (v > mx) mx = v; }
             char buf[32]; if (!nm[i]) { const char *q[5] = {"rowlift", "export", "sync", "import", "collift"}; snprintf(buf, sizeof buf, "L%d %s", (i - 4) / 5 + 1, q[(i - 4) % 5]); }
-            printf("  %-14s %7.2f %7.2f\n", i >= 24 ? (i == 24 ? "final sync" : "stores") : (nm[i] ? nm[i] : buf), m, mx);
+            printf("  %-18s %7.2f %7.2f\n", nm[i] ? nm[i] : buf, m / n, mx);
         }
     }
 #endif
