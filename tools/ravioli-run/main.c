@@ -20,6 +20,7 @@
 #include <ravioli/ravioli.h>
 #include <ravioli/stream.h>
 
+#include "rv_cli.h"
 #include "stages.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_UNAVAILABLE = 3 };
@@ -191,13 +192,6 @@ enum {
     O_RAWYUYV
 };
 
-/* Whether paths a and b name one existing file (b need not exist). */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static void parse_args(int argc, char **argv, opts *o)
 {
     static const struct option lo[] = {
@@ -305,9 +299,9 @@ static void parse_args(int argc, char **argv, opts *o)
         usage_error("--raw-yuyv is for camera sources (--source v4l2:...)");
     /* the sink (and the frame log) would overwrite the input while it is read */
     if (!strncmp(o->source, "y4m:", 4) && strcmp(o->source + 4, "-")) {
-        if (!strncmp(o->sink, "y4m:", 4) && strcmp(o->sink + 4, "-") && same_file(o->source + 4, o->sink + 4))
+        if (!strncmp(o->sink, "y4m:", 4) && strcmp(o->sink + 4, "-") && rv_cli_same_file(o->source + 4, o->sink + 4))
             usage_error("--source and --sink are the same file ('%s'): the output would overwrite the input", o->sink + 4);
-        if (o->log_path && same_file(o->source + 4, o->log_path))
+        if (o->log_path && rv_cli_same_file(o->source + 4, o->log_path))
             usage_error("--source and --log are the same file ('%s')", o->log_path);
     }
 }

@@ -10,10 +10,10 @@
  * other stage refuses with RV_ENOSYS so that main.c can insert a conversion.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rv_cli.h"
 #include "rvrun_params.h"
 #include "samples_params.h"
 #include "stages.h"
@@ -518,12 +518,9 @@ static int parse_int(const char *s, size_t len, int *out)
         return -1;
     memcpy(buf, s, len);
     buf[len] = 0;
-    char *end;
-    errno = 0;
+    long v;
     /* decimal (a leading 0 is not octal), or hexadecimal after 0x */
-    const char *d = buf + (buf[0] == '-' || buf[0] == '+');
-    long v = strtol(buf, &end, d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? 16 : 10);
-    if (errno || *end || v < -2147483647L || v > 2147483647L)
+    if (rv_cli_parse_long(buf, &v) < 0 || v < -2147483647L || v > 2147483647L)
         return -1;
     *out = (int)v;
     return 0;

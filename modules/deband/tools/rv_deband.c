@@ -18,6 +18,9 @@
 #include <sys/stat.h>
 
 #include <ravioli/deband.h>
+#include <ravioli/video.h>
+
+#include "rv_cli.h"
 
 typedef struct y4m {
     int w, h;
@@ -129,7 +132,6 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
         return -1;
     const size_t kl = (size_t)(eq - kv);
     const char *v = eq + 1;
-    char *end = NULL;
     if (kl == 7 && !strncmp(kv, "backend", 7)) {
         if (!strcmp(v, "auto")) *be = RV_BACKEND_AUTO;
         else if (!strcmp(v, "cpu")) *be = RV_BACKEND_CPU;
@@ -138,9 +140,8 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
         return 0;
     }
     /* decimal (a leading 0 is not octal), or hexadecimal after 0x */
-    const char *dg = v + (v[0] == '-' || v[0] == '+');
-    const long n = strtol(v, &end, dg[0] == '0' && (dg[1] == 'x' || dg[1] == 'X') ? 16 : 10);
-    if (end == v || *end || n < INT32_MIN || n > (long)UINT32_MAX)
+    long n;
+    if (rv_cli_parse_long(v, &n) < 0 || n < INT32_MIN || n > (long)UINT32_MAX)
         return -1;
     struct { const char *k; int *p; } keys[] = {
         {"range", &s->range}, {"y", &s->y}, {"cb", &s->cb}, {"cr", &s->cr},
@@ -273,9 +274,7 @@ int main(int argc, char **argv)
     }
     {
         /* the output would overwrite the input while it is read */
-        struct stat si, so;
-        if (strcmp(files[0], "-") && strcmp(files[1], "-") && stat(files[0], &si) == 0 &&
-            stat(files[1], &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+        if (strcmp(files[0], "-") && strcmp(files[1], "-") && rv_cli_same_file(files[0], files[1])) {
             fprintf(stderr, "rv-deband: input and output are the same file ('%s')\n", files[1]);
             return 2;
         }
@@ -300,9 +299,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "rv-deband: %s: %s\n", files[0], err);
         return 1;
     }
-    /* the header's size before any allocation (a frame of 2^28 samples at most, as the
-     * library's Y4M reader) */
-    if ((long long)hdr.w * hdr.h > (1LL << 28)) {
+    /* the header's size before any allocation (the library's Y4M reader's limit) */
+    if ((long long)hdr.w * hdr.h > RV_Y4M_MAX_PIXELS) {
         fprintf(stderr, "rv-deband: %s: %dx%d is larger than supported\n", files[0], hdr.w, hdr.h);
         return 1;
     }
