@@ -38,7 +38,6 @@
 
 #define Y4M_MAX_HEADER 4096
 #define Y4M_MAX_FRAME_HEADER 1024
-#define Y4M_MAX_PIXELS (1LL << 28)
 
 enum { CH_420, CH_422, CH_444, CH_MONO };
 
@@ -359,7 +358,7 @@ static int parse_header(RV_Source *src, char *line)
     if (W < 0 || H < 0)
         return rv__error(ctx, RV_EBADMSG, "y4m %s: the header has no %s", name,
                          W < 0 ? "width (W)" : "height (H)");
-    if (W * H > Y4M_MAX_PIXELS)
+    if (W * H > RV_Y4M_MAX_PIXELS)
         return rv__error(ctx, RV_EOVERFLOW, "y4m %s: %lldx%lld is larger than supported", name, W,
                          H);
 

@@ -90,7 +90,8 @@ static void test_plot(void **state)
     snprintf(cmd, sizeof(cmd), "'%s' -o '%s' '%s' 2>/dev/null", RV_PLOT_EXE, svg, bad);
     assert_int_not_equal(system(cmd), 0);
     /* bad option values and unknown options are usage errors (2) */
-    const char *bad_opts[] = {"-y abc", "-y -5", "-d abc", "-d 0", "-d 33x", "-m 1x:2", "-m 1:2x", "-x"};
+    const char *bad_opts[] = {"-y abc", "-y -5", "-d abc", "-d 0", "-d 33x", "-m 1x:2", "-m 1:2x", "-x",
+                              "-m 5:1", "-m 2:2:same"};
     for (size_t i = 0; i < sizeof(bad_opts) / sizeof(bad_opts[0]); i++) {
         snprintf(cmd, sizeof(cmd), "'%s' -o '%s' %s '%s' 2>/dev/null", RV_PLOT_EXE, svg, bad_opts[i], csv);
         const int ws = system(cmd);
@@ -100,6 +101,59 @@ static void test_plot(void **state)
     }
     snprintf(cmd, sizeof(cmd), "'%s' -o '%s' -y 40 -d 33.3 -m 0.5:1 '%s'", RV_PLOT_EXE, svg, csv);
     assert_int_equal(system(cmd), 0);
+    /* an interval ending before it starts: said so */
+    char err[256];
+    snprintf(err, sizeof(err), "%s/err.txt", dir);
+    snprintf(cmd, sizeof(cmd), "'%s' -o '%s' -m 5:1 '%s' 2>'%s'", RV_PLOT_EXE, svg, csv, err);
+    assert_int_not_equal(system(cmd), 0);
+    s = slurp(err);
+    assert_non_null(strstr(s, "rv-plot: -m 5:1: the end (1 s) is not after the start (5 s)"));
+    free(s);
+
+    /* -o naming an input (also by another path): refused (2), the input kept */
+    char *before = slurp(csv);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' -o ./log.csv -d 33.3 run='%s' 2>'%s'", dir, RV_PLOT_EXE, csv, err);
+    int ws = system(cmd);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 2);
+    s = slurp(err);
+    assert_non_null(strstr(s, "would overwrite it"));
+    free(s);
+    s = slurp(csv);
+    assert_string_equal(s, before);
+    free(s);
+    free(before);
+
+    /* rows that cannot be read: skipped with a warning naming file and line (exit 0);
+     * blank lines are not reported */
+    f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("frame,time_s,proc_ms\n0,0.0,5\n1,abc,5\n2,0.1\n\n3,0.2,6\n4,0.3,x\n5,0.4,7\n", f);
+    fclose(f);
+    snprintf(cmd, sizeof(cmd), "'%s' -o '%s' '%s' 2>'%s'", RV_PLOT_EXE, svg, bad, err);
+    assert_int_equal(system(cmd), 0);
+    s = slurp(err);
+    char want[400];
+    snprintf(want, sizeof(want), "%s:3: time_s 'abc' is not a number", bad);
+    assert_non_null(strstr(s, want));
+    snprintf(want, sizeof(want), "%s:4: 2 fields, expected 3", bad);
+    assert_non_null(strstr(s, want));
+    snprintf(want, sizeof(want), "%s:7: proc_ms 'x' is not a number", bad);
+    assert_non_null(strstr(s, want));
+    assert_int_equal(count(s, "warning"), 3);
+    free(s);
+    /* many: the first five, then a count */
+    f = fopen(bad, "w");
+    assert_non_null(f);
+    fputs("frame,time_s,proc_ms\n", f);
+    for (int i = 0; i < 20; i++)
+        fprintf(f, i % 2 ? "%d,%.1f,zz\n" : "%d,%.1f,5\n", i, i / 10.0);
+    fclose(f);
+    assert_int_equal(system(cmd), 0);
+    s = slurp(err);
+    assert_int_equal(count(s, "is not a number"), 5);
+    assert_non_null(strstr(s, "10 rows skipped in all (5 more than shown)"));
+    free(s);
+    unlink(err);
     unlink(csv);
     unlink(svg);
     unlink(bad);

@@ -299,6 +299,122 @@ static void test_cli_error_once(void **state)
     remove(err_path);
 }
 
+/* Runs rv-deband with `args` (shell words) and stderr into `err_path`;
+ * returns the exit status and stderr's text (to free) in *text. */
+static int run_err(const char *args, const char *err_path, char **text)
+{
+    char cmd[1200];
+    snprintf(cmd, sizeof(cmd), "'%s' %s 2>'%s'", RV_DEBAND_TOOL, args, err_path);
+    const int st = run_status(cmd);
+    *text = rv_test_slurp(err_path, NULL);
+    assert_non_null(*text);
+    return st;
+}
+
+static void write_text(const char *path, const char *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+/* Inputs rv-deband does not read are named for what they are; every file
+ * error has the "rv-deband:" prefix; an output name of another kind than the
+ * input is refused (exit 2, nothing written); a truncated last frame keeps
+ * the complete frames before it (exit 1, as ravioli-run). */
+static void test_cli_inputs_and_names(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rv_deband_names_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char in[300], out[300], err[300], args[1000];
+    snprintf(err, sizeof(err), "%s/err.txt", dir);
+    snprintf(out, sizeof(out), "%s/out.y4m", dir);
+    char *t = NULL;
+
+    /* what the input is, and what rv-deband reads */
+    static const struct { const char *name, *data; size_t n; const char *said; } kinds[] = {
+        {"a.ppm", "P6\n2 2\n255\n012345678901", 23, "is a colour PPM image"},
+        {"a.pfm", "Pf\n2 2\n-1.0\n0123456789abcdef", 28, "is a PFM (floating-point) image"},
+        {"empty.pgm", "", 0, "is empty"},
+        {"a.txt", "hello, world\n", 13, "is neither a Y4M (YUV4MPEG2) file nor a PGM image"},
+    };
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        snprintf(in, sizeof(in), "%s/%s", dir, kinds[i].name);
+        write_text(in, kinds[i].data, kinds[i].n);
+        snprintf(args, sizeof(args), "'%s' '%s'", in, out);
+        assert_int_equal(run_err(args, err, &t), 1);
+        if (!strstr(t, kinds[i].said) || !strstr(t, "rv-deband reads Y4M") || strstr(t, "not a YUV4MPEG2"))
+            fail_msg("%s: %s", kinds[i].name, t);
+        free(t);
+        assert_int_equal(access(out, F_OK), -1);
+        remove(in);
+    }
+    snprintf(args, sizeof(args), "'%s' '%s'", dir, out);
+    assert_int_equal(run_err(args, err, &t), 1);
+    assert_non_null(strstr(t, "is a directory"));
+    free(t);
+
+    /* file errors: prefixed */
+    snprintf(args, sizeof(args), "'%s/missing.y4m' '%s'", dir, out);
+    assert_int_equal(run_err(args, err, &t), 1);
+    assert_true(strncmp(t, "rv-deband: ", 11) == 0);
+    assert_non_null(strstr(t, "missing.y4m: cannot open"));
+    free(t);
+    static const char clip[] = "YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcdefghABCDFRAME\nijklmnopEFGHFRAME\nqrstuvwxIJKL";
+    snprintf(in, sizeof(in), "%s/in.y4m", dir);
+    write_text(in, clip, sizeof(clip) - 1);
+    snprintf(args, sizeof(args), "'%s' '%s/no_such_dir/out.y4m'", in, dir);
+    assert_int_equal(run_err(args, err, &t), 1);
+    assert_true(strncmp(t, "rv-deband: ", 11) == 0);
+    assert_non_null(strstr(t, "cannot write"));
+    free(t);
+
+    /* the output is of the input's kind: another kind's extension (any case) is refused */
+    char bad_out[320];
+    snprintf(bad_out, sizeof(bad_out), "%s/out.PGM", dir);
+    snprintf(args, sizeof(args), "'%s' '%s'", in, bad_out);
+    assert_int_equal(run_err(args, err, &t), 2);
+    assert_non_null(strstr(t, "name it .y4m"));
+    free(t);
+    assert_int_equal(access(bad_out, F_OK), -1);
+    char pgm[300];
+    snprintf(pgm, sizeof(pgm), "%s/in.pgm", dir);
+    write_text(pgm, "P5\n4 2\n255\nabcdefgh", 19);
+    snprintf(bad_out, sizeof(bad_out), "%s/out.Y4M", dir);
+    snprintf(args, sizeof(args), "'%s' '%s'", pgm, bad_out);
+    assert_int_equal(run_err(args, err, &t), 2);
+    assert_non_null(strstr(t, "name it .pgm"));
+    free(t);
+    assert_int_equal(access(bad_out, F_OK), -1);
+    snprintf(bad_out, sizeof(bad_out), "%s/out.Pgm", dir);
+    snprintf(args, sizeof(args), "backend=cpu '%s' '%s'", pgm, bad_out);
+    assert_int_equal(run_err(args, err, &t), 0);
+    free(t);
+    remove(bad_out);
+    remove(pgm);
+
+    /* a truncated last frame: the two complete frames are kept, as a two-frame input gives */
+    char ref[300];
+    snprintf(ref, sizeof(ref), "%s/ref.y4m", dir);
+    write_text(in, clip, sizeof(clip) - 1 - 18); /* the first two frames only */
+    snprintf(args, sizeof(args), "backend=cpu '%s' '%s'", in, ref);
+    assert_int_equal(run_err(args, err, &t), 0);
+    free(t);
+    write_text(in, clip, sizeof(clip) - 1 - 5); /* the third frame short of 5 bytes */
+    snprintf(args, sizeof(args), "backend=cpu '%s' '%s'", in, out);
+    assert_int_equal(run_err(args, err, &t), 1);
+    if (!strstr(t, "frame 2 is truncated") || !strstr(t, "2 complete frames"))
+        fail_msg("truncated last frame: %s", t);
+    free(t);
+    snprintf(args, sizeof(args), "cmp -s '%s' '%s'", ref, out);
+    assert_int_equal(run_status(args), 0);
+
+    snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+    assert_int_equal(run_status(args), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -306,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_cli_pgm),
         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_cli_error_once),
+        cmocka_unit_test(test_cli_inputs_and_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -40,4 +40,21 @@ rc=$?
 [ ! -e "$dir/short.pfm" ] || { echo "rv-dwt on a truncated PGM wrote an output"; exit 1; }
 n=$(grep -c truncated "$dir/err.txt")
 [ "$n" -eq 1 ] || { echo "rv-dwt on a truncated PGM: the reason $n times on stderr, expected once"; cat "$dir/err.txt"; exit 1; }
+# the .pgm extension in any case: an 8-bit PGM (P5), the round trip exact, no warning
+"$tool" inverse -w 97 -l 2 "$dir/c.pfm" "$dir/OUT.PGM" 2> "$dir/err.txt" || { echo "inverse to OUT.PGM failed"; exit 1; }
+[ "$(head -c 2 "$dir/OUT.PGM")" = P5 ] || { echo "inverse to OUT.PGM did not write a PGM"; exit 1; }
+cmp "$dir/in.pgm" "$dir/OUT.PGM" || { echo "round trip through OUT.PGM differs"; exit 1; }
+! grep -q clamped "$dir/err.txt" || { echo "a warning on an 8-bit round trip"; cat "$dir/err.txt"; exit 1; }
+"$tool" inverse -w 97 -l 2 "$dir/c.pfm" "$dir/out.Pgm" || exit 1
+cmp "$dir/in.pgm" "$dir/out.Pgm" || { echo "round trip through out.Pgm differs"; exit 1; }
+# a 16-bit image's coefficients (0, 256, ..., 65280) inverted into an 8-bit PGM: 7 samples
+# clamped, with a warning (exit 0)
+{ printf 'P5\n4 2\n65535\n'; for v in 000 001 002 004 010 020 100 377; do printf "\\$v\\000"; done; } > "$dir/in16.pgm"
+"$tool" forward -w 53 -l 1 "$dir/in16.pgm" "$dir/c16.pfm" || exit 1
+"$tool" inverse -w 53 -l 1 "$dir/c16.pfm" "$dir/out16.pgm" 2> "$dir/err.txt"
+rc=$?
+[ $rc -eq 0 ] || { echo "inverse of 16-bit coefficients to .pgm: exit $rc"; exit 1; }
+grep -q "rv-dwt: warning: .*out16.pgm: 7 of 8 samples were outside 0..255 and clamped" "$dir/err.txt" || { echo "no clamping warning"; cat "$dir/err.txt"; exit 1; }
+"$tool" inverse -w 53 -l 1 "$dir/c16.pfm" "$dir/out16.pfm" 2> "$dir/err.txt" || exit 1
+! grep -q clamped "$dir/err.txt" || { echo "a clamping warning for a PFM output"; exit 1; }
 echo "ok"

@@ -66,6 +66,15 @@ static void expect(const char *const *args, int code, const char *in_stream, con
     free(s);
 }
 
+/* The library's latest error message (a log callback). */
+static char g_lib_error[512];
+static void keep_error(void *opaque, RV_LogLevel lvl, const char *msg)
+{
+    (void)opaque;
+    if (lvl == RV_LOG_ERROR)
+        snprintf(g_lib_error, sizeof(g_lib_error), "%s", msg);
+}
+
 /* ------------------------------------------------------------------ */
 /* usage                                                                */
 /* ------------------------------------------------------------------ */
@@ -120,13 +129,22 @@ static void test_help_and_usage(void **state)
            "unavailable");
     expect((const char *[]){"--stage", "gray", "--module", "no_such_module_xyz", "--stage", "k", NULL}, 3,
            "stderr", "no_such_module_xyz");
+    /* --backend cuda without a usable GPU: exit 3 with the library's reason
+     * (no driver, no device, ...) without -v, not only "not available" */
     RV_Settings cs;
     rv_settings_default(&cs);
     cs.backend = RV_BACKEND_CUDA;
-    cs.log = rv_test_quiet_log;
+    cs.log = keep_error;
     RV_Context *gpu = NULL;
-    if (rv_context_create(&gpu, &cs) == RV_ENODEV)
+    g_lib_error[0] = 0;
+    if (rv_context_create(&gpu, &cs) == RV_ENODEV) {
+        const char *why = strstr(g_lib_error, "not available: ");
+        assert_non_null(why);
+        why += strlen("not available: ");
+        assert_true(strlen(why) > 0);
         expect((const char *[]){"--stage", "gray", "--backend", "cuda", NULL}, 3, "stderr", "unavailable");
+        expect((const char *[]){"--stage", "gray", "--backend", "cuda", NULL}, 3, "stderr", why);
+    }
     rv_context_destroy(&gpu);
 }
 
@@ -198,7 +216,7 @@ static void test_synthetic(void **state)
            0, "stderr", "captured 5 = processed 5");
     expect((const char *[]){"--source", "synthetic:32x32", "--module", "samples", "--stage", "sad", "--frames", "5",
                             "--backend", "cpu", NULL},
-           2, "stderr", "cannot run on these frames");
+           2, "stderr", "kernel 'sad' of module samples cannot run on rgba8 frames");
 }
 
 /* ------------------------------------------------------------------ */
@@ -328,6 +346,148 @@ static void stalled_stdin_ctrl_c(void)
     assert_null(strstr(s, "has not returned from a read"));
     assert_true(ms < 2000);
     free(s);
+}
+
+/* Ctrl-C while ravioli-run waits for the Y4M header on standard input (a
+ * pipe that never sends one): exit 0, as --help says for Ctrl-C, not death
+ * by the signal. The SIGINT is sent once -v says the source is being opened
+ * (the handler is in place by then); at most 5 s for each step. */
+static void ctrl_c_before_header(void)
+{
+    char fifo[128];
+    snprintf(fifo, sizeof(fifo), "%s/nohdr.fifo", g_dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    int wfd = open(fifo, O_RDWR); /* a writer that never writes: no header, no EOF */
+    assert_true(wfd >= 0);
+    pid_t pid = rv_test_spawn(g_exe, (const char *[]){"--source", "y4m:-", "--stage", "invert", "--backend", "cpu",
+                                                      "-v", NULL},
+                              fifo, g_dir, NULL);
+    char errp[160];
+    snprintf(errp, sizeof(errp), "%s/stderr", g_dir);
+    int status = 0, done = 0;
+    for (int i = 0; i < 500; i++) { /* until it says it opens the source */
+        char *e = rv_test_slurp(errp, NULL);
+        const int opening = e && strstr(e, "opening the source") != NULL;
+        free(e);
+        if (opening)
+            break;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            done = 1;
+            break;
+        }
+        struct timespec nap = {0, 10 * 1000000L};
+        nanosleep(&nap, NULL);
+    }
+    if (!done) {
+        struct timespec nap = {0, 100 * 1000000L}; /* into the blocking read */
+        nanosleep(&nap, NULL);
+        kill(pid, SIGINT);
+        for (int i = 0; i < 500 && !done; i++) {
+            if (waitpid(pid, &status, WNOHANG) == pid)
+                done = 1;
+            else {
+                struct timespec t = {0, 10 * 1000000L};
+                nanosleep(&t, NULL);
+            }
+        }
+        if (!done) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            close(wfd);
+            fail_msg("ravioli-run did not exit within 5 s of SIGINT before the Y4M header");
+        }
+    }
+    close(wfd);
+    unlink(fifo);
+    char *s = out_text("stderr");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        fprintf(stderr, "Ctrl-C before the header: status 0x%x (signal %d)\n%s\n", status,
+                WIFSIGNALED(status) ? WTERMSIG(status) : 0, s);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_non_null(strstr(s, "interrupted before the source delivered anything"));
+    free(s);
+}
+
+/* Writes `n` bytes of `data` to `path`. */
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+/* Errors and their exit codes on Y4M input: a bad --log leaves the output
+ * alone; a malformed header and a malformed or truncated frame are exit 1
+ * alike (the frames before a bad one are kept); a built-in stage's name
+ * after --module; a stage's name said once in its error. */
+static void y4m_errors(const char *in, const char *src, const char *snk, const char *out)
+{
+    char path[160], bsrc[200], log[160];
+    snprintf(path, sizeof(path), "%s/bad.y4m", g_dir);
+    snprintf(bsrc, sizeof(bsrc), "y4m:%s", path);
+
+    /* a --log that cannot be written: found before the sink truncates an existing output */
+    static const char keep[] = "an existing output file\n";
+    write_file(out, keep, sizeof(keep) - 1);
+    snprintf(log, sizeof(log), "%s/no_such_dir/log.csv", g_dir);
+    expect((const char *[]){"--source", src, "--stage", "invert", "--sink", snk, "--log", log, "--backend", "cpu",
+                            NULL},
+           3, "stderr", "--log");
+    size_t n = 0;
+    char *o = rv_test_slurp(out, &n);
+    assert_non_null(o);
+    assert_int_equal(n, sizeof(keep) - 1);
+    assert_memory_equal(o, keep, n);
+    free(o);
+    /* a --log made by the check is removed when the run does not start */
+    snprintf(log, sizeof(log), "%s/made.csv", g_dir);
+    expect((const char *[]){"--source", "y4m:/nonexistent/in.y4m", "--stage", "invert", "--log", log, NULL}, 3,
+           "stderr", "unavailable");
+    assert_int_equal(access(log, F_OK), -1);
+
+    /* malformed input: header and frame alike exit 1 (docs/video.md); a missing file 3 */
+    static const char badhdr[] = "YUV4MPEG2 W16 Hx C420jpeg\n";
+    write_file(path, badhdr, sizeof(badhdr) - 1);
+    expect((const char *[]){"--source", bsrc, "--stage", "invert", "--backend", "cpu", NULL}, 1, "stderr",
+           "malformed input");
+    size_t len = 0;
+    char *clip = rv_test_slurp(in, &len);
+    assert_non_null(clip);
+    const size_t hdr = (size_t)(strchr(clip, '\n') - clip) + 1, fsz = (size_t)YW * YH * 3 / 2;
+    memcpy(clip + hdr + 2 * (6 + fsz), "FRAMX", 5); /* the third frame's header */
+    write_file(path, clip, len);
+    expect((const char *[]){"--source", bsrc, "--stage", "invert", "--sink", snk, "--backend", "cpu", NULL}, 1,
+           "stderr", "does not start with FRAME");
+    assert_int_equal(read_output(out, g_out, YN + 2), 2);
+    memcpy(clip + hdr + 2 * (6 + fsz), "FRAME", 5);
+    write_file(path, clip, len - 10); /* the last frame truncated */
+    expect((const char *[]){"--source", bsrc, "--stage", "invert", "--sink", snk, "--backend", "cpu", NULL}, 1,
+           "stderr", "is truncated");
+    assert_int_equal(read_output(out, g_out, YN + 2), YN - 1);
+    free(clip);
+
+    /* a built-in stage's name after --module names the module's kernel: said so, with what to do */
+    expect((const char *[]){"--source", src, "--module", "samples", "--stage", "gray", "--backend", "cpu", NULL}, 2,
+           "stderr", "give --stage gray before --module samples");
+    expect((const char *[]){"--source", src, "--stage", "gray", "--module", "samples", "--backend", "cpu", NULL}, 0,
+           "stderr", "captured 6 = processed 6");
+
+    /* a stage's error names the stage once */
+    static const char deep[] = "YUV4MPEG2 W4 H2 F30:1 C444p16\nFRAME\n"
+                               "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+                               "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+    write_file(path, deep, sizeof(deep) - 1);
+    expect((const char *[]){"--source", bsrc, "--stage", "emboss", "--backend", "cpu", NULL}, 2, "stderr",
+           "stage 'emboss': does not take yuv444p16 frames");
+    char *e = out_text("stderr");
+    assert_null(strstr(e, "stage 'emboss': stage"));
+    free(e);
+    expect((const char *[]){"--source", bsrc, "--stage", "rgba", "--backend", "cpu", NULL}, 2, "stderr",
+           "stage 'rgba': takes RGBA8");
+    unlink(path);
+    unlink(out);
 }
 
 static void test_y4m(void **state)
@@ -465,8 +625,11 @@ static void test_y4m(void **state)
     assert_int_equal(access(out, F_OK), -1);
     unlink(in10);
 
-    /* Ctrl-C on a stalled standard-input pipe */
+    y4m_errors(in, src, snk, out);
+
+    /* Ctrl-C on a stalled standard-input pipe, and before the header came */
     stalled_stdin_ctrl_c();
+    ctrl_c_before_header();
 }
 
 /* ------------------------------------------------------------------ */

@@ -4,9 +4,13 @@
  *     ravioli-run --source synthetic:640x480@30 --stage gray --stage edge:threshold=96 \
  *                 --sink y4m:out.y4m --frames 300
  *
- * Exit codes: 0 success (also after Ctrl-C or a closed window), 1 runtime
- * error, 2 usage error, 3 source, sink or backend unavailable.
+ * Exit codes: 0 success (also after Ctrl-C, even before the source delivered
+ * anything, or a closed window), 1 runtime error or malformed input (a bad Y4M
+ * header or frame), 2 usage error, 3 source, sink, --log file, module or
+ * backend unavailable.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,6 +24,7 @@
 #include <ravioli/ravioli.h>
 #include <ravioli/stream.h>
 
+#include "rv_cli.h"
 #include "stages.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2, EXIT_UNAVAILABLE = 3 };
@@ -55,6 +60,10 @@ static const char *prog = "ravioli-run";
 static RV_Streaming *volatile g_stream;
 static run_env *g_env;
 static int g_verbose;
+static char g_last_error[512];               /* the library's latest error message */
+static volatile sig_atomic_t g_interrupted;  /* Ctrl-C / SIGTERM came */
+static volatile sig_atomic_t g_opening;      /* 1 while the source opens (may block on a pipe) */
+static volatile sig_atomic_t g_quiet;
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage_error(const char *fmt, ...)
@@ -90,7 +99,9 @@ static void help(void)
     run_stage_print_table(stdout);
     printf("  --module NAME        load kernel module NAME (a name on the module path, or a\n"
            "                       path); following --stage KERNEL[:INT,...] options name a\n"
-           "                       procPix/procNbr kernel of it, with an int32 parameter block\n"
+           "                       procPix/procNbr kernel of it, with an int32 parameter block;\n"
+           "                       a kernel of the module comes before a built-in stage of the\n"
+           "                       same name, so give built-in stages before --module\n"
            "  --list-stages        list the built-in stages and exit\n"
            "\n"
            "Formats: frames keep the source's format (camera: RGBA8, or packed YUYV with\n"
@@ -118,7 +129,8 @@ static void help(void)
            "  --fixed-stride S[:T] fix S_I = S (and S_T = T); the controller adapts the rest\n"
            "  --no-adapt           never change the strides\n"
            "  --log FILE.csv       per processed frame: frame,time_s,proc_ms,deadline_ms,budget_ms,met,\n"
-           "                       s_spatial,s_temporal,latency_ms,captured,skipped,dropped (rv-plot)\n"
+           "                       s_spatial,s_temporal,latency_ms,captured,skipped,dropped (rv-plot);\n"
+           "                       checked before the sink is opened (exit 3 if it cannot be written)\n"
            "\n"
            "Output:\n"
            "  --stats / --no-stats live one-line statistics on stderr (default: when a terminal)\n"
@@ -128,14 +140,17 @@ static void help(void)
            "  --version            the library version\n"
            "\n"
            "Ctrl-C stops cleanly after the frame in progress; the summary accounts for every\n"
-           "frame read: captured = processed + skipped (temporal stride) + dropped.\n"
+           "frame read: captured = processed + skipped (temporal stride) + dropped. Before the\n"
+           "source delivered anything (e.g. y4m:- waiting for its header) it ends the run at once.\n"
            "\n"
            "Exit status:\n"
            "  0  success (end of the source, --frames reached, Ctrl-C, window closed)\n"
-           "  1  runtime error (a stage, the source or the sink failed while running)\n"
+           "  1  runtime error or malformed input (a stage, the source or the sink failed; a\n"
+           "     malformed Y4M header or frame, a truncated frame: the frames before it are kept)\n"
            "  2  usage error (bad option, bad stage, stage unsuitable for the source's format)\n"
-           "  3  source, sink, module or backend unavailable (missing file, camera or\n"
-           "     module, no GPU, not in this build)\n"
+           "  3  source, sink, --log file, module or backend unavailable (missing file, camera\n"
+           "     or module, unwritable --log, no GPU (the reason is said), an unsupported Y4M\n"
+           "     colour space, not in this build)\n"
            "\n"
            "Examples:\n"
            "  %s --stage gray --stage binarize:threshold=100 --frames 300\n"
@@ -151,6 +166,8 @@ static void log_cb(void *opaque, RV_LogLevel lvl, const char *msg)
     (void)opaque;
     if (g_env && g_env->quiet)
         return;
+    if (lvl == RV_LOG_ERROR) /* kept for the tool's own message (e.g. why there is no GPU) */
+        snprintf(g_last_error, sizeof(g_last_error), "%s", msg);
     /* Errors are reported by the tool where they happen (with the context's
      * message), so the library's copies are shown with -v only. */
     if ((lvl == RV_LOG_ERROR || lvl > RV_LOG_WARN) && !g_verbose)
@@ -161,9 +178,20 @@ static void log_cb(void *opaque, RV_LogLevel lvl, const char *msg)
 static void on_signal(int sig)
 {
     (void)sig;
+    g_interrupted = 1;
     RV_Streaming *st = g_stream;
     if (st)
         rv_streaming_stop(st); /* an atomic store: async-signal-safe */
+    if (g_opening) {
+        /* Blocked opening the source (e.g. y4m:- before the header arrived):
+         * nothing is written yet, so stop here, as documented, with exit 0. */
+        static const char msg[] = "ravioli-run: interrupted before the source delivered anything\n";
+        if (!g_quiet) {
+            ssize_t n = write(2, msg, sizeof(msg) - 1);
+            (void)n;
+        }
+        _exit(EXIT_OK);
+    }
 }
 
 static int parse_int_opt(const char *opt, const char *s, long long lo, long long hi, long long *out)
@@ -190,13 +218,6 @@ enum {
     O_RING, O_GPU_STREAMS, O_DROP, O_PRIORITY, O_DEADLINE, O_FIXED, O_NOADAPT, O_LOG, O_STATS, O_NOSTATS, O_VERSION,
     O_RAWYUYV
 };
-
-/* Whether paths a and b name one existing file (b need not exist). */
-static int same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
 
 static void parse_args(int argc, char **argv, opts *o)
 {
@@ -305,9 +326,9 @@ static void parse_args(int argc, char **argv, opts *o)
         usage_error("--raw-yuyv is for camera sources (--source v4l2:...)");
     /* the sink (and the frame log) would overwrite the input while it is read */
     if (!strncmp(o->source, "y4m:", 4) && strcmp(o->source + 4, "-")) {
-        if (!strncmp(o->sink, "y4m:", 4) && strcmp(o->sink + 4, "-") && same_file(o->source + 4, o->sink + 4))
+        if (!strncmp(o->sink, "y4m:", 4) && strcmp(o->sink + 4, "-") && rv_cli_same_file(o->source + 4, o->sink + 4))
             usage_error("--source and --sink are the same file ('%s'): the output would overwrite the input", o->sink + 4);
-        if (o->log_path && same_file(o->source + 4, o->log_path))
+        if (o->log_path && rv_cli_same_file(o->source + 4, o->log_path))
             usage_error("--source and --log are the same file ('%s')", o->log_path);
     }
 }
@@ -531,6 +552,20 @@ static int unavailable(const char *what, const char *name, int err, RV_Context *
     return EXIT_UNAVAILABLE;
 }
 
+/* The source could not be opened: malformed input (a bad Y4M header, a size
+ * beyond the limits) is an error in the data, exit 1 as a malformed frame
+ * during the run; anything else (missing file or camera, unsupported colour
+ * space, not in this build) makes the source unavailable, exit 3. */
+static int source_failed(const char *name, int err, RV_Context *ctx)
+{
+    if (err == RV_EBADMSG || err == RV_EOVERFLOW) {
+        fprintf(stderr, "%s: source '%s': %s%s%s\n", prog, name, rv_strerror(err),
+                rv_context_error(ctx)[0] ? ": " : "", rv_context_error(ctx));
+        return EXIT_RUNTIME;
+    }
+    return unavailable("source", name, err, ctx);
+}
+
 int main(int argc, char **argv)
 {
     opts o;
@@ -549,11 +584,19 @@ int main(int argc, char **argv)
     RV_Context *ctx = NULL;
     int err = rv_context_create(&ctx, &cs);
     if (err < 0) {
-        fprintf(stderr, "%s: backend '%s' unavailable: %s\n", prog, rv_backend_name(o.backend), rv_strerror(err));
+        /* the library's reason (no driver, no device, ...), shown without -v too */
+        const char *why = g_last_error, *p = strstr(why, "not available: ");
+        if (p)
+            why = p + strlen("not available: ");
+        fprintf(stderr, "%s: backend '%s' unavailable: %s%s%s\n", prog, rv_backend_name(o.backend),
+                rv_strerror(err), why[0] ? ": " : "", why);
+        if (o.backend == RV_BACKEND_CUDA && (err == RV_ENODEV || err == RV_ENOSYS))
+            fprintf(stderr, "%s: (--backend auto runs on the CPU when there is no usable GPU)\n", prog);
         return err == RV_ENODEV || err == RV_ENOSYS ? EXIT_UNAVAILABLE : EXIT_RUNTIME;
     }
     env.ctx = ctx;
     int rc = EXIT_OK;
+    int log_made = 0; /* 1: the --log file was created by the check below */
     RV_Source *src = NULL;
     RV_Sink *sink = NULL;
     RV_StageVector *sv = NULL;
@@ -562,19 +605,60 @@ int main(int argc, char **argv)
     int nchain = 0;
 
     for (int i = 0; i < o.nmodules; i++)
+        env.user_name[i] = o.modules[i];
+    for (int i = 0; i < o.nmodules; i++)
         if ((err = rv_module_load(ctx, o.modules[i], &env.user[i])) < 0) {
             rc = unavailable("module", o.modules[i], err, NULL);
             goto out;
         }
 
+    /* The frame log is opened (truncated) when the run starts; a path that
+     * cannot be written is found now, before the sink truncates an existing
+     * output file. A log file made here is removed if the run never starts. */
+    if (o.log_path) {
+        struct stat lsb;
+        log_made = stat(o.log_path, &lsb) != 0;
+        int fd = open(o.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+        if (fd < 0) {
+            fprintf(stderr, "%s: --log '%s': cannot write: %s\n", prog, o.log_path, strerror(errno));
+            log_made = 0;
+            rc = EXIT_UNAVAILABLE;
+            goto out;
+        }
+        close(fd);
+    }
+
+    /* Ctrl-C from here on exits 0: while the source opens (a pipe may not have
+     * sent its header yet) at once; later by stopping the stream. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills */
+    sigemptyset(&sa.sa_mask);
+    g_quiet = o.quiet;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN); /* a closed output pipe is reported by the sink */
+
     int live_src = 0;
-    if ((err = open_source(ctx, &o, &src, &live_src)) < 0) {
-        rc = unavailable("source", o.source, err, ctx);
+    if (o.verbose)
+        fprintf(stderr, "%s: opening the source '%s'\n", prog, o.source);
+    g_opening = 1;
+    if (!g_interrupted)
+        err = open_source(ctx, &o, &src, &live_src);
+    g_opening = 0;
+    if (g_interrupted) {
+        if (!o.quiet)
+            fprintf(stderr, "%s: interrupted before the source delivered anything\n", prog);
+        goto out;
+    }
+    if (err < 0) {
+        rc = source_failed(o.source, err, ctx);
         goto out;
     }
     RV_VideoInfo info;
     if ((err = rv_source_info(src, &info)) < 0) {
-        rc = unavailable("source", o.source, err, ctx);
+        rc = source_failed(o.source, err, ctx);
         goto out;
     }
 
@@ -597,7 +681,13 @@ int main(int argc, char **argv)
                      info.height};
     for (int i = 0; i < o.nstages; i++) {
         if ((err = add_stage(chain, &nchain, &o.stages[i], &env, &cur, o.quiet)) < 0) {
-            fprintf(stderr, "%s: stage '%s': %s\n", prog, o.stages[i].label, env.err);
+            /* the library's messages may begin with the stage's name ("deband: ..."):
+             * said once */
+            const char *why = env.err;
+            const size_t kl = strlen(o.stages[i].kernel);
+            if (!strncmp(why, o.stages[i].kernel, kl) && !strncmp(why + kl, ": ", 2))
+                why += kl + 2;
+            fprintf(stderr, "%s: stage '%s': %s\n", prog, o.stages[i].label, why);
             rc = err == RV_ENOSYS || err == RV_EINVAL ? EXIT_USAGE : EXIT_UNAVAILABLE;
             goto out;
         }
@@ -655,15 +745,9 @@ int main(int argc, char **argv)
     }
 
     g_stream = st;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN); /* a closed output pipe is reported by the sink */
-
+    if (g_interrupted) /* Ctrl-C during the setup: the run stops at once */
+        rv_streaming_stop(st);
+    log_made = 0; /* the run writes the log */
     err = rv_streaming_run(st, sv);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -695,5 +779,7 @@ out:
     rv_module_unload(&env.yuyv);
     g_env = NULL;
     rv_context_destroy(&ctx);
+    if (log_made)
+        unlink(o.log_path);
     return rc;
 }

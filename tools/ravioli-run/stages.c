@@ -10,10 +10,10 @@
  * other stage refuses with RV_ENOSYS so that main.c can insert a conversion.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rv_cli.h"
 #include "rvrun_params.h"
 #include "samples_params.h"
 #include "stages.h"
@@ -66,8 +66,8 @@ static int kernel(run_env *env, RV_Module **m, const char *mod, const char *name
 static int unsupported(run_stage *s, run_env *env, RV_Format fmt)
 {
     const RV_FormatInfo *fi = rv_format_info(fmt);
-    snprintf(env->err, sizeof(env->err), "stage '%s' does not support %s frames", s->def->name,
-             fi ? fi->name : "unknown");
+    (void)s; /* the caller names the stage */
+    snprintf(env->err, sizeof(env->err), "does not take %s frames", fi ? fi->name : "unknown");
     return RV_ENOSYS;
 }
 
@@ -190,7 +190,7 @@ static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
         return unsupported(s, env, fmt);
     dwt_slots *ds = calloc(1, sizeof(*ds));
     if (!ds) {
-        snprintf(env->err, sizeof(env->err), "denoise: out of memory");
+        snprintf(env->err, sizeof(env->err), "out of memory");
         return RV_ENOMEM;
     }
     rv_dwt_settings_default(&ds->ds);
@@ -200,7 +200,7 @@ static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
     /* slot 0 now: a settings or module error shows before the run */
     int err = rv_dwt_create(env->ctx, &ds->ds, &ds->d[0]);
     if (err < 0) {
-        snprintf(env->err, sizeof(env->err), "denoise: %s", rv_context_error(env->ctx));
+        snprintf(env->err, sizeof(env->err), "%s", rv_context_error(env->ctx));
         return err;
     }
     return 0;
@@ -225,7 +225,7 @@ static void run_denoise(RV_Image *frame, RV_Data *d)
     p.levels = s->val[1];
     int err = rv_dwt_denoise(ds->d[slot], frame, &p);
     if (err < 0)
-        rv_data_fail(d, err, "denoise: %s", rv_dwt_error(ds->d[slot]));
+        rv_data_fail(d, err, "%s", rv_dwt_error(ds->d[slot])); /* the stream names the stage */
 }
 
 /* ---- deband: banding reduction (modules/deband), f3kdb parameters ---- */
@@ -244,7 +244,7 @@ static int prep_deband(run_stage *s, run_env *env, RV_Format fmt)
     RV_Deband *db = NULL;
     int err = rv_deband_create(env->ctx, &db);
     if (err < 0) {
-        snprintf(env->err, sizeof(env->err), "deband: %s", rv_context_error(env->ctx));
+        snprintf(env->err, sizeof(env->err), "%s", rv_context_error(env->ctx));
         return err;
     }
     RV_DebandSettings ds;
@@ -259,7 +259,7 @@ static int prep_deband(run_stage *s, run_env *env, RV_Format fmt)
     ds.dynamic_grain = s->val[7];
     ds.output_depth = 0; /* frames keep their format through the chain */
     if ((err = rv_deband_configure(db, &ds)) < 0) {
-        snprintf(env->err, sizeof(env->err), "deband: %s", rv_deband_error(db));
+        snprintf(env->err, sizeof(env->err), "%s", rv_deband_error(db));
         rv_deband_destroy(&db);
         return err;
     }
@@ -281,7 +281,7 @@ static void run_deband(RV_Image *frame, RV_Data *d)
     rv_image_set_stride(out, rv_image_stride(frame));
     err = rv_deband_apply(s->obj, out, frame, rv_data_frame(d)->index);
     if (err < 0) {
-        rv_data_fail(d, err, "deband: %s", rv_deband_error(s->obj));
+        rv_data_fail(d, err, "%s", rv_deband_error(s->obj)); /* the stream names the stage */
         return;
     }
     rv_data_check(d, rv_data_set_frame(d, out));
@@ -332,8 +332,7 @@ static int prep_convert(run_stage *s, run_env *env, RV_Format fmt, RV_Format tar
     } else {
         const RV_FormatInfo *fi = rv_format_info(fmt);
         snprintf(env->err, sizeof(env->err),
-                 "stage '%s' converts RGBA8, packed YUYV, yuv420p8 and yuv444p8 frames, not %s",
-                 s->def->name, fi ? fi->name : "unknown");
+                 "takes RGBA8, packed YUYV, yuv420p8 and yuv444p8 frames, not %s", fi ? fi->name : "unknown");
         return RV_ENOSYS;
     }
     if (err < 0)
@@ -518,12 +517,9 @@ static int parse_int(const char *s, size_t len, int *out)
         return -1;
     memcpy(buf, s, len);
     buf[len] = 0;
-    char *end;
-    errno = 0;
+    long v;
     /* decimal (a leading 0 is not octal), or hexadecimal after 0x */
-    const char *d = buf + (buf[0] == '-' || buf[0] == '+');
-    long v = strtol(buf, &end, d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? 16 : 10);
-    if (errno || *end || v < -2147483647L || v > 2147483647L)
+    if (rv_cli_parse_long(buf, &v) < 0 || v < -2147483647L || v > 2147483647L)
         return -1;
     *out = (int)v;
     return 0;
@@ -648,9 +644,11 @@ static int prepare_user(run_stage *s, run_env *env, RV_Format fmt, const RV_Kern
         return err;
     env->quiet = 1;
     int e1 = rv_proc_pix(k, probe, probe, s->prm, s->prm_size);
-    char m1[256];
+    char m1[256], m2[256] = "";
     snprintf(m1, sizeof(m1), "%s", rv_context_error(env->ctx));
     int e2 = e1 < 0 ? rv_proc_nbr(k, probe, probe, s->prm, s->prm_size) : 0;
+    if (e2 < 0)
+        snprintf(m2, sizeof(m2), "%s", rv_context_error(env->ctx));
     env->quiet = 0;
     rv_image_destroy(&probe);
     if (e1 == 0) {
@@ -661,8 +659,23 @@ static int prepare_user(run_stage *s, run_env *env, RV_Format fmt, const RV_Kern
         s->op = RUN_OP_NBR;
         return 0;
     }
-    snprintf(env->err, sizeof(env->err), "kernel '%s' cannot run on these frames: %s / %s", s->kernel, m1,
-             rv_context_error(env->ctx));
+    /* The reason from the call of the kernel's own kind (procPix or procNbr),
+     * without the library function's name. */
+    const char *why = strstr(m1, "is a procNbr kernel") ? m2 : m1;
+    if (!strncmp(why, "rv_proc_pix: ", 13) || !strncmp(why, "rv_proc_nbr: ", 13))
+        why = why + 13;
+    const RV_FormatInfo *fi = rv_format_info(fmt);
+    const char *fname = fi ? fi->name : "these";
+    const char *mod = env->user_name[s->module] ? env->user_name[s->module] : "?";
+    if (find_def(s->kernel, strlen(s->kernel)))
+        snprintf(env->err, sizeof(env->err),
+                 "'%s' is the kernel '%s' of module %.100s here (after --module, a module's kernels "
+                 "come before the built-in stages), and it cannot run on %s frames (%.200s). For the "
+                 "built-in stage '%s', give --stage %s before --module %.100s",
+                 s->kernel, s->kernel, mod, fname, why, s->kernel, s->label, mod);
+    else
+        snprintf(env->err, sizeof(env->err), "kernel '%s' of module %.100s cannot run on %s frames (%.200s)",
+                 s->kernel, mod, fname, why);
     return e2;
 }
 
@@ -675,8 +688,8 @@ int run_stage_prepare(run_stage *s, run_env *env, RV_Format fmt)
     s->out_h = env->in_h;
     if (env->in_packed && !(s->def && s->def->conversion && !(s->module >= 0 && s->nints >= 0))) {
         snprintf(env->err, sizeof(env->err),
-                 "stage '%s' cannot take packed YUYV camera frames (--raw-yuyv); convert them first "
-                 "with --stage rgba or --stage yuv420", s->label);
+                 "cannot take packed YUYV camera frames (--raw-yuyv); convert them first "
+                 "with --stage rgba or --stage yuv420");
         return RV_ENOSYS;
     }
     if (s->def && s->def->conversion) { /* scratch image names unique to this stage */
@@ -694,7 +707,7 @@ int run_stage_prepare(run_stage *s, run_env *env, RV_Format fmt)
         }
     }
     if (!s->def) {
-        snprintf(env->err, sizeof(env->err), "unknown stage '%s'", s->kernel);
+        snprintf(env->err, sizeof(env->err), "no such stage (see --list-stages)");
         return RV_ENOENT;
     }
     return s->def->prepare(s, env, fmt);

@@ -23,8 +23,9 @@ typedef struct run_env {
     RV_Context *ctx;
     RV_Module *samples, *rvrun;
     RV_Module *user[8];       /* --module NAME, in order */
+    const char *user_name[8]; /* the NAMEs as given */
     RV_Module *yuyv;          /* colour conversion kernels (modules/yuyv) */
-    char err[512];            /* why the last prepare/parse failed */
+    char err[1024];           /* why the last prepare/parse failed (without the stage's name) */
     int quiet;                /* 1 while probing: the log callback stays silent */
     /* The frames a stage gets, set by the caller before run_stage_prepare:
      * `in_packed` = 1 for packed YUYV frames (RGBA8 images of in_w/2 pairs, see

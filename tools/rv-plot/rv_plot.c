@@ -14,12 +14,21 @@
  * RV_Streaming's log (ravioli-run --log) has the same column names. A log
  * without a deadline column (frame,time,proc_ms,deadline_met,S_I,S_T) is
  * read too: give the deadline with -d DEADLINE_MS.
+ *
+ * Rows that cannot be read (a wrong number of fields, time or the plotted
+ * column not a number) are skipped with a warning naming the file and line
+ * (the first few of each file, then a count); blank lines are ignored. A
+ * file without any readable row is an error (exit 1). -m T0:T1 needs
+ * T0 < T1; -o must not name an input file. Exit status: 0, 1 on an error,
+ * 2 on a usage error.
  */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "rv_cli.h"
 
 #define MAX_FILES 8
 #define MAX_MARKS 8
@@ -130,15 +139,32 @@ static int load_csv(series *s)
     }
     s->has_budget = c_b >= 0 || c_d >= 0 || g_deadline_ms > 0;
     s->has_strides = c_si >= 0 && c_st >= 0;
-    long lineno = 1;
+    long lineno = 1, skipped = 0;
+    enum { MAX_SAID = 5 }; /* warnings per file; then a count */
     while (fgets(line, sizeof(line), f)) {
         lineno++;
+        if (line[strspn(line, " \t\r\n")] == 0)
+            continue; /* a blank line */
         int nf = split(line, fld, MAX_COLS);
-        if (nf != nh)
-            continue; /* blank or truncated line */
         double t, p, d = NAN, b = NAN, v;
-        if (!num(fld[c_t], &t) || !num(fld[c_p], &p) || !isfinite(t))
+        const char *bad = NULL, *what = NULL;
+        if (nf != nh)
+            bad = "fields";
+        else if (!num(fld[c_t], &t) || !isfinite(t))
+            bad = "num", what = hdr[c_t];
+        else if (!num(fld[c_p], &p))
+            bad = "num", what = hdr[c_p];
+        if (bad) {
+            if (++skipped <= MAX_SAID) {
+                if (what)
+                    fprintf(stderr, "rv-plot: warning: %s:%ld: %s '%.40s' is not a number (row skipped)\n",
+                            s->path, lineno, what, what == hdr[c_t] ? fld[c_t] : fld[c_p]);
+                else
+                    fprintf(stderr, "rv-plot: warning: %s:%ld: %d field%s, expected %d (row skipped)\n", s->path,
+                            lineno, nf, nf == 1 ? "" : "s", nh);
+            }
             continue;
+        }
         if (c_d >= 0 && num(fld[c_d], &v))
             d = v;
         if (c_b >= 0 && num(fld[c_b], &v))
@@ -169,6 +195,9 @@ static int load_csv(series *s)
         s->st[i] = c_st >= 0 ? atoi(fld[c_st]) : 1;
     }
     fclose(f);
+    if (skipped > MAX_SAID)
+        fprintf(stderr, "rv-plot: warning: %s: %ld rows skipped in all (%ld more than shown)\n", s->path, skipped,
+                skipped - MAX_SAID);
     if (s->n == 0) {
         fprintf(stderr, "rv-plot: %s: no data rows\n", s->path);
         return -1;
@@ -261,7 +290,9 @@ static void marks(FILE *o, const frame_box *b, const mark *m, int nm)
 static void usage(void)
 {
     fprintf(stderr, "usage: rv-plot [-o out.svg] [-t title] [-m T0:T1[:label]]... [-y YMAX_MS] "
-                    "[-c COLUMN] [-d DEADLINE_MS] [label=]log.csv [...]\n");
+                    "[-c COLUMN] [-d DEADLINE_MS] [label=]log.csv [...]\n"
+                    "  -m T0:T1  shade T0..T1 s (T0 < T1); -o must not name an input; rows that cannot\n"
+                    "            be read are skipped with a warning (file:line)\n");
 }
 
 int main(int argc, char **argv)
@@ -310,6 +341,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             mk[nm].label = *end == ':' ? end + 1 : NULL;
+            if (!(mk[nm].t1 > mk[nm].t0)) {
+                fprintf(stderr, "rv-plot: -m %s: the end (%g s) is not after the start (%g s); "
+                                "give -m T0:T1 with T0 < T1\n",
+                        spec, mk[nm].t1, mk[nm].t0);
+                return 2;
+            }
             nm++;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage();
@@ -342,6 +379,15 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
+    for (int i = 0; out && i < ns; i++)
+        if (rv_cli_same_file(out, ser[i].path)) {
+            fprintf(stderr, "rv-plot: -o '%s' is the input file '%s': the plot would overwrite it\n", out,
+                    ser[i].path);
+            for (int k = 0; k < ns; k++)
+                if (ser[k].label != ser[k].path)
+                    free((void *)ser[k].label);
+            return 2;
+        }
     int rc = 0;
     double t0 = INFINITY, t1 = -INFINITY;
     for (int i = 0; i < ns && rc == 0; i++) {

@@ -9,15 +9,28 @@
  * dynamic_grain interlaced output_depth, and backend=auto|cpu|cuda.
  * Input chroma tags: 420jpeg 420 420mpeg2 420paldv 444 mono, and the 16-bit
  * 420p16 444p16 mono16. A clip flagged interlaced (It/Ib) turns on
- * interlaced unless interlaced= is given. Exit status: 0, 1 on error,
+ * interlaced unless interlaced= is given.
+ *
+ * The output has the input's kind (Y4M in, Y4M out; PGM in, PGM out): an
+ * output name ending in another kind's extension (.pgm for a Y4M input,
+ * .y4m for a PGM, .ppm, .pfm, ...; any case) is refused, as there is no
+ * conversion. A Y4M input whose last frame is truncated (or whose frame
+ * header is damaged) keeps the complete frames before it in the output,
+ * with a message, and exits 1, as ravioli-run does.
+ *
+ * Exit status: 0, 1 on error (also a damaged input after good frames),
  * 2 on a usage error.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include <ravioli/deband.h>
+#include <ravioli/video.h>
+
+#include "rv_cli.h"
 
 typedef struct y4m {
     int w, h;
@@ -30,7 +43,7 @@ static int parse_header(FILE *f, y4m *y, char *err, size_t en)
 {
     char line[512];
     if (!fgets(line, sizeof(line), f) || strncmp(line, "YUV4MPEG2", 9) != 0) {
-        snprintf(err, en, "not a YUV4MPEG2 file");
+        snprintf(err, en, "not a Y4M (YUV4MPEG2) stream (standard input is read as Y4M only)");
         return -1;
     }
     if (!strchr(line, '\n')) {
@@ -129,7 +142,6 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
         return -1;
     const size_t kl = (size_t)(eq - kv);
     const char *v = eq + 1;
-    char *end = NULL;
     if (kl == 7 && !strncmp(kv, "backend", 7)) {
         if (!strcmp(v, "auto")) *be = RV_BACKEND_AUTO;
         else if (!strcmp(v, "cpu")) *be = RV_BACKEND_CPU;
@@ -138,9 +150,8 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
         return 0;
     }
     /* decimal (a leading 0 is not octal), or hexadecimal after 0x */
-    const char *dg = v + (v[0] == '-' || v[0] == '+');
-    const long n = strtol(v, &end, dg[0] == '0' && (dg[1] == 'x' || dg[1] == 'X') ? 16 : 10);
-    if (end == v || *end || n < INT32_MIN || n > (long)UINT32_MAX)
+    long n;
+    if (rv_cli_parse_long(v, &n) < 0 || n < INT32_MIN || n > (long)UINT32_MAX)
         return -1;
     struct { const char *k; int *p; } keys[] = {
         {"range", &s->range}, {"y", &s->y}, {"cb", &s->cb}, {"cr", &s->cr},
@@ -232,11 +243,54 @@ done:
     return rc;
 }
 
+/* Why `path` is not an input rv-deband reads, from its first bytes (n of
+ * them); "" when it may be a Y4M stream (the header parser says more). */
+static const char *not_an_input(const unsigned char *b, size_t n)
+{
+    if (n == 0)
+        return "is empty";
+    if (n >= 2 && b[0] == 'P') {
+        switch (b[1]) {
+        case '6': case '3': return "is a colour PPM image";
+        case 'f': return "is a PFM (floating-point) image";
+        case 'F': return "is a colour PFM (floating-point) image";
+        case '1': case '4': return "is a PBM (bitmap) image";
+        case '7': return "is a PAM image";
+        default: break;
+        }
+    }
+    if (n < 9 || memcmp(b, "YUV4MPEG2", 9) != 0)
+        return "is neither a Y4M (YUV4MPEG2) file nor a PGM image";
+    return "";
+}
+
+/* 0 when `out` may receive the input's kind (pgm: 1 for a PGM input, 0 for
+ * Y4M); else says why not and returns -1. The output is never converted, so a
+ * name promising another kind is refused rather than given the wrong content. */
+static int check_out_name(const char *out, int pgm)
+{
+    static const char *const other_y4m[] = {".pgm", ".pnm", ".ppm", ".pfm", ".pbm", ".pam", NULL};
+    static const char *const other_pgm[] = {".y4m", ".ppm", ".pfm", ".pbm", ".pam", NULL};
+    if (!strcmp(out, "-"))
+        return 0;
+    for (const char *const *e = pgm ? other_pgm : other_y4m; *e; e++)
+        if (rv_cli_has_ext(out, *e)) {
+            fprintf(stderr,
+                    "rv-deband: %s: the output is a %s like the input, but the name ends in %s; "
+                    "name it %s (rv-deband does not convert between formats)\n",
+                    out, pgm ? "grey PGM image" : "Y4M clip", *e, pgm ? ".pgm" : ".y4m");
+            return -1;
+        }
+    return 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: rv-deband [key=value ...] in.y4m out.y4m   (\"-\": stdin/stdout)\n"
             "       rv-deband [key=value ...] in.pgm out.pgm   (grey, 8 or 16 bit)\n"
+            "inputs: Y4M (YUV4MPEG2) clips or stills, grey PGM images (P5, P2); the output is of\n"
+            "      the input's kind (a name ending in another kind's extension is refused)\n"
             "keys: range y cb cr grainy grainc sample_mode blur_first seed dynamic_grain\n"
             "      interlaced output_depth (0, 8, 16) backend (auto, cpu, cuda)\n");
 }
@@ -273,37 +327,62 @@ int main(int argc, char **argv)
     }
     {
         /* the output would overwrite the input while it is read */
-        struct stat si, so;
-        if (strcmp(files[0], "-") && strcmp(files[1], "-") && stat(files[0], &si) == 0 &&
-            stat(files[1], &so) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+        if (strcmp(files[0], "-") && strcmp(files[1], "-") && rv_cli_same_file(files[0], files[1])) {
             fprintf(stderr, "rv-deband: input and output are the same file ('%s')\n", files[1]);
             return 2;
         }
     }
+    struct stat ist;
+    if (strcmp(files[0], "-") && stat(files[0], &ist) == 0 && S_ISDIR(ist.st_mode)) {
+        fprintf(stderr, "rv-deband: %s: is a directory (expected a Y4M file or a grey PGM image)\n", files[0]);
+        return 1;
+    }
     FILE *in = strcmp(files[0], "-") ? fopen(files[0], "rb") : stdin;
     if (!in) {
-        perror(files[0]);
+        fprintf(stderr, "rv-deband: %s: cannot open: %s\n", files[0], strerror(errno));
         return 1;
     }
     if (in != stdin) {
-        char magic[2] = {0, 0};
-        const size_t nm = fread(magic, 1, 2, in);
-        if (nm == 2 && magic[0] == 'P' && (magic[1] == '5' || magic[1] == '2')) {
+        unsigned char magic[9];
+        const size_t nm = fread(magic, 1, sizeof(magic), in);
+        if (ferror(in)) {
+            fprintf(stderr, "rv-deband: %s: read error: %s\n", files[0], strerror(errno));
             fclose(in);
+            return 1;
+        }
+        if (nm >= 2 && magic[0] == 'P' && (magic[1] == '5' || magic[1] == '2')) {
+            fclose(in);
+            if (check_out_name(files[1], 1) < 0)
+                return 2;
             return deband_pgm(&s, be, files[0], files[1]);
         }
+        const char *why = not_an_input(magic, nm);
+        if (why[0]) {
+            fprintf(stderr, "rv-deband: %s: %s; rv-deband reads Y4M (YUV4MPEG2) files and grey PGM images\n",
+                    files[0], why);
+            fclose(in);
+            return 1;
+        }
         rewind(in);
+    }
+    if (check_out_name(files[1], 0) < 0) {
+        if (in != stdin)
+            fclose(in);
+        return 2;
     }
     char err[256];
     y4m hdr;
     if (parse_header(in, &hdr, err, sizeof(err)) < 0) {
-        fprintf(stderr, "rv-deband: %s: %s\n", files[0], err);
+        fprintf(stderr, "rv-deband: %s: %s\n", in == stdin ? "(stdin)" : files[0], err);
+        if (in != stdin)
+            fclose(in);
         return 1;
     }
-    /* the header's size before any allocation (a frame of 2^28 samples at most, as the
-     * library's Y4M reader) */
-    if ((long long)hdr.w * hdr.h > (1LL << 28)) {
+    /* the header's size before any allocation (the library's Y4M reader's limit) */
+    if ((long long)hdr.w * hdr.h > RV_Y4M_MAX_PIXELS) {
         fprintf(stderr, "rv-deband: %s: %dx%d is larger than supported\n", files[0], hdr.w, hdr.h);
+        if (in != stdin)
+            fclose(in);
         return 1;
     }
     if (!il_given && hdr.interlaced == 1)
@@ -342,20 +421,30 @@ int main(int argc, char **argv)
     }
     out = strcmp(files[1], "-") ? fopen(files[1], "wb") : stdout;
     if (!out) {
-        perror(files[1]);
+        fprintf(stderr, "rv-deband: %s: cannot write: %s\n", files[1], strerror(errno));
         goto done;
     }
     fprintf(out, "YUV4MPEG2 W%d H%d C%s%s\n", hdr.w, hdr.h, ctag(fo), hdr.rest);
     int64_t frame = 0;
+    int keep = 0; /* 1: a damaged input after good frames: they stay in the output */
     char line[256];
+    const char *iname = in == stdin ? "(stdin)" : files[0];
     while (fgets(line, sizeof(line), in)) {
         /* "FRAME", then parameters after a space, or the newline */
-        if (strncmp(line, "FRAME", 5) != 0 || (line[5] != ' ' && line[5] != '\n') || !strchr(line, '\n')) {
-            fprintf(stderr, "rv-deband: frame %lld: bad FRAME header\n", (long long)frame);
-            goto done;
-        }
-        if (frame_io(in, src, 0) < 0) {
-            fprintf(stderr, "rv-deband: frame %lld is truncated\n", (long long)frame);
+        const char *bad = NULL;
+        if (strncmp(line, "FRAME", 5) != 0 || (line[5] != ' ' && line[5] != '\n') || !strchr(line, '\n'))
+            bad = "has a bad FRAME header";
+        else if (frame_io(in, src, 0) < 0)
+            bad = ferror(in) ? "cannot be read" : "is truncated";
+        if (bad) {
+            keep = frame > 0 && out != stdout;
+            if (frame > 0)
+                fprintf(stderr, "rv-deband: %s: frame %lld %s; the %lld complete frame%s before it %s\n", iname,
+                        (long long)frame, bad, (long long)frame, frame == 1 ? "" : "s",
+                        out == stdout ? (frame == 1 ? "was written" : "were written")
+                                      : (frame == 1 ? "is kept in the output" : "are kept in the output"));
+            else
+                fprintf(stderr, "rv-deband: %s: frame %lld %s\n", iname, (long long)frame, bad);
             goto done;
         }
         if (rv_deband_apply(db, dst, src, frame) < 0) {
@@ -370,7 +459,8 @@ int main(int argc, char **argv)
         frame++;
     }
     if (ferror(in)) {
-        fprintf(stderr, "rv-deband: %s: read error\n", files[0]);
+        fprintf(stderr, "rv-deband: %s: read error after %lld frames\n", iname, (long long)frame);
+        keep = frame > 0 && out != stdout;
         goto done;
     }
     if (frame == 0) {
@@ -383,13 +473,16 @@ done:
         /* stdout too: a full disk or a closed pipe must not pass as success */
         const int werr = fflush(out) != 0 || ferror(out);
         const int cerr = out != stdout && fclose(out) != 0;
-        if (rc == 0 && (werr || cerr)) {
-            fprintf(stderr, "rv-deband: %s: write error\n", files[1]);
+        if (werr || cerr) {
+            if (rc == 0 || keep)
+                fprintf(stderr, "rv-deband: %s: write error\n", files[1]);
             rc = 1;
+            keep = 0;
         }
-        /* no partial output left behind a failure (a regular file only) */
+        /* no partial output left behind a failure (a regular file only), except
+         * the complete frames before a damaged input frame */
         struct stat sb;
-        if (rc != 0 && out != stdout && stat(files[1], &sb) == 0 && S_ISREG(sb.st_mode))
+        if (rc != 0 && !keep && out != stdout && stat(files[1], &sb) == 0 && S_ISREG(sb.st_mode))
             remove(files[1]);
     }
     if (in != stdin)

@@ -8,7 +8,9 @@
  * forward: IN is any image ravioli reads (PGM, PPM is refused: grey only, PFM);
  * its samples are taken as floats and the coefficients written as a grey PFM.
  * inverse: IN is a PFM of coefficients; OUT is written as PFM, or as an 8-bit
- * PGM (rounded, clamped) when its name ends in .pgm.
+ * PGM (rounded, clamped to 0..255) when its name ends in .pgm (any case); a
+ * warning says how many samples the clamping changed (e.g. the inverse of a
+ * 16-bit image's coefficients: write .pfm to keep the values).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +18,16 @@
 
 #include <ravioli/dwt.h>
 
+#include "rv_cli.h"
+
 static void usage_to(FILE *f)
 {
     fprintf(f, "usage: rv-dwt forward|inverse [-w haar|53|97|dd137] [-l levels] [-m inplace|outofplace]\n"
-               "              [-i block|interleaved] [-b cpu|cuda|auto] IN OUT\n");
+               "              [-i block|interleaved] [-b cpu|cuda|auto] IN OUT\n"
+               "forward: IN a grey PGM or PFM, OUT the coefficients (grey PFM)\n"
+               "inverse: IN coefficients (PFM); OUT a PFM, or an 8-bit PGM when it ends in .pgm\n"
+               "         (any case; rounded and clamped to 0..255, with a warning when that changes\n"
+               "         samples: use .pfm for 16-bit images)\n");
 }
 
 /* The library's messages: warnings shown; errors left out, since this tool
@@ -50,14 +58,9 @@ static int choice(const char *opt, const char *v, const char *const *names)
     return -1;
 }
 
-static int ends_with(const char *s, const char *suf)
-{
-    size_t a = strlen(s), b = strlen(suf);
-    return a >= b && strcmp(s + a - b, suf) == 0;
-}
-
-/* Converts a grey image to GRAYF32 (or 8 bit), copying sample values. */
-static int convert(RV_Context *ctx, RV_Image *src, RV_Format to, RV_Image **out)
+/* Converts a grey image to GRAYF32 (or 8 bit, rounded and clamped: *clamped
+ * counts the samples the clamping changed), copying sample values. */
+static int convert(RV_Context *ctx, RV_Image *src, RV_Format to, RV_Image **out, long long *clamped)
 {
     const int w = rv_image_width(src), h = rv_image_height(src);
     RV_Format from = rv_image_format(src);
@@ -84,7 +87,9 @@ static int convert(RV_Context *ctx, RV_Image *src, RV_Format to, RV_Image **out)
                 ((float *)dr)[x] = v;
             } else {
                 v += 0.5f;
-                dr[x] = (unsigned char)(v < 0 ? 0 : v > 255 ? 255 : (int)v);
+                if (!(v >= 0.0f && v < 256.0f)) /* rounds outside 0..255 (or NaN) */
+                    (*clamped)++;
+                dr[x] = (unsigned char)(!(v >= 0.0f) ? 0 : v > 255.0f ? 255 : (int)v);
             }
         }
     }
@@ -180,7 +185,8 @@ int main(int argc, char **argv)
         goto done;
     }
     what = "convert";
-    if ((err = convert(ctx, img, RV_FMT_GRAYF32, &f)) < 0)
+    long long clamped = 0;
+    if ((err = convert(ctx, img, RV_FMT_GRAYF32, &f, &clamped)) < 0)
         goto done;
     what = "transform";
     if ((err = rv_dwt_create(ctx, &ds, &dwt)) < 0) {
@@ -198,10 +204,15 @@ int main(int argc, char **argv)
         goto done;
     }
     what = "write";
-    if (inverse && ends_with(outp, ".pgm")) {
-        if ((err = convert(ctx, f, RV_FMT_GRAY8, &o8)) < 0)
+    if (inverse && rv_cli_has_ext(outp, ".pgm")) {
+        if ((err = convert(ctx, f, RV_FMT_GRAY8, &o8, &clamped)) < 0)
             goto done;
         err = rv_image_write_file(o8, outp);
+        if (err == 0 && clamped > 0)
+            fprintf(stderr,
+                    "rv-dwt: warning: %s: %lld of %lld samples were outside 0..255 and clamped in the 8-bit "
+                    "PGM (from a 16-bit image? write a .pfm to keep the values)\n",
+                    outp, clamped, (long long)rv_image_width(f) * rv_image_height(f));
     } else {
         err = rv_image_write_file(f, outp);
     }

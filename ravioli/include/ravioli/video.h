@@ -43,6 +43,10 @@ typedef struct RV_SyntheticSettings {
 RV_API void rv_synthetic_settings_default(RV_SyntheticSettings *s);
 RV_API int rv_source_open_synthetic(RV_Context *ctx, const RV_SyntheticSettings *s, RV_Source **out);
 
+/** Largest frame a Y4M header may announce, in pixels (W x H): larger sizes
+ *  are refused (RV_EOVERFLOW) before anything is allocated. */
+#define RV_Y4M_MAX_PIXELS (1LL << 28)
+
 /** Y4M file or pipe ("-" = standard input). */
 typedef struct RV_Y4MSettings {
     int realtime;         /* 1: play at the file's frame rate ("as if live"); 0: as fast as possible (default) */

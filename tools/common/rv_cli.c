@@ -1,0 +1,38 @@
+/*
+ * rv_cli.c - helpers shared by the command-line tools (rv_cli.h).
+ */
+#include "rv_cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+int rv_cli_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+int rv_cli_parse_long(const char *s, long *out)
+{
+    if (!s || !*s)
+        return -1;
+    /* decimal (a leading 0 is not octal), or hexadecimal after 0x */
+    const char *d = s + (s[0] == '-' || s[0] == '+');
+    char *end = NULL;
+    errno = 0;
+    const long v = strtol(s, &end, d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? 16 : 10);
+    if (end == s || *end || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int rv_cli_has_ext(const char *path, const char *ext)
+{
+    const size_t a = strlen(path), b = strlen(ext);
+    return a >= b && strcasecmp(path + a - b, ext) == 0;
+}
