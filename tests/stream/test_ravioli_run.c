@@ -359,8 +359,11 @@ static void ctrl_c_before_header(void)
     assert_int_equal(mkfifo(fifo, 0600), 0);
     int wfd = open(fifo, O_RDWR); /* a writer that never writes: no header, no EOF */
     assert_true(wfd >= 0);
+    char logp[160]; /* made by the --log check; must not be left behind */
+    snprintf(logp, sizeof(logp), "%s/nohdr-log.csv", g_dir);
+    unlink(logp);
     pid_t pid = rv_test_spawn(g_exe, (const char *[]){"--source", "y4m:-", "--stage", "invert", "--backend", "cpu",
-                                                      "-v", NULL},
+                                                      "--log", logp, "-v", NULL},
                               fifo, g_dir, NULL);
     char errp[160];
     snprintf(errp, sizeof(errp), "%s/stderr", g_dir);
@@ -407,6 +410,7 @@ static void ctrl_c_before_header(void)
     assert_int_equal(WEXITSTATUS(status), 0);
     assert_non_null(strstr(s, "interrupted before the source delivered anything"));
     free(s);
+    assert_int_equal(access(logp, F_OK), -1); /* the log file the check made is removed */
 }
 
 /* Writes `n` bytes of `data` to `path`. */

@@ -64,6 +64,7 @@ static char g_last_error[512];               /* the library's latest error messa
 static volatile sig_atomic_t g_interrupted;  /* Ctrl-C / SIGTERM came */
 static volatile sig_atomic_t g_opening;      /* 1 while the source opens (may block on a pipe) */
 static volatile sig_atomic_t g_quiet;
+static const char *volatile g_log_made;      /* a --log file the check created (removed if the run never starts) */
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void usage_error(const char *fmt, ...)
@@ -190,6 +191,8 @@ static void on_signal(int sig)
             ssize_t n = write(2, msg, sizeof(msg) - 1);
             (void)n;
         }
+        if (g_log_made)
+            unlink(g_log_made); /* async-signal-safe */
         _exit(EXIT_OK);
     }
 }
@@ -626,6 +629,8 @@ int main(int argc, char **argv)
             goto out;
         }
         close(fd);
+        if (log_made)
+            g_log_made = o.log_path;
     }
 
     /* Ctrl-C from here on exits 0: while the source opens (a pipe may not have
@@ -748,6 +753,7 @@ int main(int argc, char **argv)
     if (g_interrupted) /* Ctrl-C during the setup: the run stops at once */
         rv_streaming_stop(st);
     log_made = 0; /* the run writes the log */
+    g_log_made = NULL;
     err = rv_streaming_run(st, sv);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
