@@ -599,7 +599,6 @@ int main(int argc, char **argv)
     }
     env.ctx = ctx;
     int rc = EXIT_OK;
-    int log_made = 0; /* 1: the --log file was created by the check below */
     RV_Source *src = NULL;
     RV_Sink *sink = NULL;
     RV_StageVector *sv = NULL;
@@ -620,16 +619,15 @@ int main(int argc, char **argv)
      * output file. A log file made here is removed if the run never starts. */
     if (o.log_path) {
         struct stat lsb;
-        log_made = stat(o.log_path, &lsb) != 0;
+        const int made = stat(o.log_path, &lsb) != 0;
         int fd = open(o.log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
         if (fd < 0) {
             fprintf(stderr, "%s: --log '%s': cannot write: %s\n", prog, o.log_path, strerror(errno));
-            log_made = 0;
             rc = EXIT_UNAVAILABLE;
             goto out;
         }
         close(fd);
-        if (log_made)
+        if (made)
             g_log_made = o.log_path;
     }
 
@@ -752,8 +750,7 @@ int main(int argc, char **argv)
     g_stream = st;
     if (g_interrupted) /* Ctrl-C during the setup: the run stops at once */
         rv_streaming_stop(st);
-    log_made = 0; /* the run writes the log */
-    g_log_made = NULL;
+    g_log_made = NULL; /* the run writes the log */
     err = rv_streaming_run(st, sv);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -785,7 +782,7 @@ out:
     rv_module_unload(&env.yuyv);
     g_env = NULL;
     rv_context_destroy(&ctx);
-    if (log_made)
-        unlink(o.log_path);
+    if (g_log_made)
+        unlink(g_log_made);
     return rc;
 }
