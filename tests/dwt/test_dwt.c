@@ -349,6 +349,12 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
         s.transfer_ctx = g_xfer; /* two sets of half the size */
         s.device_memory_limit += (size_t)(4 * pairs + 4 * 8) * (size_t)w * 4;
     }
+    /* pairs < 0: a limit just under the image, so that level 0 goes in stripes while
+     * its LL region stays on the device for the levels after it (-2: two sets) */
+    if (pairs < 0)
+        s.device_memory_limit = 65536 + (size_t)w * 4 * (size_t)h - 4;
+    if (pairs == -2)
+        s.transfer_ctx = g_xfer;
     const size_t n = (size_t)w * h, pitch = (size_t)w * 4 + 8;
     uint64_t st = (uint64_t)(w * 131 + h * 7 + levels) | 1;
     double *ref = malloc(n * sizeof(double));
@@ -384,6 +390,15 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
         assert_true(stt.peak_device_bytes <= (double)s.device_memory_limit);
         if ((size_t)w * 4 * (size_t)h > s.device_memory_limit - 65536)
             if (stt.stripes <= 1) { fprintf(stderr, "no split: %s %dx%d L%d pairs %d stripes %lld\n", WNAME[c->wv], w, h, levels, pairs, stt.stripes); fail(); }
+    }
+    if (pairs == -1) {
+        /* the LL region was not uploaded again: the stripes' halos are less than it here */
+        const double llb = (double)((w + 1) / 2) * ((h + 1) / 2) * 4;
+        if (!(stt.upload_bytes < (double)n * 4 + llb)) {
+            fprintf(stderr, "%s %dx%d L%d: %.0f bytes uploaded, the LL region (%.0f) again\n", WNAME[c->wv], w, h,
+                    levels, stt.upload_bytes, llb);
+            fail();
+        }
     }
     void *buf = run_one(&s, packed, w, h, levels, 0);
     double maxref = 1.0;
@@ -451,6 +466,13 @@ static void test_host_split(void **state)
                 check_host(&CFGS[c], 2, w, h, levels[l], 8, (int)(z & 1));
                 check_host(&CFGS[c], 1, w, h, levels[l], 2, 0);
             }
+    /* the LL region of the striped level kept on the device (forward and inverse,
+     * out of place and in place, one and two sets, out = in) */
+    for (size_t c = 0; c < sizeof(CFGS) / sizeof(CFGS[0]); c++) {
+        check_host(&CFGS[c], 2, 600, 500, 3, -1, 0);
+        check_host(&CFGS[c], 2, 601, 333, 5, -2, 1);
+        check_host(&CFGS[c], 2, 333, 601, 2, -2, 0);
+    }
     /* a limit below what one stripe needs is refused */
     RV_DwtSettings s;
     rv_dwt_settings_default(&s);

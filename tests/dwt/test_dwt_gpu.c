@@ -554,6 +554,8 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
     s.wavelet = wv;
     s.type = integer ? RV_DWT_I32 : RV_DWT_F32;
     s.device_memory_limit = 65536 + (size_t)(4 * pairs + 4 * 8) * (size_t)w * 4;
+    if (pairs < 0) /* just under the image: level 0 in stripes, its LL region kept on the device */
+        s.device_memory_limit = 65536 + (size_t)w * 4 * (size_t)h - 4;
     s.transfer_ctx = xfer;
     const size_t n = (size_t)w * h;
     uint32_t *in = test_image(n, integer, (uint64_t)w * 17 + (uint64_t)h * 3 + (uint64_t)levels);
@@ -621,6 +623,8 @@ static void test_gpu_host_split(void **state)
                     continue;
                 host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 20, NULL);
                 host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 33, xfer);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -1, NULL);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -1, xfer);
             }
     rv_context_destroy(&xfer);
 }

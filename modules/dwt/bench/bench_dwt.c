@@ -372,7 +372,9 @@ static double plain_ms(const float *img, int N, int levels, RV_DwtWavelet wv)
  * copy calls (rv_buffer_upload / rv_buffer_download), measured here; the
  * fraction is bound / time. Cases: the whole image at once, split by a
  * device memory limit of n/2, and the same with a transfer context (copies
- * on their own stream, overlapping the kernels).
+ * on their own stream, overlapping the kernels). The inverse of each case
+ * (coefficients in host memory back to the image) is timed the same way and
+ * checked against the image.
  */
 static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int cpu)
 {
@@ -394,7 +396,9 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
     const double bound = tu + td;
     printf("\nend to end from host memory, N = %d: upload %.2f ms (%.1f GB/s), download %.2f ms (%.1f GB/s): bound %.2f ms\n",
            N, tu * 1e3, bytes / tu / 1e9, td * 1e3, bytes / td / 1e9, bound * 1e3);
-    printf("| N | L | case | ms | bound / time | stripes | copied / 2n | peak device / n |\n|---|---|---|---|---|---|---|---|\n");
+    printf("| N | L | case | ms | bound / time | stripes | copied / 2n | peak device / n | inverse ms | inverse bound / "
+           "time |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    float *rec = malloc(bytes);
     RV_Context *xfer = NULL;
     if (!cpu) {
         RV_Settings cs;
@@ -416,7 +420,7 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
             RV_Dwt *d = NULL;
             if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
                 die(ctx, "dwt", err);
-            double best = 1e30;
+            double best = 1e30, ibest = 1e30;
             RV_DwtStats st;
             for (int r = 0; r < 3; r++) {
                 rv_dwt_stats_reset(d);
@@ -427,14 +431,28 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
                 if (t < best)
                     best = t;
                 rv_dwt_stats(d, &st);
+                t0 = now();
+                if ((err = rv_dwt_inverse_host(d, out, rec, N, N, (size_t)N * 4, levs[li])) < 0)
+                    die(ctx, rv_dwt_error(d), err);
+                t = now() - t0;
+                if (t < ibest)
+                    ibest = t;
+            }
+            double maxerr = 0;
+            for (size_t i = 0; i < (size_t)N * N; i++)
+                maxerr = fmax(maxerr, fabs((double)rec[i] - host[i]));
+            if (!(maxerr < 1e-4)) {
+                fprintf(stderr, "rv-bench-dwt: end to end inverse off by %g\n", maxerr);
+                exit(1);
             }
             static const char *names[3] = {"whole", "limit n/2", "limit n/2 + transfer ctx"};
-            printf("| %d | %d | %s | %.2f | %.1f%% | %lld | %.3f | %.3f |\n", N, levs[li], names[c], best * 1e3,
-                   100 * bound / best, st.stripes, (st.upload_bytes + st.download_bytes) / (2.0 * bytes),
-                   st.peak_device_bytes / bytes);
+            printf("| %d | %d | %s | %.2f | %.1f%% | %lld | %.3f | %.3f | %.2f | %.1f%% |\n", N, levs[li], names[c],
+                   best * 1e3, 100 * bound / best, st.stripes, (st.upload_bytes + st.download_bytes) / (2.0 * bytes),
+                   st.peak_device_bytes / bytes, ibest * 1e3, 100 * bound / ibest);
             rv_dwt_destroy(&d);
         }
     rv_context_destroy(&xfer);
+    free(rec);
     free(out);
 }
 
@@ -472,8 +490,11 @@ int main(int argc, char **argv)
         return RV_BENCH_GPU && err == RV_ENODEV ? 77 : 1;
     }
     const int cpu = !RV_BENCH_GPU;
-    printf("# rv-bench-%sdwt: backend %s, threads %d; times: host clock around rv_context_sync (no events in the API)\n",
-           cpu ? "" : "gpu-", rv_backend_name(rv_context_backend(ctx)), rv_context_threads(ctx));
+    printf("# rv-bench-%sdwt: backend %s, threads %d; times: %s\n", cpu ? "" : "gpu-",
+           rv_backend_name(rv_context_backend(ctx)), rv_context_threads(ctx),
+           cpu ? "host clock around rv_context_sync"
+               : "GPU time by CUDA events where the driver has them (else the host clock); \"host ms\": "
+                 "host clock around rv_context_sync");
     /* RV_DWT_VARIANT="3 0": RV_DwtSettings.gpu_variant values (bits select older kernel
      * paths), one table each at every N, so before and after come from one run */
     unsigned variants[8];

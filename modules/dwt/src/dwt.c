@@ -71,6 +71,8 @@ struct RV_Dwt {
     RV_Buffer *halo;          /* in-place fused columns: saved tile halos of one column group */
     RV_Buffer *sa[2], *sb[2]; /* host transforms: stripe in (with halo), stripe out / whole region;
                                  two sets when copies overlap kernels */
+    RV_Buffer *ll;            /* host transforms: the LL region of the last striped level, kept on
+                                 the device for the levels after it (keep_room) */
     unsigned char *stage;     /* host transforms: rows packed for one copy */
     size_t stage_size;
     /* cached plan */
@@ -431,6 +433,7 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->gsync);
     rv_buffer_destroy(&d->lsync);
     drop_sets(d);
+    rv_buffer_destroy(&d->ll);
     free(d->stage);
     rv_module_unload(&d->mod);
     free(d->lv);
@@ -445,8 +448,8 @@ RV_API size_t rv_dwt_memory(const RV_Dwt *d)
         return 0;
     return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->halo) +
            rv_buffer_size(d->gsync) + rv_buffer_size(d->lsync) +
-           rv_buffer_size(d->sa[0]) +
-           rv_buffer_size(d->sb[0]) + rv_buffer_size(d->sa[1]) + rv_buffer_size(d->sb[1]);
+           rv_buffer_size(d->sa[0]) + rv_buffer_size(d->sb[0]) + rv_buffer_size(d->sa[1]) +
+           rv_buffer_size(d->sb[1]) + rv_buffer_size(d->ll);
 }
 
 /* (Re)creates *b with at least `bytes` (contents lost) and records the peak. */
@@ -2210,6 +2213,9 @@ typedef struct stripe_job {
     unsigned char *dst;
     size_t sp, dp, rb;
     int w, h, nS, nD, H, P, levels, inverse, nsets;
+    uint64_t ll; /* 0, or the LL region kept on the device (keep_room): llw samples a row, pitch llp */
+    int64_t llp;
+    int llw;
 } stripe_job;
 
 static int stripe_up(RV_Dwt *d, const stripe_job *j, int i, int set)
@@ -2243,11 +2249,21 @@ static int stripe_run(RV_Dwt *d, const stripe_job *j, int i, int set)
         const int r0 = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H), r1 = 2 * (k1 + H) < h ? 2 * (k1 + H) : h;
         if (w >= 2 && (err = transform_as(d, A, (int64_t)j->rb, w, r1 - r0, 1, 0, RV_DWT_IN_PLACE, 1)) < 0)
             return err;
-        return run_colfused_win(d, A - (uint64_t)r0 * rbu, A - (uint64_t)r0 * rbu + rbu, 2 * (int64_t)j->rb,
-                                B - (uint64_t)k0 * rbu, B + (uint64_t)(j->P - k0) * rbu, (int64_t)j->rb, h, w, k0, k1, 0);
+        if ((err = run_colfused_win(d, A - (uint64_t)r0 * rbu, A - (uint64_t)r0 * rbu + rbu, 2 * (int64_t)j->rb,
+                                    B - (uint64_t)k0 * rbu, B + (uint64_t)(j->P - k0) * rbu, (int64_t)j->rb, h, w, k0,
+                                    k1, 0)) < 0)
+            return err;
+        /* the stripe's S rows start with its rows of the LL region: into the kept LL */
+        return j->ll ? run_split(d, B, (int64_t)j->rb, j->ll + (uint64_t)k0 * (uint64_t)j->llp, j->llp, 0, j->llw,
+                                 k1 - k0, 2)
+                     : 0;
     }
     const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
     const int dlo = slo < j->nD ? slo : j->nD;
+    /* the uploaded S rows' LL part is stale: the inverse of the deeper levels is on the device */
+    if (j->ll && (err = run_split(d, j->ll + (uint64_t)slo * (uint64_t)j->llp, j->llp, A, (int64_t)j->rb, 0, j->llw,
+                                  shi - slo, 2)) < 0)
+        return err;
     if ((err = run_colfused_win(d, A - (uint64_t)slo * rbu, A + (uint64_t)(shi - slo) * rbu - (uint64_t)dlo * rbu,
                                 (int64_t)j->rb, B - 2 * (uint64_t)k0 * rbu, B - 2 * (uint64_t)k0 * rbu + rbu,
                                 2 * (int64_t)j->rb, h, w, k0, k1, 1)) < 0)
@@ -2334,7 +2350,7 @@ static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned ch
 
 /* One 2-D level of the w x h region in stripes: host src (pitch sp) -> host dst (pitch dp). */
 static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
-                      int inverse, size_t usable)
+                      int inverse, size_t usable, uint64_t ll, int llw)
 {
     if (h < 2) /* one row: no columns to transform */
         return host_rows(d, src, sp, dst, dp, w, h, 1, inverse, usable);
@@ -2352,6 +2368,9 @@ static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned c
     j.H = steps_reach(d);
     j.inverse = inverse;
     j.nsets = stripe_sets(d);
+    j.ll = ll;
+    j.llw = llw;
+    j.llp = (int64_t)llw * 4;
     /* a set holds (2P + 4H) rows in, 2P rows out */
     long long P = ((long long)(usable / j.nsets / j.rb) - 4LL * j.H) / 4;
     if (P >= j.nS) {
@@ -2366,6 +2385,38 @@ static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned c
     const size_t na[2] = {sa, j.nsets > 1 ? sa : 0}, nb[2] = {sb, j.nsets > 1 ? sb : 0};
     const int err = ensure_sets(d, na, nb);
     return err < 0 ? err : stripe_pipeline(d, &j);
+}
+
+/*
+ * Device bytes left to the stripes of a level of width w when the next level's LL
+ * region (llb bytes) stays on the device meanwhile, or 0 when that does not pay: it
+ * saves copying that region down and up again (and its host packing), but the stripes
+ * must then be at least a quarter of their size without it.
+ */
+static size_t keep_room(const RV_Dwt *d, int w, size_t llb, size_t usable)
+{
+    if (llb >= usable)
+        return 0;
+    const long long rb = (long long)w * 4, H = steps_reach(d), nsets = stripe_sets(d);
+    const long long pk = ((long long)((usable - llb) / (size_t)nsets) / rb - 4 * H) / 4;
+    const long long pf = ((long long)(usable / (size_t)nsets) / rb - 4 * H) / 4;
+    return pk >= 1 && 4 * pk >= pf ? usable - llb : 0;
+}
+
+/* Makes the kept LL region (llb bytes) after freeing the stripe sets, which would count
+ * beside it; returns its address, 0 on failure (the message set). */
+static uint64_t keep_alloc(RV_Dwt *d, size_t llb)
+{
+    drop_sets(d);
+    return buf_ensure(d, &d->ll, llb, "kept LL region") < 0 ? 0 : rv_buffer_address(d->ll);
+}
+
+/* The end of a host transform: the kept LL region is freed (it would count against the
+ * next call's limit); returns err. */
+static int keep_done(RV_Dwt *d, int err)
+{
+    rv_buffer_destroy(&d->ll);
+    return err;
 }
 
 /* Host scratch copy of a w x h region (packed rows), for levels that cannot be striped in place. */
@@ -2428,6 +2479,11 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
         return fail(d, RV_EINVAL, "dwt: %dx%d does not fit the device memory limit %zu; splitting needs the block layout",
                     w, h, lim);
 #undef FITS
+    /* the LL region of level lf kept on the device between the striped level lf - 1 and
+     * the levels after it (keep_room): 0 when the stripes would get too small */
+    const size_t llb = lf > 0 && lf < levels && lh[lf - 1] >= 2 ? (size_t)lw[lf] * 4 * (size_t)lh[lf] : 0;
+    const size_t ll_use = llb ? keep_room(d, lw[lf - 1], llb, usable) : 0;
+    uint64_t ll = 0;
     if (!inverse) {
         for (int l = 0; l < lf; l++) {
             const unsigned char *src = in;
@@ -2436,38 +2492,75 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
             if (l > 0 || in == out) {
                 /* the level's input is overwritten while it is read: work from a copy */
                 if (!(copy = region_copy(d, l > 0 ? out : in, pitch, lw[l], lh[l])))
-                    return RV_ENOMEM;
+                    return keep_done(d, RV_ENOMEM);
                 src = copy;
                 sp = (size_t)lw[l] * 4;
             }
-            err = host_level(d, src, sp, out, pitch, lw[l], lh[l], 0, usable);
+            if (l == lf - 1 && ll_use && (ll = keep_alloc(d, llb)) == 0) {
+                free(copy);
+                return keep_done(d, RV_ENOMEM);
+            }
+            err = host_level(d, src, sp, out, pitch, lw[l], lh[l], 0, l == lf - 1 && ll ? ll_use : usable,
+                             l == lf - 1 ? ll : 0, lw[lf]);
             free(copy);
             if (err < 0)
-                return err;
+                return keep_done(d, err);
+        }
+        if (ll) {
+            /* the deeper levels on the kept region, then it goes to the host once */
+            drop_sets(d);
+            const int64_t lp = (int64_t)lw[lf] * 4;
+            if ((err = transform_as(d, ll, lp, lw[lf], lh[lf], levels - lf, 0, method_for(d, llb, usable), 2)) >= 0 &&
+                (err = rv_context_sync(d->ctx)) < 0)
+                err = rvfail(d, err, "dwt: sync");
+            if (err >= 0)
+                err = get_rows(d, d->ll, 0, out, pitch, (size_t)lp, lh[lf]);
+            return keep_done(d, err);
         }
         if (lf < levels)
             return host_whole(d, lf > 0 ? out : in, out, pitch, lw[lf], lh[lf], levels - lf, 0, 2, usable);
         return 0;
     }
     /* inverse: the deepest levels whole, then the others from the largest region down */
-    if (lf < levels) {
+    if (ll_use && (ll = keep_alloc(d, llb)) == 0)
+        return keep_done(d, RV_ENOMEM);
+    if (ll) {
+        /* on the kept region, which the stripes of level lf - 1 then read on the device */
+        const size_t lp = (size_t)lw[lf] * 4;
+        if ((err = put_rows(d, d->ll, 0, in, pitch, lp, lh[lf])) < 0 ||
+            (err = transform_as(d, ll, (int64_t)lp, lw[lf], lh[lf], levels - lf, 1, method_for(d, llb, usable), 2)) < 0)
+            return keep_done(d, err);
+        if ((err = rv_context_sync(d->ctx)) < 0)
+            return keep_done(d, rvfail(d, err, "dwt: sync"));
+        /* their scratch would count beside the stripes' sets */
+        rv_buffer_destroy(&d->tmp);
+        rv_buffer_destroy(&d->halo);
+    } else if (lf < levels) {
         if ((err = host_whole(d, in, out, pitch, lw[lf], lh[lf], levels - lf, 1, 2, usable)) < 0)
             return err;
     } else {
         copy_rows(out, pitch, in, pitch, (size_t)lw[lf] * 4, lh[lf]);
     }
     for (int l = lf - 1; l >= 0; l--) {
-        /* level l's coefficients: the detail bands from in, its LL (done) from out */
-        unsigned char *copy = region_copy(d, in, pitch, lw[l], lh[l]);
-        if (!copy)
-            return RV_ENOMEM;
-        copy_rows(copy, (size_t)lw[l] * 4, out, pitch, (size_t)lw[l + 1] * 4, lh[l + 1]);
-        err = host_level(d, copy, (size_t)lw[l] * 4, out, pitch, lw[l], lh[l], 1, usable);
+        const int kept = l == lf - 1 && ll;
+        unsigned char *copy = NULL;
+        if (!kept || in == out) {
+            /* level l's coefficients: the detail bands from in, its LL (done) from out (or,
+             * kept, from the device); a copy too when out overwrites in while it is read */
+            if (!(copy = region_copy(d, in, pitch, lw[l], lh[l])))
+                return keep_done(d, RV_ENOMEM);
+            if (!kept)
+                copy_rows(copy, (size_t)lw[l] * 4, out, pitch, (size_t)lw[l + 1] * 4, lh[l + 1]);
+        }
+        err = host_level(d, copy ? copy : in, copy ? (size_t)lw[l] * 4 : pitch, out, pitch, lw[l], lh[l], 1,
+                         kept ? ll_use : usable, kept ? ll : 0, lw[l + 1]);
         free(copy);
+        if (kept) /* the levels above have the whole limit */
+            err = keep_done(d, err);
         if (err < 0)
-            return err;
+            return keep_done(d, err);
     }
-    return 0;
+    return keep_done(d, 0);
 }
 
 RV_API int rv_dwt_forward_host(RV_Dwt *d, const void *in, void *out, int w, int h, size_t pitch, int levels)
