@@ -2538,13 +2538,14 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
     } else if (lf < levels) {
         if ((err = host_whole(d, in, out, pitch, lw[lf], lh[lf], levels - lf, 1, 2, usable)) < 0)
             return err;
-    } else {
-        copy_rows(out, pitch, in, pitch, (size_t)lw[lf] * 4, lh[lf]);
     }
     for (int l = lf - 1; l >= 0; l--) {
         const int kept = l == lf - 1 && ll;
+        /* the stripes read in itself when out does not overwrite it and its LL part is
+         * final: kept on the device, or no deeper level */
+        const int direct = in != out && (kept || (l == lf - 1 && lf == levels));
         unsigned char *copy = NULL;
-        if (!kept || in == out) {
+        if (!direct) {
             /* level l's coefficients: the detail bands from in, its LL (done) from out (or,
              * kept, from the device); a copy too when out overwrites in while it is read */
             if (!(copy = region_copy(d, in, pitch, lw[l], lh[l])))
