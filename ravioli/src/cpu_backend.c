@@ -211,6 +211,20 @@ static int cpu_buffer_download(RV_Context *ctx, RV_Buffer *b, size_t off, void *
     return 0;
 }
 
+static int cpu_buffer_copy_rows(RV_Context *ctx, RV_Buffer *b, size_t off, size_t bp, void *h, size_t hp,
+                                size_t row_bytes, size_t rows, int up)
+{
+    (void)ctx;
+    unsigned char *dev = (unsigned char *)b->host + off, *host = h;
+    for (size_t r = 0; r < rows; r++) {
+        if (up)
+            memcpy(dev + r * bp, host + r * hp, row_bytes);
+        else
+            memcpy(host + r * hp, dev + r * bp, row_bytes);
+    }
+    return 0;
+}
+
 static const char *const cpu_module_exts[] = {".so", NULL};
 
 const struct rv_backend_ops rv_cpu_backend = {
@@ -234,5 +248,6 @@ const struct rv_backend_ops rv_cpu_backend = {
     .buffer_free = cpu_buffer_free,
     .buffer_upload = cpu_buffer_upload,
     .buffer_download = cpu_buffer_download,
+    .buffer_copy_rows = cpu_buffer_copy_rows,
     .sync = NULL,
 };

@@ -132,6 +132,10 @@ struct rv_backend_ops {
     void (*buffer_free)(RV_Context *ctx, RV_Buffer *b);
     int (*buffer_upload)(RV_Context *ctx, RV_Buffer *b, size_t off, const void *src, size_t n);
     int (*buffer_download)(RV_Context *ctx, RV_Buffer *b, size_t off, void *dst, size_t n);
+    /* rows rows of row_bytes between buffer bytes off + r bp and host h + r hp (up: into
+     * the buffer); arguments checked, pitches >= row_bytes, rows and row_bytes > 0 */
+    int (*buffer_copy_rows)(RV_Context *ctx, RV_Buffer *b, size_t off, size_t bp, void *h, size_t hp,
+                            size_t row_bytes, size_t rows, int up);
 
     int (*sync)(RV_Context *ctx);
 

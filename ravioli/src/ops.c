@@ -439,6 +439,42 @@ RV_API int rv_buffer_download(RV_Buffer *b, size_t off, void *dst, size_t n)
     return b->ctx->ops->buffer_download(b->ctx, b, off, dst, n);
 }
 
+/* rv_buffer_upload_rows / rv_buffer_download_rows: the checks, then the backend */
+static int copy_rows_checked(RV_Buffer *b, size_t off, size_t bp, void *h, size_t hp, size_t row_bytes, size_t rows,
+                             int up)
+{
+    const char *fn = up ? "rv_buffer_upload_rows" : "rv_buffer_download_rows";
+    if (!b)
+        return RV_EINVAL;
+    if (rows == 0 || row_bytes == 0)
+        return 0;
+    if (!h)
+        return rv__error(b->ctx, RV_EINVAL, "%s: NULL host pointer", fn);
+    if (bp < row_bytes || hp < row_bytes)
+        return rv__error(b->ctx, RV_EINVAL, "%s: pitches %zu (buffer) and %zu (host) must be at least the %zu bytes of a row",
+                         fn, bp, hp, row_bytes);
+    /* the last row ends at off + (rows - 1) bp + row_bytes: checked without overflow */
+    if (off > b->size || (rows - 1) > (b->size - off) / bp || row_bytes > b->size - off - (rows - 1) * bp)
+        return rv__error(b->ctx, RV_EINVAL, "%s: %zu rows of %zu bytes at %zu, %zu apart, leave a %zu-byte buffer", fn,
+                         rows, row_bytes, off, bp, b->size);
+    if ((rows - 1) > (UINTPTR_MAX - (uintptr_t)h - row_bytes) / hp)
+        return rv__error(b->ctx, RV_EINVAL, "%s: %zu rows %zu bytes apart overflow the host address space", fn, rows,
+                         hp);
+    return b->ctx->ops->buffer_copy_rows(b->ctx, b, off, bp, h, hp, row_bytes, rows, up);
+}
+
+RV_API int rv_buffer_upload_rows(RV_Buffer *b, size_t off, size_t bp, const void *src, size_t hp, size_t row_bytes,
+                                 size_t rows)
+{
+    return copy_rows_checked(b, off, bp, (void *)(uintptr_t)src, hp, row_bytes, rows, 1);
+}
+
+RV_API int rv_buffer_download_rows(RV_Buffer *b, size_t off, size_t bp, void *dst, size_t hp, size_t row_bytes,
+                                   size_t rows)
+{
+    return copy_rows_checked(b, off, bp, dst, hp, row_bytes, rows, 0);
+}
+
 RV_API int rv_image_kernel_address(RV_Image *img, int plane, RV_Access access, uint64_t *address,
                                    ptrdiff_t *pitch)
 {

@@ -1182,6 +1182,41 @@ static int cuda_buffer_download(RV_Context *ctx, RV_Buffer *b, size_t off, void 
     return 0;
 }
 
+static int cuda_buffer_copy_rows(RV_Context *ctx, RV_Buffer *b, size_t off, size_t bp, void *h, size_t hp,
+                                 size_t row_bytes, size_t rows, int up)
+{
+    if (bp == row_bytes && hp == row_bytes) /* one block */
+        return up ? cuda_buffer_upload(ctx, b, off, h, row_bytes * rows)
+                  : cuda_buffer_download(ctx, b, off, h, row_bytes * rows);
+    rvc_state *st = st_of(ctx);
+    int err = bind(ctx);
+    if (err < 0)
+        return err;
+    RVC_MEMCPY2D c;
+    memset(&c, 0, sizeof(c));
+    c.WidthInBytes = row_bytes;
+    c.Height = rows;
+    if (up) {
+        c.srcMemoryType = RVC_MEMORYTYPE_HOST;
+        c.srcHost = h;
+        c.srcPitch = hp;
+        c.dstMemoryType = RVC_MEMORYTYPE_DEVICE;
+        c.dstDevice = b->dev + off;
+        c.dstPitch = bp;
+    } else {
+        c.srcMemoryType = RVC_MEMORYTYPE_DEVICE;
+        c.srcDevice = b->dev + off;
+        c.srcPitch = bp;
+        c.dstMemoryType = RVC_MEMORYTYPE_HOST;
+        c.dstHost = h;
+        c.dstPitch = hp;
+    }
+    const char *what = up ? "rv_buffer_upload_rows" : "rv_buffer_download_rows";
+    CK(ctx, st->drv.cuMemcpy2DAsync(&c, cur_stream(st)), what);
+    CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), what);
+    return 0;
+}
+
 static int cuda_sync(RV_Context *ctx)
 {
     rvc_state *st = st_of(ctx);
@@ -1300,6 +1335,7 @@ static const struct rv_backend_ops rv_cuda_backend = {
     .buffer_free = cuda_buffer_free,
     .buffer_upload = cuda_buffer_upload,
     .buffer_download = cuda_buffer_download,
+    .buffer_copy_rows = cuda_buffer_copy_rows,
     .sync = cuda_sync,
     .side = cuda_side,
     .queued = cuda_queued,
@@ -1316,6 +1352,10 @@ static const struct rv_backend_ops rv_cuda_backend = {
     } while (0);
 
 /* the Driver API's CUlaunchAttribute / CUlaunchConfig layouts (cuda.h, 12.0+) */
+/* CUDA_MEMCPY2D (cuda.h) */
+_Static_assert(sizeof(RVC_MEMCPY2D) == 128 && offsetof(RVC_MEMCPY2D, srcHost) == 24 &&
+                   offsetof(RVC_MEMCPY2D, dstXInBytes) == 56 && offsetof(RVC_MEMCPY2D, WidthInBytes) == 112,
+               "CUDA_MEMCPY2D");
 _Static_assert(sizeof(rvc_launch_attr) == 72 && offsetof(rvc_launch_attr, value) == 8, "CUlaunchAttribute");
 _Static_assert(offsetof(rvc_launch_config, stream) == 32 && offsetof(rvc_launch_config, num_attrs) == 48 &&
                    sizeof(rvc_launch_config) == 56,

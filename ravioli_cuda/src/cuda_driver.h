@@ -34,6 +34,24 @@ enum {
     CUDA_ERROR_NOT_FOUND = 500
 };
 
+/* CUDA_MEMCPY2D (cuda.h's layout, the _v2 functions) and CUmemorytype */
+typedef struct RVC_MEMCPY2D {
+    size_t srcXInBytes, srcY;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    size_t srcPitch;
+    size_t dstXInBytes, dstY;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    size_t dstPitch;
+    size_t WidthInBytes, Height;
+} RVC_MEMCPY2D;
+enum { RVC_MEMORYTYPE_HOST = 1, RVC_MEMORYTYPE_DEVICE = 2 };
+
 /* CUdevice_attribute */
 enum {
     RVC_ATTR_MAX_THREADS_PER_BLOCK = 1,
@@ -137,6 +155,7 @@ typedef CUresult (*rvc_launch_ex_fn)(const rvc_launch_config *cfg, CUfunction f,
     X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2",                                                \
       (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s))                                 \
     X(cuMemsetD8Async, "cuMemsetD8Async", (CUdeviceptr p, unsigned char v, size_t n, CUstream s)) \
+    X(cuMemcpy2DAsync, "cuMemcpy2DAsync_v2", (const RVC_MEMCPY2D *copy, CUstream s))              \
     X(cuLaunchKernel, "cuLaunchKernel",                                                         \
       (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,          \
        unsigned bz, unsigned shmem, CUstream s, void **params, void **extra))                   \

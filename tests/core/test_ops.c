@@ -9,6 +9,7 @@
 
 #include "rv_test.h"
 #include "samples_params.h"
+#include "buffer_rows_check.h"
 
 static RV_Context *ctx;
 static RV_Module *mod;
@@ -635,6 +636,7 @@ static void test_raw(void **state)
     assert_int_not_equal(rv_buffer_address(buf), 0);
     rv_buffer_destroy(&buf);
     assert_null(buf);
+    buffer_rows_check(ctx); /* pitched copies */
 
     /* a chained raw kernel (RV_RAW_KERNEL_CHAINED) runs like a plain one on
      * the CPU: three passes of chainmix over 5 words, against the formula */

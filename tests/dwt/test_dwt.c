@@ -399,6 +399,8 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
                     levels, stt.upload_bytes, llb);
             fail();
         }
+        /* and each coefficient went down once: the stripes' S rows without their LL part */
+        assert_true(stt.download_bytes == (double)n * 4);
     }
     void *buf = run_one(&s, packed, w, h, levels, 0);
     double maxref = 1.0;

@@ -22,6 +22,7 @@
 
 #include "rv_test.h"
 #include "../../modules/samples/samples_params.h"
+#include "buffer_rows_check.h"
 
 #define RV_ARRAY_LEN_T(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -957,6 +958,14 @@ static void test_pool_oom_errors(void **state)
         fail_msg("%ld cuMemAlloc calls for 201 operations (pool not reused); log:\n%s", allocs, g_log);
 }
 
+/* rv_buffer_upload_rows / rv_buffer_download_rows through cuMemcpy2D, and on the CPU */
+static void test_buffer_rows(void **state)
+{
+    (void)state;
+    buffer_rows_check(gpu);
+    buffer_rows_check(cpu);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1003,6 +1012,7 @@ int main(void)
         cmocka_unit_test(test_side_queue),
         cmocka_unit_test(test_coherence),
         cmocka_unit_test(test_pool_oom_errors),
+        cmocka_unit_test(test_buffer_rows),
     };
     /* decide skip before cmocka runs anything */
     RV_Context *probe = rv_test_gpu_context();

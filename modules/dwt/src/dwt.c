@@ -2109,44 +2109,47 @@ static int stage_ensure(RV_Dwt *d, size_t bytes)
     return d->stage ? 0 : fail(d, RV_ENOMEM, "dwt: out of host memory (%zu bytes of staging)", bytes);
 }
 
-/* rows rows of rb bytes, host pitch hp -> buffer at byte offset off (packed). */
-static int put_rows(RV_Dwt *d, RV_Buffer *b, size_t off, const unsigned char *src, size_t hp, size_t rb, int rows)
+/*
+ * rows rows of rb bytes between the buffer (byte offset off, rows bp apart) and the
+ * host (rows hp apart), up: into the buffer. One pitched copy (rv_buffer_*_rows).
+ */
+static int xfer_rows(RV_Dwt *d, RV_Buffer *b, size_t off, size_t bp, unsigned char *h, size_t hp, size_t rb,
+                     int rows, int up)
 {
     if (rows <= 0)
         return 0;
     const size_t bytes = rb * (size_t)rows;
-    const unsigned char *p = src;
     int err;
-    if (hp != rb) {
+    if (getenv("RV_DWT_HOST_STAGE") && bp == rb && hp != rb) { /* (A/B: packed through host staging) */
         if ((err = stage_ensure(d, bytes)) < 0)
             return err;
-        copy_rows(d->stage, rb, src, hp, rb, rows);
-        p = d->stage;
+        if (up)
+            copy_rows(d->stage, rb, h, hp, rb, rows);
+        err = up ? rv_buffer_upload(b, off, d->stage, bytes) : rv_buffer_download(b, off, d->stage, bytes);
+        if (!up && err >= 0)
+            copy_rows(h, hp, d->stage, rb, rb, rows);
+    } else {
+        err = up ? rv_buffer_upload_rows(b, off, bp, h, hp, rb, (size_t)rows)
+                 : rv_buffer_download_rows(b, off, bp, h, hp, rb, (size_t)rows);
     }
-    if ((err = rv_buffer_upload(b, off, p, bytes)) < 0)
-        return rvfail(d, err, "dwt: upload");
-    d->stats.upload_bytes += (double)bytes;
+    if (err < 0)
+        return rvfail(d, err, up ? "dwt: upload" : "dwt: download");
+    if (up)
+        d->stats.upload_bytes += (double)bytes;
+    else
+        d->stats.download_bytes += (double)bytes;
     return 0;
+}
+
+/* rows rows of rb bytes, host pitch hp -> buffer at byte offset off (packed). */
+static int put_rows(RV_Dwt *d, RV_Buffer *b, size_t off, const unsigned char *src, size_t hp, size_t rb, int rows)
+{
+    return xfer_rows(d, b, off, rb, (unsigned char *)(uintptr_t)src, hp, rb, rows, 1);
 }
 
 static int get_rows(RV_Dwt *d, RV_Buffer *b, size_t off, unsigned char *dst, size_t hp, size_t rb, int rows)
 {
-    if (rows <= 0)
-        return 0;
-    const size_t bytes = rb * (size_t)rows;
-    int err;
-    unsigned char *p = hp == rb ? dst : NULL;
-    if (!p) {
-        if ((err = stage_ensure(d, bytes)) < 0)
-            return err;
-        p = d->stage;
-    }
-    if ((err = rv_buffer_download(b, off, p, bytes)) < 0)
-        return rvfail(d, err, "dwt: download");
-    if (p != dst)
-        copy_rows(dst, hp, p, rb, rb, rows);
-    d->stats.download_bytes += (double)bytes;
-    return 0;
+    return xfer_rows(d, b, off, rb, dst, hp, rb, rows, 0);
 }
 
 /* Method for a region of `bytes` when `usable` device bytes are left: out of place needs twice. */
@@ -2279,7 +2282,9 @@ static int stripe_down(RV_Dwt *d, const stripe_job *j, int i, int set)
         return get_rows(d, d->sb[set], 0, j->dst + (size_t)k0 * j->dp, j->dp, j->rb, k1 - k0);
     if (!j->inverse) {
         const int de = k1 < j->nD ? k1 : j->nD;
-        int err = get_rows(d, d->sb[set], 0, j->dst + (size_t)k0 * j->dp, j->dp, j->rb, k1 - k0);
+        /* S rows: not their LL part when it is kept (the kept region goes down at the end) */
+        const size_t lb = j->ll ? (size_t)j->llw * 4 : 0;
+        int err = xfer_rows(d, d->sb[set], lb, j->rb, j->dst + (size_t)k0 * j->dp + lb, j->dp, j->rb - lb, k1 - k0, 0);
         if (err >= 0)
             err = get_rows(d, d->sb[set], (size_t)j->P * j->rb, j->dst + (size_t)(j->nS + k0) * j->dp, j->dp, j->rb,
                            de - k0);

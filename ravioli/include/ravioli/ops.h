@@ -72,6 +72,18 @@ RV_API uint64_t rv_buffer_address(const RV_Buffer *buf);
 /** Copies between host memory and the buffer. */
 RV_API int rv_buffer_upload(RV_Buffer *buf, size_t offset, const void *src, size_t n);
 RV_API int rv_buffer_download(RV_Buffer *buf, size_t offset, void *dst, size_t n);
+/**
+ * Copies `rows` rows of `row_bytes` bytes between host memory and the buffer, in
+ * one copy on the device (cuMemcpy2D), not one a row: row r is at host + r *
+ * host_pitch and at byte offset + r * buf_pitch of the buffer. Neither pitch may
+ * be below row_bytes; the bytes between the rows are left as they are. RV_EINVAL
+ * (with a message) for a NULL pointer, a pitch below row_bytes or rows that
+ * leave the buffer; nothing to do (0) when rows or row_bytes is 0.
+ */
+RV_API int rv_buffer_upload_rows(RV_Buffer *buf, size_t offset, size_t buf_pitch, const void *src,
+                                 size_t host_pitch, size_t row_bytes, size_t rows);
+RV_API int rv_buffer_download_rows(RV_Buffer *buf, size_t offset, size_t buf_pitch, void *dst,
+                                   size_t host_pitch, size_t row_bytes, size_t rows);
 
 typedef enum RV_Access {
     RV_ACCESS_READ  = 1,
