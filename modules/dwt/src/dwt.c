@@ -73,8 +73,6 @@ struct RV_Dwt {
                                  two sets when copies overlap kernels */
     RV_Buffer *ll;            /* host transforms: the LL region of the last striped level, kept on
                                  the device for the levels after it (keep_room) */
-    unsigned char *stage;     /* host transforms: rows packed for one copy */
-    size_t stage_size;
     /* cached plan */
     int pw, ph, plev, pvalid;
     plan_level *lv;
@@ -434,7 +432,6 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->lsync);
     drop_sets(d);
     rv_buffer_destroy(&d->ll);
-    free(d->stage);
     rv_module_unload(&d->mod);
     free(d->lv);
     free(d->tab);
@@ -2099,16 +2096,6 @@ static void copy_rows(unsigned char *dst, size_t dp, const unsigned char *src, s
         memmove(dst + (size_t)r * dp, src + (size_t)r * sp, rb);
 }
 
-static int stage_ensure(RV_Dwt *d, size_t bytes)
-{
-    if (d->stage_size >= bytes)
-        return 0;
-    free(d->stage);
-    d->stage = malloc(bytes);
-    d->stage_size = d->stage ? bytes : 0;
-    return d->stage ? 0 : fail(d, RV_ENOMEM, "dwt: out of host memory (%zu bytes of staging)", bytes);
-}
-
 /*
  * rows rows of rb bytes between the buffer (byte offset off, rows bp apart) and the
  * host (rows hp apart), up: into the buffer. One pitched copy (rv_buffer_*_rows).
@@ -2119,19 +2106,8 @@ static int xfer_rows(RV_Dwt *d, RV_Buffer *b, size_t off, size_t bp, unsigned ch
     if (rows <= 0)
         return 0;
     const size_t bytes = rb * (size_t)rows;
-    int err;
-    if (getenv("RV_DWT_HOST_STAGE") && bp == rb && hp != rb) { /* (A/B: packed through host staging) */
-        if ((err = stage_ensure(d, bytes)) < 0)
-            return err;
-        if (up)
-            copy_rows(d->stage, rb, h, hp, rb, rows);
-        err = up ? rv_buffer_upload(b, off, d->stage, bytes) : rv_buffer_download(b, off, d->stage, bytes);
-        if (!up && err >= 0)
-            copy_rows(h, hp, d->stage, rb, rb, rows);
-    } else {
-        err = up ? rv_buffer_upload_rows(b, off, bp, h, hp, rb, (size_t)rows)
-                 : rv_buffer_download_rows(b, off, bp, h, hp, rb, (size_t)rows);
-    }
+    const int err = up ? rv_buffer_upload_rows(b, off, bp, h, hp, rb, (size_t)rows)
+                       : rv_buffer_download_rows(b, off, bp, h, hp, rb, (size_t)rows);
     if (err < 0)
         return rvfail(d, err, up ? "dwt: upload" : "dwt: download");
     if (up)
