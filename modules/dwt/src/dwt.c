@@ -7,6 +7,7 @@
  * differ between the CPU backend (large tiles, one pool task per tile) and
  * the CUDA backend (thread blocks); the kernels cover their tile either way.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,9 +108,14 @@ static int fail(RV_Dwt *d, int code, const char *fmt, ...)
 }
 
 /* A ravioli call failed: keep the context's message. */
+static int rvfail_in(RV_Dwt *d, const RV_Context *ctx, int code, const char *what)
+{
+    return fail(d, code, "%s: %s (%s)", what, rv_context_error(ctx), rv_strerror(code));
+}
+
 static int rvfail(RV_Dwt *d, int code, const char *what)
 {
-    return fail(d, code, "%s: %s (%s)", what, rv_context_error(d->ctx), rv_strerror(code));
+    return rvfail_in(d, d->ctx, code, what);
 }
 
 RV_API const char *rv_dwt_error(const RV_Dwt *d)
@@ -2151,13 +2157,16 @@ static int ensure_sets(RV_Dwt *d, const size_t a[2], const size_t b[2])
     if (keep)
         return 0;
     drop_sets(d);
-    RV_Context *c = d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx;
+    /* uploads go through the transfer context; with separate upload buffers the
+     * downloads go through the transform's own, so that the two can run at once
+     * from two threads (stripe_duplex) */
+    RV_Context *c = d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, *cb = a[0] ? d->ctx : c;
     int err = 0;
     for (int i = 0; i < 2 && err >= 0; i++) {
         if (a[i] && (err = buf_ensure_in(d, c, &d->sa[i], a[i], "stripe buffer")) < 0)
             break;
         if (b[i])
-            err = buf_ensure_in(d, c, &d->sb[i], b[i], "stripe buffer");
+            err = buf_ensure_in(d, cb, &d->sb[i], b[i], "stripe buffer");
     }
     return err;
 }
@@ -2197,22 +2206,51 @@ typedef struct stripe_job {
     int llw;
 } stripe_job;
 
-static int stripe_up(RV_Dwt *d, const stripe_job *j, int i, int set)
+/*
+ * The uploads of stripe i into set `set`, without touching d (no message, no
+ * statistics), so that a second thread can run them: returns 0 or the error, and
+ * adds the bytes copied to *bytes.
+ */
+static int stripe_copy_up(const RV_Dwt *d, const stripe_job *j, int i, int set, double *bytes)
 {
     const int k0 = i * j->P, k1 = k0 + j->P < j->nS ? k0 + j->P : j->nS, H = j->H;
-    if (j->levels) /* groups of rows (1-D, or one-row regions) */
-        return put_rows(d, d->sb[set], 0, j->src + (size_t)k0 * j->sp, j->sp, j->rb, k1 - k0);
-    if (!j->inverse) {
-        const int r0 = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H), r1 = 2 * (k1 + H) < j->h ? 2 * (k1 + H) : j->h;
-        return put_rows(d, d->sa[set], 0, j->src + (size_t)r0 * j->sp, j->sp, j->rb, r1 - r0);
+    RV_Buffer *b = j->levels ? d->sb[set] : d->sa[set];
+    int r[2] = {0, 0}, n[2] = {0, 0};
+    if (j->levels) { /* groups of rows (1-D, or one-row regions) */
+        r[0] = k0;
+        n[0] = k1 - k0;
+    } else if (!j->inverse) {
+        r[0] = 2 * (k0 - H) < 0 ? 0 : 2 * (k0 - H);
+        n[0] = (2 * (k1 + H) < j->h ? 2 * (k1 + H) : j->h) - r[0];
+    } else { /* S rows, then D rows, with their halos */
+        const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
+        const int dlo = slo < j->nD ? slo : j->nD, dhi = k1 + H < j->nD ? k1 + H : j->nD;
+        r[0] = slo;
+        n[0] = shi - slo;
+        r[1] = j->nS + dlo;
+        n[1] = dhi - dlo;
     }
-    const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
-    const int dlo = slo < j->nD ? slo : j->nD, dhi = k1 + H < j->nD ? k1 + H : j->nD;
-    int err = put_rows(d, d->sa[set], 0, j->src + (size_t)slo * j->sp, j->sp, j->rb, shi - slo);
-    if (err >= 0)
-        err = put_rows(d, d->sa[set], (size_t)(shi - slo) * j->rb, j->src + (size_t)(j->nS + dlo) * j->sp, j->sp,
-                       j->rb, dhi - dlo);
-    return err;
+    size_t off = 0;
+    for (int c = 0; c < 2; c++) {
+        if (n[c] <= 0)
+            continue;
+        const int err = rv_buffer_upload_rows(b, off, j->rb, j->src + (size_t)r[c] * j->sp, j->sp, j->rb, (size_t)n[c]);
+        if (err < 0)
+            return err;
+        off += (size_t)n[c] * j->rb;
+        *bytes += (double)n[c] * (double)j->rb;
+    }
+    return 0;
+}
+
+static int stripe_up(RV_Dwt *d, const stripe_job *j, int i, int set)
+{
+    double bytes = 0;
+    const int err = stripe_copy_up(d, j, i, set, &bytes);
+    if (err < 0)
+        return rvfail_in(d, d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, err, "dwt: upload");
+    d->stats.upload_bytes += bytes;
+    return 0;
 }
 
 static int stripe_run(RV_Dwt *d, const stripe_job *j, int i, int set)
@@ -2270,10 +2308,69 @@ static int stripe_down(RV_Dwt *d, const stripe_job *j, int i, int set)
     return get_rows(d, d->sb[set], 0, j->dst + (size_t)(2 * k0) * j->dp, j->dp, j->rb, rows);
 }
 
+/* A stripe's uploads on a second thread (stripe_duplex). */
+typedef struct up_task {
+    const RV_Dwt *d;
+    const stripe_job *j;
+    int i, set, err;
+    double bytes;
+} up_task;
+
+static void *up_main(void *p)
+{
+    up_task *t = p;
+    t->err = stripe_copy_up(t->d, t->j, t->i, t->set, &t->bytes);
+    return NULL;
+}
+
+/*
+ * Two sets, 2-D stripes: the upload of stripe i+1 (a second thread, through the
+ * transfer context's stream) runs while stripe i goes down (this thread, through
+ * the transform's stream), so the two directions of PCIe work at once; the kernels
+ * of stripe i+1 follow when both are done:
+ *   up(0) run(0) | [up(1) || sync down(0)] run(1) | [up(2) || sync down(1)] run(2) | ...
+ */
+static int stripe_duplex(RV_Dwt *d, stripe_job *j)
+{
+    const int n = (j->nS + j->P - 1) / j->P;
+    int err;
+    if ((err = stripe_up(d, j, 0, 0)) < 0 || (err = stripe_run(d, j, 0, 0)) < 0)
+        return err;
+    for (int i = 0; i < n; i++) {
+        const int cur = i & 1, nxt = (i + 1) & 1, more = i + 1 < n;
+        up_task t = {d, j, i + 1, nxt, 0, 0};
+        pthread_t th;
+        int spawned = 0;
+        if (more) {
+            spawned = pthread_create(&th, NULL, up_main, &t) == 0;
+            if (!spawned) /* no thread: one after the other */
+                up_main(&t);
+        }
+        if ((err = rv_context_sync(d->ctx)) < 0)
+            err = rvfail(d, err, "dwt: sync");
+        else
+            err = stripe_down(d, j, i, cur);
+        if (spawned)
+            pthread_join(th, NULL);
+        if (err < 0)
+            return err;
+        if (more) {
+            if (t.err < 0)
+                return rvfail_in(d, d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, t.err, "dwt: upload");
+            d->stats.upload_bytes += t.bytes;
+            if ((err = stripe_run(d, j, i + 1, nxt)) < 0)
+                return err;
+        }
+    }
+    return 0;
+}
+
 static int stripe_pipeline(RV_Dwt *d, stripe_job *j)
 {
     const int n = (j->nS + j->P - 1) / j->P, two = j->nsets == 2;
     int err;
+    if (two && !j->levels)
+        return stripe_duplex(d, j);
     if ((err = stripe_up(d, j, 0, 0)) < 0 || (err = stripe_run(d, j, 0, 0)) < 0)
         return err;
     for (int i = 0; i < n; i++) {
