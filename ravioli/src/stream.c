@@ -15,6 +15,7 @@
  * (process_frame), several in flight on as many CUDA streams on the GPU
  * (run_gpu; docs/streaming.md, "The GPU pipeline").
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -431,7 +432,9 @@ static int join_capture(RV_Streaming *st, int wait_ms)
  * stop: the read's own timeout plus a margin. */
 static int stop_grace_ms(const RV_Streaming *st)
 {
-    return st->set.read_timeout_ms + 200;
+    /* (saturating: any read_timeout_ms >= 1 is valid, INT_MAX included) */
+    const int t = st->set.read_timeout_ms;
+    return t > INT_MAX - 200 ? INT_MAX : t + 200;
 }
 
 RV_API void rv_streaming_destroy(RV_Streaming **pst)

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <signal.h>
 #include <time.h>
+#include <limits.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -856,6 +857,20 @@ static void test_source_error_limit_eagain(void **state)
     assert_int_equal(rows, 25);
 }
 
+/* Any read_timeout_ms >= 1 is accepted, INT_MAX too: the grace run() and
+ * destroy() give a read after a stop (the timeout + 200 ms) saturates
+ * instead of overflowing int (UBSan aborted here). */
+static void test_huge_read_timeout(void **state)
+{
+    (void)state;
+    rig *g = rig_open(5);
+    g->s.read_timeout_ms = INT_MAX;
+    assert_int_equal(rig_run(g), 0);
+    assert_int_equal(g->sum.end, RV_END_EOS);
+    assert_int_equal(g->sum.processed, 5);
+    rig_close(&g);
+}
+
 /* A frame log that cannot be written completely (a full disk: /dev/full)
  * fails the run instead of leaving a cut-short log behind a success. */
 static void test_log_write_error(void **state)
@@ -1037,6 +1052,7 @@ int main(void)
         cmocka_unit_test(test_stop_by_stage_and_callback),
         cmocka_unit_test(test_stage_failure),
         cmocka_unit_test(test_source_error_limit_eagain),
+        cmocka_unit_test(test_huge_read_timeout),
         cmocka_unit_test(test_log_write_error),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_gpu_streams_zero_is_default),
