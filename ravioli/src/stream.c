@@ -188,6 +188,26 @@ static int source_read(RV_Streaming *st, RV_Image *img, long long *pts)
     return rv_source_read(st->src, img, pts, st->set.read_timeout_ms);
 }
 
+/* A failed read ends the run with its code: record why on the context (what
+ * rv_streaming_run()'s caller reads with rv_context_error). A library source
+ * has put its own message there (e.g. the Y4M reader's "frame 3 is
+ * truncated"); an application's read function cannot, so only its code is
+ * known. */
+static void report_read_error(RV_Streaming *st, int err, long long frame)
+{
+    if (st->read) {
+        rv__error(st->ctx, err, "streaming: the application's read function failed on frame %lld: %s (%d)",
+                  frame, rv_strerror(err), err);
+        return;
+    }
+    char why[sizeof(st->ctx->err)];
+    pthread_mutex_lock(&st->ctx->lock);
+    snprintf(why, sizeof(why), "%s", st->ctx->err);
+    pthread_mutex_unlock(&st->ctx->lock);
+    rv__error(st->ctx, err, "streaming: reading frame %lld from the source failed: %s%s%.900s", frame,
+              rv_strerror(err), why[0] ? ": " : "", why);
+}
+
 static void *capture_main(void *arg)
 {
     RV_Streaming *st = arg;
@@ -239,9 +259,13 @@ static void *capture_main(void *arg)
         if (err < 0) {
             push_free(st, idx);
             if (err != RV_EPIPE) {
+                /* the message is on the context before run() can see the
+                 * error, and the log callback runs without our lock held */
+                const long long n = st->captured;
+                pthread_mutex_unlock(&st->mu);
+                report_read_error(st, err, n);
+                pthread_mutex_lock(&st->mu);
                 st->cap_err = err;
-                rv__log(st->ctx, RV_LOG_ERROR, "streaming: reading a frame failed: %s (%s)",
-                        rv_strerror(err), rv_context_error(st->ctx));
             }
             break;
         }

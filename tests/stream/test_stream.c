@@ -814,6 +814,9 @@ static void test_source_error_limit_eagain(void **state)
     assert_int_equal(g->sum.end, RV_END_ERROR);
     assert_int_equal(g->sum.captured, 10);
     assert_int_equal(g->sum.processed, 10);
+    /* ... with a message on the context saying what failed */
+    assert_non_null(strstr(rv_context_error(g->ctx), "read function failed on frame 10"));
+    assert_non_null(strstr(rv_context_error(g->ctx), rv_strerror(RV_EIO)));
     rig_close(&g);
 
     /* max_frames on an endless source that often says EAGAIN; CSV log. */

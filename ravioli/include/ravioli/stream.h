@@ -322,8 +322,10 @@ RV_API int rv_streaming_start(RV_Streaming *st);
 /**
  * Processes frames with the stages of `sv` until the source ends, the stop
  * flag is set, the sink is closed, or an error. Returns 0 when the run ended
- * normally (end of stream, stop, sink closed), else the negative error.
- * One run per RV_Streaming.
+ * normally (end of stream, stop, sink closed), else the negative error,
+ * whose message is on the context (rv_context_error; for a failed read it
+ * names the frame and carries the source's own message). One run per
+ * RV_Streaming.
  */
 RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv);
 /**
