@@ -240,8 +240,11 @@ typedef struct RV_StreamSettings {
     void *user;               /* for on_frame */
     int callback_skipped;     /* also call on_frame for skipped frames; default 0 */
     RV_AdaptSettings adapt;   /* adaptation; adapt.deadline_s 0 = 1/fps of the source (or 1/30) */
-    int spatial_stride;       /* initial S_I (default 1) */
-    int temporal_stride;      /* initial S_T (default 1) */
+    int spatial_stride;       /* initial S_I (default 1); with adapt.enabled only the first
+                               * processed frame runs at it: the controller then answers
+                               * from its own start, S_I = 1 (or adapt.fixed_spatial) */
+    int temporal_stride;      /* initial S_T (default 1); the same with adapt.enabled
+                               * (S_T = 1 or adapt.fixed_temporal from the second frame on) */
     const char *log_path;     /* per-frame CSV, or NULL: frame,time_s,proc_ms,deadline_ms,
                                * budget_ms,met,s_spatial,s_temporal,latency_ms,captured,skipped,
                                * dropped (names as in the adaptation log; rv-plot reads it) */
