@@ -101,10 +101,26 @@ int rv__error(RV_Context *ctx, int code, const char *fmt, ...)
     if (ctx) {
         pthread_mutex_lock(&ctx->lock);
         snprintf(ctx->err, sizeof(ctx->err), "%s", msg);
+        ctx->err_seq++;
         pthread_mutex_unlock(&ctx->lock);
     }
     rv__log(ctx, RV_LOG_ERROR, "%s", msg);
     return code;
+}
+
+unsigned long rv__error_seq(RV_Context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    const unsigned long n = ctx->err_seq;
+    pthread_mutex_unlock(&ctx->lock);
+    return n;
+}
+
+void rv__error_since(RV_Context *ctx, unsigned long seq, char *buf, size_t size)
+{
+    pthread_mutex_lock(&ctx->lock);
+    snprintf(buf, size, "%s", ctx->err_seq != seq ? ctx->err : "");
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 RV_API const char *rv_context_error(const RV_Context *ctx)

@@ -189,23 +189,16 @@ static int source_read(RV_Streaming *st, RV_Image *img, long long *pts)
 }
 
 /* A failed read ends the run with its code: record why on the context (what
- * rv_streaming_run()'s caller reads with rv_context_error). A library source
- * has put its own message there (e.g. the Y4M reader's "frame 3 is
- * truncated"); an application's read function cannot, so only its code is
- * known. */
-static void report_read_error(RV_Streaming *st, int err, long long frame)
+ * rv_streaming_run()'s caller reads with rv_context_error), with the message
+ * the read itself recorded, if any (e.g. the Y4M reader's "frame 1 is
+ * truncated"; an application's read function usually has none). */
+static void report_read_error(RV_Streaming *st, int err, long long frame, unsigned long seq)
 {
-    if (st->read) {
-        rv__error(st->ctx, err, "streaming: the application's read function failed on frame %lld: %s (%d)",
-                  frame, rv_strerror(err), err);
-        return;
-    }
     char why[sizeof(st->ctx->err)];
-    pthread_mutex_lock(&st->ctx->lock);
-    snprintf(why, sizeof(why), "%s", st->ctx->err);
-    pthread_mutex_unlock(&st->ctx->lock);
-    rv__error(st->ctx, err, "streaming: reading frame %lld from the source failed: %s%s%.900s", frame,
-              rv_strerror(err), why[0] ? ": " : "", why);
+    rv__error_since(st->ctx, seq, why, sizeof(why));
+    rv__error(st->ctx, err, "streaming: reading frame %lld from %s failed: %s%s%.900s", frame,
+              st->read ? "the application's read function" : "the source", rv_strerror(err),
+              why[0] ? ": " : "", why);
 }
 
 static void *capture_main(void *arg)
@@ -238,6 +231,7 @@ static void *capture_main(void *arg)
         pthread_mutex_unlock(&st->mu);
 
         long long pts = 0;
+        const unsigned long seq = rv__error_seq(st->ctx);
         pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
         int err = source_read(st, st->slots[idx].img, &pts);
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
@@ -263,7 +257,7 @@ static void *capture_main(void *arg)
                  * error, and the log callback runs without our lock held */
                 const long long n = st->captured;
                 pthread_mutex_unlock(&st->mu);
-                report_read_error(st, err, n);
+                report_read_error(st, err, n, seq);
                 pthread_mutex_lock(&st->mu);
                 st->cap_err = err;
             }
@@ -701,6 +695,7 @@ static int phase_deliver(rv_runstate *rs, rv_job *job, RV_Image *out, const RV_F
     if (st->set.sink && out) {
         RV_FrameStats fs;
         fill_stats(rs, job, fi, &fs);
+        const unsigned long seq = rv__error_seq(st->ctx);
         int err = rv_sink_write(st->set.sink, out, &fs);
         if (err == RV_EPIPE) {
             pthread_mutex_lock(&st->mu);
@@ -708,9 +703,12 @@ static int phase_deliver(rv_runstate *rs, rv_job *job, RV_Image *out, const RV_F
             pthread_mutex_unlock(&st->mu);
             return 1;
         }
-        if (err < 0)
-            return rv__error(st->ctx, err, "streaming: the sink failed on frame %lld: %s", job->meta.index,
-                             rv_strerror(err));
+        if (err < 0) {
+            char why[sizeof(st->ctx->err)];
+            rv__error_since(st->ctx, seq, why, sizeof(why));
+            return rv__error(st->ctx, err, "streaming: the sink failed on frame %lld: %s%s%.900s",
+                             job->meta.index, rv_strerror(err), why[0] ? ": " : "", why);
+        }
         pthread_mutex_lock(&st->mu);
         st->sink_frames++;
         if (fi->repeated)

@@ -815,7 +815,7 @@ static void test_source_error_limit_eagain(void **state)
     assert_int_equal(g->sum.captured, 10);
     assert_int_equal(g->sum.processed, 10);
     /* ... with a message on the context saying what failed */
-    assert_non_null(strstr(rv_context_error(g->ctx), "read function failed on frame 10"));
+    assert_non_null(strstr(rv_context_error(g->ctx), "frame 10 from the application's read function failed"));
     assert_non_null(strstr(rv_context_error(g->ctx), rv_strerror(RV_EIO)));
     rig_close(&g);
 
@@ -872,6 +872,34 @@ static void test_huge_read_timeout(void **state)
     assert_int_equal(g->sum.end, RV_END_EOS);
     assert_int_equal(g->sum.processed, 5);
     rig_close(&g);
+}
+
+/* A sink that refuses a frame ends the run; the context's message keeps the
+ * sink's reason (it was "the sink failed on frame 0: invalid argument"). */
+static void stage_to_gray(RV_Image *frame, RV_Data *d)
+{
+    RV_Image *g = NULL;
+    if (rv_data_check(d, rv_data_image(d, "gray", rv_image_width(frame), rv_image_height(frame),
+                                       RV_FMT_GRAY8, &g)) < 0)
+        return;
+    rv_data_check(d, rv_data_set_frame(d, g));
+}
+
+static void test_sink_failure_message(void **state)
+{
+    (void)state;
+    rig *g = rig_open(3);
+    RV_Sink *sink = NULL;
+    assert_int_equal(rv_sink_open_y4m(g->ctx, "/dev/null", &g->vi, &sink), 0);
+    assert_int_equal(rv_stage_vector_push(g->sv, stage_to_gray, NULL, "gray"), 0);
+    g->s.sink = sink;
+    assert_int_equal(rig_run(g), RV_EINVAL);
+    assert_int_equal(g->sum.end, RV_END_ERROR);
+    const char *msg = rv_context_error(g->ctx);
+    assert_non_null(strstr(msg, "the sink failed on frame 0"));
+    assert_non_null(strstr(msg, "y4m writer: frame is 32x16 gray8, the stream is 32x16 rgba8"));
+    rig_close(&g);
+    rv_sink_close(&sink);
 }
 
 /* A frame log that cannot be written completely (a full disk: /dev/full)
@@ -1056,6 +1084,7 @@ int main(void)
         cmocka_unit_test(test_stage_failure),
         cmocka_unit_test(test_source_error_limit_eagain),
         cmocka_unit_test(test_huge_read_timeout),
+        cmocka_unit_test(test_sink_failure_message),
         cmocka_unit_test(test_log_write_error),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_gpu_streams_zero_is_default),
