@@ -902,6 +902,35 @@ static void test_sink_failure_message(void **state)
     rv_sink_close(&sink);
 }
 
+/* rv_data_request_stop() ends the run after the frame it was made in, and
+ * no other: a request made in rv_stage_vector_apply() (an application's own
+ * loop) stayed set and ended the next run on the vector after its first
+ * frame. */
+static int stop_wanted;
+static void stage_maybe_stop(RV_Image *frame, RV_Data *d)
+{
+    (void)frame;
+    if (stop_wanted)
+        rv_data_request_stop(d);
+}
+
+static void test_stop_request_does_not_leak(void **state)
+{
+    (void)state;
+    rig *g = rig_open(6);
+    assert_int_equal(rv_stage_vector_push(g->sv, stage_maybe_stop, NULL, "maybe-stop"), 0);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(g->ctx, W, H, RV_FMT_RGBA8, &img), 0);
+    stop_wanted = 1;
+    assert_int_equal(rv_stage_vector_apply(g->sv, img, NULL, NULL), 0);
+    stop_wanted = 0;
+    rv_image_destroy(&img);
+    assert_int_equal(rig_run(g), 0);
+    assert_int_equal(g->sum.end, RV_END_EOS);
+    assert_int_equal(g->sum.processed, 6);
+    rig_close(&g);
+}
+
 /* A frame log that cannot be written completely (a full disk: /dev/full)
  * fails the run instead of leaving a cut-short log behind a success. */
 static void test_log_write_error(void **state)
@@ -1085,6 +1114,7 @@ int main(void)
         cmocka_unit_test(test_source_error_limit_eagain),
         cmocka_unit_test(test_huge_read_timeout),
         cmocka_unit_test(test_sink_failure_message),
+        cmocka_unit_test(test_stop_request_does_not_leak),
         cmocka_unit_test(test_log_write_error),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_gpu_streams_zero_is_default),
