@@ -15,8 +15,9 @@
  *
  *     RV_StageVector *sv;
  *     rv_stage_vector_create(ctx, &sv);
- *     rv_stage_vector_push(sv, binarize, kbin, "binarize");
- *     rv_stage_vector_push(sv, edge, kedge, "edge");
+ *     // kbin, kedge: const RV_Kernel * from rv_kernel_get (the user pointer is void *)
+ *     rv_stage_vector_push(sv, binarize, (void *)kbin, "binarize");
+ *     rv_stage_vector_push(sv, edge, (void *)kedge, "edge");
  *
  *     RV_StreamSettings set;
  *     rv_stream_settings_default(&set);
