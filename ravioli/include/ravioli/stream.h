@@ -34,7 +34,9 @@
  * stages, the frame callback and the sink all run on the thread that calls
  * rv_streaming_run() (so a window sink works from the main thread).
  * rv_streaming_stop() may be called from any thread and from a signal
- * handler. The context must not be used by other threads during a run.
+ * handler. The context must not be used by other threads during a run. The
+ * context's log callback may be called on the capture thread too (a failing
+ * source's messages), concurrently with the run() thread.
  *
  * On the CUDA backend the frame is uploaded once before the first stage,
  * stays on the device through all stages (operations and scratch images
