@@ -101,10 +101,26 @@ int rv__error(RV_Context *ctx, int code, const char *fmt, ...)
     if (ctx) {
         pthread_mutex_lock(&ctx->lock);
         snprintf(ctx->err, sizeof(ctx->err), "%s", msg);
+        ctx->err_seq++;
         pthread_mutex_unlock(&ctx->lock);
     }
     rv__log(ctx, RV_LOG_ERROR, "%s", msg);
     return code;
+}
+
+unsigned long rv__error_seq(RV_Context *ctx)
+{
+    pthread_mutex_lock(&ctx->lock);
+    const unsigned long n = ctx->err_seq;
+    pthread_mutex_unlock(&ctx->lock);
+    return n;
+}
+
+void rv__error_since(RV_Context *ctx, unsigned long seq, char *buf, size_t size)
+{
+    pthread_mutex_lock(&ctx->lock);
+    snprintf(buf, size, "%s", ctx->err_seq != seq ? ctx->err : "");
+    pthread_mutex_unlock(&ctx->lock);
 }
 
 RV_API const char *rv_context_error(const RV_Context *ctx)
@@ -178,6 +194,26 @@ static int default_threads(void)
     return (int)n;
 }
 
+/* An error found in the settings before a context exists: to the settings'
+ * log callback when there is one (as every later message of the context),
+ * else to stderr, filtered by the settings' level like rv__vlog. */
+static void settings_error(const RV_Settings *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void settings_error(const RV_Settings *s, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    if (RV_LOG_ERROR > s->log_level)
+        return;
+    if (s->log)
+        s->log(s->log_opaque, RV_LOG_ERROR, msg);
+    else
+        fprintf(stderr, "ravioli: %s: %s\n", level_name(RV_LOG_ERROR), msg);
+}
+
 RV_API int rv_context_create(RV_Context **out, const RV_Settings *settings)
 {
     RV_Settings def;
@@ -189,13 +225,13 @@ RV_API int rv_context_create(RV_Context **out, const RV_Settings *settings)
         settings = &def;
     }
     if (settings->threads < 0 || settings->threads > 1024) {
-        rv__log(NULL, RV_LOG_ERROR, "rv_context_create: threads must be 0..1024 (got %d)",
-                settings->threads);
+        settings_error(settings, "rv_context_create: threads must be 0..1024 (got %d)",
+                       settings->threads);
         return RV_EINVAL;
     }
     if (settings->backend != RV_BACKEND_AUTO && settings->backend != RV_BACKEND_CPU &&
         settings->backend != RV_BACKEND_CUDA) {
-        rv__log(NULL, RV_LOG_ERROR, "rv_context_create: unknown backend %d", (int)settings->backend);
+        settings_error(settings, "rv_context_create: unknown backend %d", (int)settings->backend);
         return RV_EINVAL;
     }
 
@@ -220,6 +256,7 @@ RV_API int rv_context_create(RV_Context **out, const RV_Settings *settings)
     ctx->threads = settings->threads ? settings->threads : default_threads();
     int err = rv_pool_create(&ctx->pool, ctx->threads);
     if (err < 0) {
+        settings_error(settings, "rv_context_create: cannot start %d worker threads", ctx->threads);
         rv_context_destroy(&ctx);
         return err;
     }

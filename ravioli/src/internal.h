@@ -164,6 +164,7 @@ struct RV_Context {
     pthread_mutex_t module_lock; /* guards the modules' references and kernel lists
                                     (taken before lock, never inside it) */
     char err[1024];
+    unsigned long err_seq;      /* messages recorded in err so far (under lock) */
 };
 
 /* ------------------------------------------------------------------ */
@@ -175,6 +176,12 @@ int rv__error(RV_Context *ctx, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void rv__log(RV_Context *ctx, RV_LogLevel lvl, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The count of messages recorded on the context (rv__error) so far. */
+unsigned long rv__error_seq(RV_Context *ctx);
+/* Copies into buf the context's message when one was recorded after
+ * rv__error_seq() returned `seq`, else "" (a callee that failed without a
+ * message of its own must not get an older, unrelated one attached). */
+void rv__error_since(RV_Context *ctx, unsigned long seq, char *buf, size_t size);
 void rv__vlog(RV_Context *ctx, RV_LogLevel lvl, const char *fmt, va_list ap);
 
 void rv__list_init(rv_list *l);

@@ -15,6 +15,7 @@
  * (process_frame), several in flight on as many CUDA streams on the GPU
  * (run_gpu; docs/streaming.md, "The GPU pipeline").
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +188,19 @@ static int source_read(RV_Streaming *st, RV_Image *img, long long *pts)
     return rv_source_read(st->src, img, pts, st->set.read_timeout_ms);
 }
 
+/* A failed read ends the run with its code: record why on the context (what
+ * rv_streaming_run()'s caller reads with rv_context_error), with the message
+ * the read itself recorded, if any (e.g. the Y4M reader's "frame 1 is
+ * truncated"; an application's read function usually has none). */
+static void report_read_error(RV_Streaming *st, int err, long long frame, unsigned long seq)
+{
+    char why[sizeof(st->ctx->err)];
+    rv__error_since(st->ctx, seq, why, sizeof(why));
+    rv__error(st->ctx, err, "streaming: reading frame %lld from %s failed: %s%s%.900s", frame,
+              st->read ? "the application's read function" : "the source", rv_strerror(err),
+              why[0] ? ": " : "", why);
+}
+
 static void *capture_main(void *arg)
 {
     RV_Streaming *st = arg;
@@ -217,6 +231,7 @@ static void *capture_main(void *arg)
         pthread_mutex_unlock(&st->mu);
 
         long long pts = 0;
+        const unsigned long seq = rv__error_seq(st->ctx);
         pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, &old);
         int err = source_read(st, st->slots[idx].img, &pts);
         pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
@@ -238,9 +253,13 @@ static void *capture_main(void *arg)
         if (err < 0) {
             push_free(st, idx);
             if (err != RV_EPIPE) {
+                /* the message is on the context before run() can see the
+                 * error, and the log callback runs without our lock held */
+                const long long n = st->captured;
+                pthread_mutex_unlock(&st->mu);
+                report_read_error(st, err, n, seq);
+                pthread_mutex_lock(&st->mu);
                 st->cap_err = err;
-                rv__log(st->ctx, RV_LOG_ERROR, "streaming: reading a frame failed: %s (%s)",
-                        rv_strerror(err), rv_context_error(st->ctx));
             }
             break;
         }
@@ -431,7 +450,9 @@ static int join_capture(RV_Streaming *st, int wait_ms)
  * stop: the read's own timeout plus a margin. */
 static int stop_grace_ms(const RV_Streaming *st)
 {
-    return st->set.read_timeout_ms + 200;
+    /* (saturating: any read_timeout_ms >= 1 is valid, INT_MAX included) */
+    const int t = st->set.read_timeout_ms;
+    return t > INT_MAX - 200 ? INT_MAX : t + 200;
 }
 
 RV_API void rv_streaming_destroy(RV_Streaming **pst)
@@ -674,6 +695,7 @@ static int phase_deliver(rv_runstate *rs, rv_job *job, RV_Image *out, const RV_F
     if (st->set.sink && out) {
         RV_FrameStats fs;
         fill_stats(rs, job, fi, &fs);
+        const unsigned long seq = rv__error_seq(st->ctx);
         int err = rv_sink_write(st->set.sink, out, &fs);
         if (err == RV_EPIPE) {
             pthread_mutex_lock(&st->mu);
@@ -681,9 +703,12 @@ static int phase_deliver(rv_runstate *rs, rv_job *job, RV_Image *out, const RV_F
             pthread_mutex_unlock(&st->mu);
             return 1;
         }
-        if (err < 0)
-            return rv__error(st->ctx, err, "streaming: the sink failed on frame %lld: %s", job->meta.index,
-                             rv_strerror(err));
+        if (err < 0) {
+            char why[sizeof(st->ctx->err)];
+            rv__error_since(st->ctx, seq, why, sizeof(why));
+            return rv__error(st->ctx, err, "streaming: the sink failed on frame %lld: %s%s%.900s",
+                             job->meta.index, rv_strerror(err), why[0] ? ": " : "", why);
+        }
         pthread_mutex_lock(&st->mu);
         st->sink_frames++;
         if (fi->repeated)

@@ -294,6 +294,7 @@ RV_API int rv_stage_vector_apply(RV_StageVector *sv, RV_Image *frame, const RV_F
     d->frame_out = frame;
     d->failed = 0;
     d->err = 0;
+    d->stop_req = 0; /* a request belongs to the frame it was made in */
     for (int i = 0; i < sv->n; i++) {
         rv_stage *s = &sv->st[i];
         d->stage = i;

@@ -112,6 +112,32 @@ static void test_log_level(void **state)
     rv_context_destroy(&ctx);
 }
 
+/* Settings refused before a context exists: the message still goes to the
+ * settings' log callback (not to stderr behind the application's back). */
+static void test_bad_settings_logged(void **state)
+{
+    (void)state;
+    log_capture cap;
+    memset(&cap, 0, sizeof(cap));
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CPU;
+    s.log = capture;
+    s.log_opaque = &cap;
+    RV_Context *ctx = NULL;
+    s.threads = -1;
+    assert_int_equal(rv_context_create(&ctx, &s), RV_EINVAL);
+    assert_null(ctx);
+    assert_int_equal(cap.count[RV_LOG_ERROR], 1);
+    assert_non_null(strstr(cap.last, "threads must be 0..1024 (got -1)"));
+    s.threads = 1;
+    s.backend = (RV_Backend)7;
+    assert_int_equal(rv_context_create(&ctx, &s), RV_EINVAL);
+    assert_null(ctx);
+    assert_int_equal(cap.count[RV_LOG_ERROR], 2);
+    assert_non_null(strstr(cap.last, "unknown backend 7"));
+}
+
 static void test_module_path(void **state)
 {
     (void)state;
@@ -313,6 +339,7 @@ int main(void)
         cmocka_unit_test(test_defaults_and_lifetime),
         cmocka_unit_test(test_auto_fallback),
         cmocka_unit_test(test_log_level),
+        cmocka_unit_test(test_bad_settings_logged),
         cmocka_unit_test(test_module_path),
         cmocka_unit_test(test_module_threads),
         cmocka_unit_test(test_pixels_and_formats),

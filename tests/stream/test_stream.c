@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <signal.h>
 #include <time.h>
+#include <limits.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -813,6 +814,9 @@ static void test_source_error_limit_eagain(void **state)
     assert_int_equal(g->sum.end, RV_END_ERROR);
     assert_int_equal(g->sum.captured, 10);
     assert_int_equal(g->sum.processed, 10);
+    /* ... with a message on the context saying what failed */
+    assert_non_null(strstr(rv_context_error(g->ctx), "frame 10 from the application's read function failed"));
+    assert_non_null(strstr(rv_context_error(g->ctx), rv_strerror(RV_EIO)));
     rig_close(&g);
 
     /* max_frames on an endless source that often says EAGAIN; CSV log. */
@@ -854,6 +858,77 @@ static void test_source_error_limit_eagain(void **state)
     fclose(f);
     unlink(path);
     assert_int_equal(rows, 25);
+}
+
+/* Any read_timeout_ms >= 1 is accepted, INT_MAX too: the grace run() and
+ * destroy() give a read after a stop (the timeout + 200 ms) saturates
+ * instead of overflowing int (UBSan aborted here). */
+static void test_huge_read_timeout(void **state)
+{
+    (void)state;
+    rig *g = rig_open(5);
+    g->s.read_timeout_ms = INT_MAX;
+    assert_int_equal(rig_run(g), 0);
+    assert_int_equal(g->sum.end, RV_END_EOS);
+    assert_int_equal(g->sum.processed, 5);
+    rig_close(&g);
+}
+
+/* A sink that refuses a frame ends the run; the context's message keeps the
+ * sink's reason (it was "the sink failed on frame 0: invalid argument"). */
+static void stage_to_gray(RV_Image *frame, RV_Data *d)
+{
+    RV_Image *g = NULL;
+    if (rv_data_check(d, rv_data_image(d, "gray", rv_image_width(frame), rv_image_height(frame),
+                                       RV_FMT_GRAY8, &g)) < 0)
+        return;
+    rv_data_check(d, rv_data_set_frame(d, g));
+}
+
+static void test_sink_failure_message(void **state)
+{
+    (void)state;
+    rig *g = rig_open(3);
+    RV_Sink *sink = NULL;
+    assert_int_equal(rv_sink_open_y4m(g->ctx, "/dev/null", &g->vi, &sink), 0);
+    assert_int_equal(rv_stage_vector_push(g->sv, stage_to_gray, NULL, "gray"), 0);
+    g->s.sink = sink;
+    assert_int_equal(rig_run(g), RV_EINVAL);
+    assert_int_equal(g->sum.end, RV_END_ERROR);
+    const char *msg = rv_context_error(g->ctx);
+    assert_non_null(strstr(msg, "the sink failed on frame 0"));
+    assert_non_null(strstr(msg, "y4m writer: frame is 32x16 gray8, the stream is 32x16 rgba8"));
+    rig_close(&g);
+    rv_sink_close(&sink);
+}
+
+/* rv_data_request_stop() ends the run after the frame it was made in, and
+ * no other: a request made in rv_stage_vector_apply() (an application's own
+ * loop) stayed set and ended the next run on the vector after its first
+ * frame. */
+static int stop_wanted;
+static void stage_maybe_stop(RV_Image *frame, RV_Data *d)
+{
+    (void)frame;
+    if (stop_wanted)
+        rv_data_request_stop(d);
+}
+
+static void test_stop_request_does_not_leak(void **state)
+{
+    (void)state;
+    rig *g = rig_open(6);
+    assert_int_equal(rv_stage_vector_push(g->sv, stage_maybe_stop, NULL, "maybe-stop"), 0);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(g->ctx, W, H, RV_FMT_RGBA8, &img), 0);
+    stop_wanted = 1;
+    assert_int_equal(rv_stage_vector_apply(g->sv, img, NULL, NULL), 0);
+    stop_wanted = 0;
+    rv_image_destroy(&img);
+    assert_int_equal(rig_run(g), 0);
+    assert_int_equal(g->sum.end, RV_END_EOS);
+    assert_int_equal(g->sum.processed, 6);
+    rig_close(&g);
 }
 
 /* A frame log that cannot be written completely (a full disk: /dev/full)
@@ -1037,6 +1112,9 @@ int main(void)
         cmocka_unit_test(test_stop_by_stage_and_callback),
         cmocka_unit_test(test_stage_failure),
         cmocka_unit_test(test_source_error_limit_eagain),
+        cmocka_unit_test(test_huge_read_timeout),
+        cmocka_unit_test(test_sink_failure_message),
+        cmocka_unit_test(test_stop_request_does_not_leak),
         cmocka_unit_test(test_log_write_error),
         cmocka_unit_test(test_bad_arguments),
         cmocka_unit_test(test_gpu_streams_zero_is_default),

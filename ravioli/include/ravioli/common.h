@@ -54,7 +54,12 @@ typedef enum RV_LogLevel {
     RV_LOG_DEBUG = 3
 } RV_LogLevel;
 
-/** Log callback: `msg` has no trailing newline and is valid during the call. */
+/**
+ * Log callback: `msg` has no trailing newline and is valid during the call.
+ * Usually called on the thread using the context, but during an
+ * rv_streaming_run() also on its capture thread (a source's messages, e.g. a
+ * malformed Y4M frame), possibly at the same time: it must be thread-safe.
+ */
 typedef void (*RV_LogFn)(void *opaque, RV_LogLevel level, const char *msg);
 
 /** Version string of the library, "major.minor.patch". */

@@ -15,8 +15,9 @@
  *
  *     RV_StageVector *sv;
  *     rv_stage_vector_create(ctx, &sv);
- *     rv_stage_vector_push(sv, binarize, kbin, "binarize");
- *     rv_stage_vector_push(sv, edge, kedge, "edge");
+ *     // kbin, kedge: const RV_Kernel * from rv_kernel_get (the user pointer is void *)
+ *     rv_stage_vector_push(sv, binarize, (void *)kbin, "binarize");
+ *     rv_stage_vector_push(sv, edge, (void *)kedge, "edge");
  *
  *     RV_StreamSettings set;
  *     rv_stream_settings_default(&set);
@@ -33,7 +34,9 @@
  * stages, the frame callback and the sink all run on the thread that calls
  * rv_streaming_run() (so a window sink works from the main thread).
  * rv_streaming_stop() may be called from any thread and from a signal
- * handler. The context must not be used by other threads during a run.
+ * handler. The context must not be used by other threads during a run. The
+ * context's log callback may be called on the capture thread too (a failing
+ * source's messages), concurrently with the run() thread.
  *
  * On the CUDA backend the frame is uploaded once before the first stage,
  * stays on the device through all stages (operations and scratch images
@@ -240,8 +243,11 @@ typedef struct RV_StreamSettings {
     void *user;               /* for on_frame */
     int callback_skipped;     /* also call on_frame for skipped frames; default 0 */
     RV_AdaptSettings adapt;   /* adaptation; adapt.deadline_s 0 = 1/fps of the source (or 1/30) */
-    int spatial_stride;       /* initial S_I (default 1) */
-    int temporal_stride;      /* initial S_T (default 1) */
+    int spatial_stride;       /* initial S_I (default 1); with adapt.enabled only the first
+                               * processed frame runs at it: the controller then answers
+                               * from its own start, S_I = 1 (or adapt.fixed_spatial) */
+    int temporal_stride;      /* initial S_T (default 1); the same with adapt.enabled
+                               * (S_T = 1 or adapt.fixed_temporal from the second frame on) */
     const char *log_path;     /* per-frame CSV, or NULL: frame,time_s,proc_ms,deadline_ms,
                                * budget_ms,met,s_spatial,s_temporal,latency_ms,captured,skipped,
                                * dropped (names as in the adaptation log; rv-plot reads it) */
@@ -322,8 +328,10 @@ RV_API int rv_streaming_start(RV_Streaming *st);
 /**
  * Processes frames with the stages of `sv` until the source ends, the stop
  * flag is set, the sink is closed, or an error. Returns 0 when the run ended
- * normally (end of stream, stop, sink closed), else the negative error.
- * One run per RV_Streaming.
+ * normally (end of stream, stop, sink closed), else the negative error,
+ * whose message is on the context (rv_context_error; for a failed read it
+ * names the frame and carries the source's own message). One run per
+ * RV_Streaming.
  */
 RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv);
 /**

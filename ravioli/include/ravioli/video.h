@@ -63,8 +63,9 @@ typedef struct RV_V4L2Settings {
     int buffers;          /* mmap buffers, default 4 */
     int reopen;           /* 1: when the camera disappears, reads return RV_EAGAIN and reopen
                            * it once it is back; 0 (default): RV_ENODEV ends the stream */
-    int timeout_ms;       /* suggested read timeout (RV_Streaming uses it), default 1000;
-                           * rv_source_read() takes its own */
+    int timeout_ms;       /* suggested read timeout, default 1000, for the caller's reference
+                           * only: nothing in the library reads it; rv_source_read() takes
+                           * its own, and RV_Streaming uses RV_StreamSettings.read_timeout_ms */
     int raw_yuyv;         /* 1: when the camera gives YUYV, deliver it unconverted for a GPU
                            * path (see RV_VideoInfo.packed_yuyv); default 0 = RGBA8 */
 } RV_V4L2Settings;
