@@ -188,6 +188,54 @@ static void test_identity(void **state)
     free(o);
 }
 
+/* Messages (rv_dwt_error, the reason of rv_dwt_settings_check) carry no
+ * prefix of the module or the function: the caller adds its own
+ * ("rv-dwt: ...", ravioli-run's "stage 'denoise': ..."; docs/dwt.md). */
+static void assert_no_prefix(const char *msg)
+{
+    printf("  message: %s\n", msg);
+    assert_true(msg[0] != '\0');
+    assert_true(strncmp(msg, "dwt", 3) != 0);
+    assert_true(strncmp(msg, "rv_dwt", 6) != 0);
+    assert_true(strncmp(msg, "denoise", 7) != 0);
+}
+
+static void test_message_convention(void **state)
+{
+    (void)state;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.type = RV_DWT_I32;
+    char why[200];
+    assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), RV_EINVAL);
+    assert_string_equal(why, "CDF 9/7 is irreversible: f32 data only"); /* the documented example */
+    s.dims = 0;
+    s.type = RV_DWT_F32;
+    assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), RV_EINVAL);
+    assert_no_prefix(why);
+    rv_dwt_settings_default(&s);
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    float v[16] = {0};
+    assert_int_equal(rv_dwt_forward_host(d, v, v, 4, 4, 16, 33), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    assert_int_equal(rv_dwt_inverse_host(d, NULL, v, 4, 4, 16, 1), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    assert_int_equal(rv_dwt_forward_buffer(d, NULL, 4, 4, 16, 1), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    assert_int_equal(rv_dwt_forward(d, NULL, 1), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    RV_DwtDenoiseParams p;
+    rv_dwt_denoise_default(&p);
+    p.levels = -1;
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(g_ctx, 8, 8, RV_FMT_GRAY8, &img), 0);
+    assert_int_equal(rv_dwt_denoise(d, img, &p), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    rv_image_destroy(&img);
+    rv_dwt_destroy(&d);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -497,7 +545,7 @@ int main(void)
         cmocka_unit_test(test_1d_block),      cmocka_unit_test(test_1d_interleaved),
         cmocka_unit_test(test_long_rows),     cmocka_unit_test(test_image_api),
         cmocka_unit_test(test_denoise),       cmocka_unit_test(test_host_split),
-        cmocka_unit_test(test_copy16),
+        cmocka_unit_test(test_copy16),         cmocka_unit_test(test_message_convention),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
