@@ -368,6 +368,15 @@ static void test_denoise(void **state)
     assert_int_equal(rv_image_create(g_ctx, 8, 8, RV_FMT_RGBA8, &rgb), 0);
     assert_int_equal(rv_dwt_denoise(d, rgb, &p), RV_EINVAL);
     rv_image_destroy(&rgb);
+    /* a frame of another context is refused, as by rv_dwt_forward (its plane
+     * may be host memory, or on another stream, for this transform's kernels) */
+    RV_Context *c2 = rv_test_cpu_context(1);
+    RV_Image *other = NULL;
+    assert_int_equal(rv_image_create(c2, 8, 8, RV_FMT_GRAY8, &other), 0);
+    assert_int_equal(rv_dwt_denoise(d, other, &p), RV_EINVAL);
+    assert_non_null(strstr(rv_dwt_error(d), "another context"));
+    rv_image_destroy(&other);
+    rv_context_destroy(&c2);
     rv_dwt_destroy(&d);
     rv_image_destroy(&f);
     free(clean);

@@ -2538,6 +2538,8 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
     if (prm->levels < 0 || prm->levels > 32 || !(prm->threshold >= 0.0f))
         return fail(d, RV_EINVAL, "levels %d / threshold %g out of range", prm->levels,
                     (double)prm->threshold);
+    if (rv_image_context(frame) != d->ctx)
+        return fail(d, RV_EINVAL, "the frame belongs to another context");
     const RV_FormatInfo *fi = rv_format_info(rv_image_format(frame));
     if (!fi || (fi->elem_type != RV_ET_U8 && fi->elem_type != RV_ET_U16 && fi->elem_type != RV_ET_F32))
         return fail(d, RV_EINVAL, "%s frames have no luma plane (YUV or GRAY only)",

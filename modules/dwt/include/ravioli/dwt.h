@@ -393,7 +393,8 @@ RV_API void rv_dwt_denoise_default(RV_DwtDenoiseParams *p);
  * transform's wavelet, every detail coefficient is soft-thresholded, and the
  * plane is transformed back (rounded and clamped for integer planes). Chroma
  * is untouched. The RV_Dwt must have f32 settings; it keeps a float buffer of
- * the plane's size between calls. Call once per frame from a stage.
+ * the plane's size between calls. Call once per frame from a stage. The frame
+ * must belong to the transform's context (RV_EINVAL otherwise).
  */
 RV_API int rv_dwt_denoise(RV_Dwt *dwt, RV_Image *frame, const RV_DwtDenoiseParams *p);
 
