@@ -3,7 +3,7 @@
  *
  *     RV_DwtSettings s;
  *     rv_dwt_settings_default(&s);           // CDF 9/7, float, 2-D, block layout, in place
- *     s.wavelet = RV_DWT_CDF53; s.type = RV_DWT_I32;
+ *     s.wavelet = RV_DWT_CDF53;              // f32 (i32 samples: the buffer functions)
  *     RV_Dwt *dwt;
  *     rv_dwt_create(ctx, &s, &dwt);
  *     rv_dwt_forward(dwt, img, 3);          // GRAYF32 image, in its own storage
