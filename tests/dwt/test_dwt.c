@@ -5,6 +5,9 @@
  * several level counts, both layouts, 1-D and 2-D, fused and chunked rows;
  * wavelet denoising of a luma plane.
  */
+#include <limits.h>
+#include <time.h>
+
 #include "rv_test.h"
 
 #include "dwt_ref.h"
@@ -352,6 +355,39 @@ static void test_header_example(void **state)
     rv_image_destroy(&img);
 }
 
+/* rv_dwt_ll_size has no error return: any int sizes and levels give an
+ * answer without signed overflow (UBSan) and without one loop turn a level
+ * (levels = INT_MAX took seconds). */
+static void test_ll_size(void **state)
+{
+    (void)state;
+    int lw = 0, lh = 0;
+    rv_dwt_ll_size(NULL, 37, 23, 3, &lw, &lh);
+    assert_int_equal(lw, 5);
+    assert_int_equal(lh, 3);
+    rv_dwt_ll_size(NULL, 37, 23, 0, &lw, &lh);
+    assert_int_equal(lw, 37);
+    assert_int_equal(lh, 23);
+    rv_dwt_ll_size(NULL, INT_MAX, INT_MAX, 1, &lw, &lh);
+    assert_int_equal(lw, 1073741824);
+    assert_int_equal(lh, 1073741824);
+    const clock_t t0 = clock();
+    rv_dwt_ll_size(NULL, 5, 3, INT_MAX, &lw, &lh);
+    assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 0.1);
+    assert_int_equal(lw, 1);
+    assert_int_equal(lh, 1);
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.dims = 1;
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    rv_dwt_ll_size(d, 37, 23, INT_MAX, &lw, &lh); /* 1-D: rows only */
+    assert_int_equal(lw, 1);
+    assert_int_equal(lh, 23);
+    rv_dwt_ll_size(d, 37, 23, 2, NULL, NULL);
+    rv_dwt_destroy(&d);
+}
+
 static void test_denoise(void **state)
 {
     (void)state;
@@ -590,6 +626,7 @@ int main(void)
         cmocka_unit_test(test_denoise),       cmocka_unit_test(test_host_split),
         cmocka_unit_test(test_copy16),         cmocka_unit_test(test_message_convention),
         cmocka_unit_test(test_header_example),
+        cmocka_unit_test(test_ll_size),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -472,10 +472,11 @@ static int buf_ensure(RV_Dwt *d, RV_Buffer **b, size_t bytes, const char *what)
 RV_API void rv_dwt_ll_size(const RV_Dwt *d, int w, int h, int levels, int *llw, int *llh)
 {
     const int dims = d ? d->s.dims : 2;
-    for (int l = 0; l < levels; l++) {
-        w = (w + 1) / 2;
+    /* ceil(n / 2) as n - n / 2 (no overflow at INT_MAX); levels past 1 x 1 change nothing */
+    for (int l = 0; l < levels && (w > 1 || (dims == 2 && h > 1)); l++) {
+        w -= w / 2;
         if (dims == 2)
-            h = (h + 1) / 2;
+            h -= h / 2;
     }
     if (llw)
         *llw = w;
