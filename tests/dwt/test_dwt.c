@@ -388,6 +388,49 @@ static void test_ll_size(void **state)
     rv_dwt_destroy(&d);
 }
 
+/* The documented level range is 0..32, and levels past the point where the
+ * region is 1 x 1 (1-D: one sample wide) change nothing: 32 levels give the
+ * coefficients of just enough levels, in every layout, method and dims
+ * (the interleaved layout computed 1 << 31 for level 31: UBSan abort). */
+static void test_max_levels(void **state)
+{
+    (void)state;
+    const int w = 13, h = 6;
+    for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
+        for (int lay = 0; lay < 2; lay++)
+            for (int m = 0; m < 2; m++)
+                for (int dims = 1; dims <= 2; dims++) {
+                    RV_DwtSettings s;
+                    rv_dwt_settings_default(&s);
+                    s.wavelet = (RV_DwtWavelet)wv;
+                    s.layout = (RV_DwtLayout)lay;
+                    s.method = (RV_DwtMethod)m;
+                    s.dims = dims;
+                    if (wv != RV_DWT_CDF97)
+                        s.type = RV_DWT_I32;
+                    RV_Dwt *d = NULL;
+                    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+                    int32_t a[13 * 6], b[13 * 6], c[13 * 6];
+                    for (int i = 0; i < w * h; i++) {
+                        const int v = (i * 37 + 11) % 200 - 100;
+                        if (s.type == RV_DWT_I32)
+                            a[i] = v;
+                        else {
+                            const float f = (float)v;
+                            memcpy(&a[i], &f, 4);
+                        }
+                    }
+                    const int need = 4; /* 13 -> 7 -> 4 -> 2 -> 1 (6 -> 3 -> 2 -> 1 -> 1) */
+                    assert_int_equal(rv_dwt_forward_host(d, a, b, w, h, (size_t)w * 4, need), 0);
+                    assert_int_equal(rv_dwt_forward_host(d, a, c, w, h, (size_t)w * 4, 32), 0);
+                    assert_memory_equal(b, c, sizeof(b));
+                    assert_int_equal(rv_dwt_inverse_host(d, c, c, w, h, (size_t)w * 4, 32), 0);
+                    if (s.type == RV_DWT_I32)
+                        assert_memory_equal(a, c, sizeof(a));
+                    rv_dwt_destroy(&d);
+                }
+}
+
 static void test_denoise(void **state)
 {
     (void)state;
@@ -627,6 +670,7 @@ int main(void)
         cmocka_unit_test(test_copy16),         cmocka_unit_test(test_message_convention),
         cmocka_unit_test(test_header_example),
         cmocka_unit_test(test_ll_size),
+        cmocka_unit_test(test_max_levels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

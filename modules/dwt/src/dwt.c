@@ -1845,6 +1845,10 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
         for (int i = 0; i < levels; i++) {
             const int l = inverse ? levels - 1 - i : i;
             const plan_level *p = &d->lv[l];
+            /* past 1 x 1 (1-D: one sample wide) nothing changes, and the
+             * stride 1 << l need not fit an int (levels up to 32) */
+            if (p->w < 2 && (dims == 1 || p->h < 2))
+                continue;
             const int st = 1 << l, nlr = dims == 2 ? p->h : h, lsr = dims == 2 ? st : 1;
             for (int pass = 0; pass < 2; pass++) {
                 const int axis = inverse ? (dims == 2 ? 1 - pass : pass) : pass;
