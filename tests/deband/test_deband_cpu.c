@@ -386,6 +386,48 @@ static void test_borders_exact_buffers(void **state)
     rv_context_destroy(&ctx);
 }
 
+/* Messages (rv_deband_error, rv_deband_settings_check's) carry no prefix
+ * of the module or the function: the caller adds its own ("rv-deband: ...",
+ * ravioli-run's "stage 'deband': ..."; docs/deband.md). */
+static void assert_no_prefix(const char *msg)
+{
+    printf("  message: %s\n", msg);
+    assert_true(msg[0] != '\0');
+    assert_true(strncmp(msg, "deband", 6) != 0);
+    assert_true(strncmp(msg, "rv_deband", 9) != 0);
+}
+
+static void test_message_convention(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    s.range = -1;
+    char msg[256];
+    assert_int_equal(rv_deband_settings_check(&s, msg, sizeof(msg)), RV_EINVAL);
+    assert_string_equal(msg, "range must be 0..255 (got -1)"); /* the documented example */
+    assert_int_equal(rv_deband_settings_check(NULL, msg, sizeof(msg)), RV_EINVAL);
+    assert_no_prefix(msg);
+    assert_int_equal(rv_deband_configure(db, &s), RV_EINVAL);
+    assert_no_prefix(rv_deband_error(db));
+    RV_Image *a = NULL, *b = NULL;
+    assert_int_equal(rv_image_create(ctx, 8, 4, RV_FMT_GRAY8, &a), 0);
+    assert_int_equal(rv_image_create(ctx, 8, 4, RV_FMT_RGBA8, &b), 0);
+    assert_int_equal(rv_deband_apply(db, a, a, 0), RV_EINVAL);
+    assert_no_prefix(rv_deband_error(db));
+    assert_int_equal(rv_deband_apply(db, a, b, 0), RV_EINVAL);
+    assert_no_prefix(rv_deband_error(db));
+    assert_int_equal(rv_deband_apply(db, b, a, 0), RV_EINVAL);
+    assert_no_prefix(rv_deband_error(db));
+    rv_image_destroy(&a);
+    rv_image_destroy(&b);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+}
+
 static void expect_bad(RV_Deband *db, const RV_DebandSettings *s, const char *word)
 {
     char msg[256];
@@ -888,6 +930,7 @@ int main(void)
         cmocka_unit_test(test_tile_choose),
         cmocka_unit_test(test_tile_table),
         cmocka_unit_test(test_chain_rules),
+        cmocka_unit_test(test_message_convention),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,9 @@
  * several level counts, both layouts, 1-D and 2-D, fused and chunked rows;
  * wavelet denoising of a luma plane.
  */
+#include <limits.h>
+#include <time.h>
+
 #include "rv_test.h"
 
 #include "dwt_ref.h"
@@ -188,6 +191,54 @@ static void test_identity(void **state)
     free(o);
 }
 
+/* Messages (rv_dwt_error, the reason of rv_dwt_settings_check) carry no
+ * prefix of the module or the function: the caller adds its own
+ * ("rv-dwt: ...", ravioli-run's "stage 'denoise': ..."; docs/dwt.md). */
+static void assert_no_prefix(const char *msg)
+{
+    printf("  message: %s\n", msg);
+    assert_true(msg[0] != '\0');
+    assert_true(strncmp(msg, "dwt", 3) != 0);
+    assert_true(strncmp(msg, "rv_dwt", 6) != 0);
+    assert_true(strncmp(msg, "denoise", 7) != 0);
+}
+
+static void test_message_convention(void **state)
+{
+    (void)state;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.type = RV_DWT_I32;
+    char why[200];
+    assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), RV_EINVAL);
+    assert_string_equal(why, "CDF 9/7 is irreversible: f32 data only"); /* the documented example */
+    s.dims = 0;
+    s.type = RV_DWT_F32;
+    assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), RV_EINVAL);
+    assert_no_prefix(why);
+    rv_dwt_settings_default(&s);
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    float v[16] = {0};
+    assert_int_equal(rv_dwt_forward_host(d, v, v, 4, 4, 16, 33), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    assert_int_equal(rv_dwt_inverse_host(d, NULL, v, 4, 4, 16, 1), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    assert_int_equal(rv_dwt_forward_buffer(d, NULL, 4, 4, 16, 1), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    assert_int_equal(rv_dwt_forward(d, NULL, 1), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    RV_DwtDenoiseParams p;
+    rv_dwt_denoise_default(&p);
+    p.levels = -1;
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(g_ctx, 8, 8, RV_FMT_GRAY8, &img), 0);
+    assert_int_equal(rv_dwt_denoise(d, img, &p), RV_EINVAL);
+    assert_no_prefix(rv_dwt_error(d));
+    rv_image_destroy(&img);
+    rv_dwt_destroy(&d);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -270,6 +321,116 @@ static void test_image_api(void **state)
 }
 
 /* Denoising: threshold 0 gives the frame back; a threshold lowers the error to the clean image. */
+/* The example at the top of ravioli/dwt.h, as written there: a 5/3 transform
+ * of a GRAYF32 image and back (images take f32 settings; the example once
+ * set type I32 too, which rv_dwt_forward refuses). */
+static void test_header_example(void **state)
+{
+    (void)state;
+    RV_Context *ctx = g_ctx;
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(ctx, 19, 11, RV_FMT_GRAYF32, &img), 0);
+    rv_test_fill_random(img, 8);
+    ptrdiff_t pitch;
+    const unsigned char *p = rv_image_read(img, 0, &pitch);
+    float *in = malloc((size_t)19 * 11 * 4);
+    for (int y = 0; y < 11; y++)
+        memcpy(in + (size_t)y * 19, p + y * pitch, (size_t)19 * 4);
+    /* --- ravioli/dwt.h --- */
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);           // CDF 9/7, float, 2-D, block layout, in place
+    s.wavelet = RV_DWT_CDF53;              // f32 (i32 samples: the buffer functions)
+    RV_Dwt *dwt;
+    assert_int_equal(rv_dwt_create(ctx, &s, &dwt), 0);
+    assert_int_equal(rv_dwt_forward(dwt, img, 3), 0);          // GRAYF32 image, in its own storage
+    assert_int_equal(rv_dwt_inverse(dwt, img, 3), 0);
+    rv_dwt_destroy(&dwt);
+    /* --- */
+    assert_null(dwt);
+    p = rv_image_read(img, 0, &pitch);
+    for (int y = 0; y < 11; y++)
+        for (int x = 0; x < 19; x++)
+            assert_true(fabsf(((const float *)(p + y * pitch))[x] - in[(size_t)y * 19 + x]) < 1e-5f);
+    free(in);
+    rv_image_destroy(&img);
+}
+
+/* rv_dwt_ll_size has no error return: any int sizes and levels give an
+ * answer without signed overflow (UBSan) and without one loop turn a level
+ * (levels = INT_MAX took seconds). */
+static void test_ll_size(void **state)
+{
+    (void)state;
+    int lw = 0, lh = 0;
+    rv_dwt_ll_size(NULL, 37, 23, 3, &lw, &lh);
+    assert_int_equal(lw, 5);
+    assert_int_equal(lh, 3);
+    rv_dwt_ll_size(NULL, 37, 23, 0, &lw, &lh);
+    assert_int_equal(lw, 37);
+    assert_int_equal(lh, 23);
+    rv_dwt_ll_size(NULL, INT_MAX, INT_MAX, 1, &lw, &lh);
+    assert_int_equal(lw, 1073741824);
+    assert_int_equal(lh, 1073741824);
+    const clock_t t0 = clock();
+    rv_dwt_ll_size(NULL, 5, 3, INT_MAX, &lw, &lh);
+    assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 0.1);
+    assert_int_equal(lw, 1);
+    assert_int_equal(lh, 1);
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.dims = 1;
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    rv_dwt_ll_size(d, 37, 23, INT_MAX, &lw, &lh); /* 1-D: rows only */
+    assert_int_equal(lw, 1);
+    assert_int_equal(lh, 23);
+    rv_dwt_ll_size(d, 37, 23, 2, NULL, NULL);
+    rv_dwt_destroy(&d);
+}
+
+/* The documented level range is 0..32, and levels past the point where the
+ * region is 1 x 1 (1-D: one sample wide) change nothing: 32 levels give the
+ * coefficients of just enough levels, in every layout, method and dims
+ * (the interleaved layout computed 1 << 31 for level 31: UBSan abort). */
+static void test_max_levels(void **state)
+{
+    (void)state;
+    const int w = 13, h = 6;
+    for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
+        for (int lay = 0; lay < 2; lay++)
+            for (int m = 0; m < 2; m++)
+                for (int dims = 1; dims <= 2; dims++) {
+                    RV_DwtSettings s;
+                    rv_dwt_settings_default(&s);
+                    s.wavelet = (RV_DwtWavelet)wv;
+                    s.layout = (RV_DwtLayout)lay;
+                    s.method = (RV_DwtMethod)m;
+                    s.dims = dims;
+                    if (wv != RV_DWT_CDF97)
+                        s.type = RV_DWT_I32;
+                    RV_Dwt *d = NULL;
+                    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+                    int32_t a[13 * 6], b[13 * 6], c[13 * 6];
+                    for (int i = 0; i < w * h; i++) {
+                        const int v = (i * 37 + 11) % 200 - 100;
+                        if (s.type == RV_DWT_I32)
+                            a[i] = v;
+                        else {
+                            const float f = (float)v;
+                            memcpy(&a[i], &f, 4);
+                        }
+                    }
+                    const int need = 4; /* 13 -> 7 -> 4 -> 2 -> 1 (6 -> 3 -> 2 -> 1 -> 1) */
+                    assert_int_equal(rv_dwt_forward_host(d, a, b, w, h, (size_t)w * 4, need), 0);
+                    assert_int_equal(rv_dwt_forward_host(d, a, c, w, h, (size_t)w * 4, 32), 0);
+                    assert_memory_equal(b, c, sizeof(b));
+                    assert_int_equal(rv_dwt_inverse_host(d, c, c, w, h, (size_t)w * 4, 32), 0);
+                    if (s.type == RV_DWT_I32)
+                        assert_memory_equal(a, c, sizeof(a));
+                    rv_dwt_destroy(&d);
+                }
+}
+
 static void test_denoise(void **state)
 {
     (void)state;
@@ -320,6 +481,15 @@ static void test_denoise(void **state)
     assert_int_equal(rv_image_create(g_ctx, 8, 8, RV_FMT_RGBA8, &rgb), 0);
     assert_int_equal(rv_dwt_denoise(d, rgb, &p), RV_EINVAL);
     rv_image_destroy(&rgb);
+    /* a frame of another context is refused, as by rv_dwt_forward (its plane
+     * may be host memory, or on another stream, for this transform's kernels) */
+    RV_Context *c2 = rv_test_cpu_context(1);
+    RV_Image *other = NULL;
+    assert_int_equal(rv_image_create(c2, 8, 8, RV_FMT_GRAY8, &other), 0);
+    assert_int_equal(rv_dwt_denoise(d, other, &p), RV_EINVAL);
+    assert_non_null(strstr(rv_dwt_error(d), "another context"));
+    rv_image_destroy(&other);
+    rv_context_destroy(&c2);
     rv_dwt_destroy(&d);
     rv_image_destroy(&f);
     free(clean);
@@ -521,7 +691,10 @@ int main(void)
         cmocka_unit_test(test_1d_block),      cmocka_unit_test(test_1d_interleaved),
         cmocka_unit_test(test_long_rows),     cmocka_unit_test(test_image_api),
         cmocka_unit_test(test_denoise),       cmocka_unit_test(test_host_split),
-        cmocka_unit_test(test_copy16),
+        cmocka_unit_test(test_copy16),         cmocka_unit_test(test_message_convention),
+        cmocka_unit_test(test_header_example),
+        cmocka_unit_test(test_ll_size),
+        cmocka_unit_test(test_max_levels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

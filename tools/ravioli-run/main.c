@@ -684,13 +684,9 @@ int main(int argc, char **argv)
                      info.height};
     for (int i = 0; i < o.nstages; i++) {
         if ((err = add_stage(chain, &nchain, &o.stages[i], &env, &cur, o.quiet)) < 0) {
-            /* the library's messages may begin with the stage's name ("deband: ..."):
-             * said once */
-            const char *why = env.err;
-            const size_t kl = strlen(o.stages[i].kernel);
-            if (!strncmp(why, o.stages[i].kernel, kl) && !strncmp(why + kl, ": ", 2))
-                why += kl + 2;
-            fprintf(stderr, "%s: stage '%s': %s\n", prog, o.stages[i].label, why);
+            /* env.err is without the stage's name (the modules' messages carry
+             * no prefix either: docs/dwt.md, docs/deband.md) */
+            fprintf(stderr, "%s: stage '%s': %s\n", prog, o.stages[i].label, env.err);
             rc = err == RV_ENOSYS || err == RV_EINVAL ? EXIT_USAGE : EXIT_UNAVAILABLE;
             goto out;
         }

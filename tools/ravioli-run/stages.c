@@ -200,7 +200,9 @@ static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
     /* slot 0 now: a settings or module error shows before the run */
     int err = rv_dwt_create(env->ctx, &ds->ds, &ds->d[0]);
     if (err < 0) {
-        snprintf(env->err, sizeof(env->err), "%s", rv_context_error(env->ctx));
+        /* refused settings: their reason; else the module's, on the context */
+        if (rv_dwt_settings_check(&ds->ds, env->err, sizeof(env->err)) == 0)
+            snprintf(env->err, sizeof(env->err), "%s", rv_context_error(env->ctx));
         return err;
     }
     return 0;
@@ -212,18 +214,19 @@ static void run_denoise(RV_Image *frame, RV_Data *d)
     dwt_slots *ds = s->obj;
     const int slot = rv_data_slot(d);
     if (slot < 0 || slot >= RV_MAX_FRAMES_IN_FLIGHT) {
-        rv_data_fail(d, RV_EINVAL, "denoise: frame slot %d out of range", slot);
+        rv_data_fail(d, RV_EINVAL, "frame slot %d out of range", slot); /* the stream names the stage */
         return;
     }
-    if (!ds->d[slot] && rv_dwt_create(rv_data_context(d), &ds->ds, &ds->d[slot]) < 0) {
-        rv_data_fail(d, RV_ENOMEM, "denoise: %s", rv_context_error(rv_data_context(d)));
+    int err = 0;
+    if (!ds->d[slot] && (err = rv_dwt_create(rv_data_context(d), &ds->ds, &ds->d[slot])) < 0) {
+        rv_data_fail(d, err, "%s", rv_context_error(rv_data_context(d)));
         return;
     }
     RV_DwtDenoiseParams p;
     rv_dwt_denoise_default(&p);
     p.threshold = (float)s->val[0];
     p.levels = s->val[1];
-    int err = rv_dwt_denoise(ds->d[slot], frame, &p);
+    err = rv_dwt_denoise(ds->d[slot], frame, &p);
     if (err < 0)
         rv_data_fail(d, err, "%s", rv_dwt_error(ds->d[slot])); /* the stream names the stage */
 }

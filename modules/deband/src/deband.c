@@ -107,31 +107,31 @@ RV_API int rv_deband_settings_check(const RV_DebandSettings *s, char *msg, size_
     if (msg && n)
         msg[0] = '\0';
     if (!s)
-        return bad(msg, n, "deband: settings are NULL");
+        return bad(msg, n, "settings are NULL");
     if (s->range < 0 || s->range > RV_DEBAND_MAX_RANGE)
-        return bad(msg, n, "deband: range must be 0..%d (got %d)", RV_DEBAND_MAX_RANGE, s->range);
+        return bad(msg, n, "range must be 0..%d (got %d)", RV_DEBAND_MAX_RANGE, s->range);
     const int thr[3] = {s->y, s->cb, s->cr};
     static const char *const tn[3] = {"y", "cb", "cr"};
     for (int i = 0; i < 3; i++)
         if (thr[i] < 0 || thr[i] > RV_DEBAND_MAX_THR)
-            return bad(msg, n, "deband: threshold %s must be 0..%d (got %d)", tn[i], RV_DEBAND_MAX_THR,
+            return bad(msg, n, "threshold %s must be 0..%d (got %d)", tn[i], RV_DEBAND_MAX_THR,
                        thr[i]);
     if (s->grainy < 0 || s->grainy > RV_DEBAND_MAX_GRAIN)
-        return bad(msg, n, "deband: grainy must be 0..%d (got %d)", RV_DEBAND_MAX_GRAIN, s->grainy);
+        return bad(msg, n, "grainy must be 0..%d (got %d)", RV_DEBAND_MAX_GRAIN, s->grainy);
     if (s->grainc < 0 || s->grainc > RV_DEBAND_MAX_GRAIN)
-        return bad(msg, n, "deband: grainc must be 0..%d (got %d)", RV_DEBAND_MAX_GRAIN, s->grainc);
+        return bad(msg, n, "grainc must be 0..%d (got %d)", RV_DEBAND_MAX_GRAIN, s->grainc);
     if (s->sample_mode < 0 || s->sample_mode > 2)
         return bad(msg, n,
-                   "deband: unknown sample_mode %d (0: one reference, 1: two, 2: four)",
+                   "unknown sample_mode %d (0: one reference, 1: two, 2: four)",
                    s->sample_mode);
     if (s->blur_first != 0 && s->blur_first != 1)
-        return bad(msg, n, "deband: blur_first must be 0 or 1 (got %d)", s->blur_first);
+        return bad(msg, n, "blur_first must be 0 or 1 (got %d)", s->blur_first);
     if (s->dynamic_grain != 0 && s->dynamic_grain != 1)
-        return bad(msg, n, "deband: dynamic_grain must be 0 or 1 (got %d)", s->dynamic_grain);
+        return bad(msg, n, "dynamic_grain must be 0 or 1 (got %d)", s->dynamic_grain);
     if (s->interlaced != 0 && s->interlaced != 1)
-        return bad(msg, n, "deband: interlaced must be 0 or 1 (got %d)", s->interlaced);
+        return bad(msg, n, "interlaced must be 0 or 1 (got %d)", s->interlaced);
     if (s->output_depth != 0 && s->output_depth != 8 && s->output_depth != 16)
-        return bad(msg, n, "deband: output_depth must be 0 (as input), 8 or 16 (got %d)",
+        return bad(msg, n, "output_depth must be 0 (as input), 8 or 16 (got %d)",
                    s->output_depth);
     return 0;
 }
@@ -237,7 +237,7 @@ static const RV_Kernel *kernel_for(RV_Deband *d, int tiled, int in16, int out16)
              in16 ? 16 : 8, out16 ? 16 : 8, tiled == 2 ? "_sd" : tiled ? "_s" : "");
     const RV_Kernel *k = NULL;
     if (rv_kernel_get(d->mod, name, &k) < 0) {
-        fail(d, RV_ENOENT, "deband: kernel %s: %s", name, rv_context_error(d->ctx));
+        fail(d, RV_ENOENT, "kernel %s: %s", name, rv_context_error(d->ctx));
         return NULL;
     }
     d->k[tiled][in16][out16] = k;
@@ -250,26 +250,26 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         return RV_EINVAL;
     d->err[0] = '\0';
     if (!dst || !src)
-        return fail(d, RV_EINVAL, "rv_deband_apply: dst and src are required");
+        return fail(d, RV_EINVAL, "dst and src are required");
     if (dst == src)
-        return fail(d, RV_EINVAL, "rv_deband_apply: dst must not be src (the filter reads neighbours)");
+        return fail(d, RV_EINVAL, "dst must not be src (the filter reads neighbours)");
     if (rv_image_context(dst) != d->ctx || rv_image_context(src) != d->ctx)
-        return fail(d, RV_EINVAL, "rv_deband_apply: the images belong to another context");
+        return fail(d, RV_EINVAL, "the images belong to another context");
     const RV_Format fin = rv_image_format(src);
     const RV_Format fout = rv_deband_output_format(d, fin);
     const RV_FormatInfo *fi = rv_format_info(fin);
     if (!fout)
         return fail(d, RV_EINVAL,
-                    "rv_deband_apply: format %s is not supported (gray8/16, yuv420p8/16, yuv444p8/16)",
+                    "format %s is not supported (gray8/16, yuv420p8/16, yuv444p8/16)",
                     fi ? fi->name : "?");
     if (rv_image_format(dst) != fout) {
         const RV_FormatInfo *fo = rv_format_info(rv_image_format(dst));
-        return fail(d, RV_EINVAL, "rv_deband_apply: dst is %s, expected %s for a %s input",
+        return fail(d, RV_EINVAL, "dst is %s, expected %s for a %s input",
                     fo ? fo->name : "?", rv_format_info(fout)->name, fi->name);
     }
     const int w = rv_image_width(src), h = rv_image_height(src);
     if (rv_image_width(dst) != w || rv_image_height(dst) != h)
-        return fail(d, RV_EINVAL, "rv_deband_apply: dst is %dx%d, src %dx%d", rv_image_width(dst),
+        return fail(d, RV_EINVAL, "dst is %dx%d, src %dx%d", rv_image_width(dst),
                     rv_image_height(dst), w, h);
 
     const int in16 = fi->sample_bytes == 2;
@@ -299,9 +299,9 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
         if (err >= 0)
             err = rv_image_kernel_address(dst, p, RV_ACCESS_WRITE, &a.dst[p], &dp);
         if (err < 0)
-            return fail(d, err, "rv_deband_apply: %s", rv_context_error(d->ctx));
+            return fail(d, err, "%s", rv_context_error(d->ctx));
         if (sp <= 0 || sp >= (1 << 23) || dp <= 0)
-            return fail(d, RV_EINVAL, "rv_deband_apply: plane %d pitch %td outside 1..2^23", p, sp);
+            return fail(d, RV_EINVAL, "plane %d pitch %td outside 1..2^23", p, sp);
         a.spitch[p] = sp;
         a.dpitch[p] = dp;
         a.w[p] = rv_image_plane_width(src, p);
@@ -407,7 +407,7 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
     d->queued = rv_context_queued(d->ctx);
     if (err < 0) {
         d->chain.n = 0;
-        return fail(d, err, "rv_deband_apply: %s", rv_context_error(d->ctx));
+        return fail(d, err, "%s", rv_context_error(d->ctx));
     }
     d->overlapped += (a.independent & RV_DEBAND_NO_WAIT) != 0;
     return 0;

@@ -332,7 +332,7 @@ RV_API int rv_dwt_settings_check(const RV_DwtSettings *s, char *why, size_t why_
         return 0;
     }
     if (why && why_len)
-        snprintf(why, why_len, "rv_dwt_create: %s", buf);
+        snprintf(why, why_len, "%s", buf);
     return RV_EINVAL;
 }
 
@@ -463,7 +463,7 @@ static int buf_ensure_in(RV_Dwt *d, RV_Context *ctx, RV_Buffer **b, size_t bytes
     rv_buffer_destroy(b);
     const int err = rv_buffer_create(ctx, bytes, b);
     if (err < 0)
-        return fail(d, err, "dwt: %s (%zu bytes): %s (%s)", what, bytes, rv_context_error(d->ctx), rv_strerror(err));
+        return fail(d, err, "%s (%zu bytes): %s (%s)", what, bytes, rv_context_error(d->ctx), rv_strerror(err));
     const double m = (double)rv_dwt_memory(d);
     if (m > d->stats.peak_device_bytes)
         d->stats.peak_device_bytes = m;
@@ -478,10 +478,11 @@ static int buf_ensure(RV_Dwt *d, RV_Buffer **b, size_t bytes, const char *what)
 RV_API void rv_dwt_ll_size(const RV_Dwt *d, int w, int h, int levels, int *llw, int *llh)
 {
     const int dims = d ? d->s.dims : 2;
-    for (int l = 0; l < levels; l++) {
-        w = (w + 1) / 2;
+    /* ceil(n / 2) as n - n / 2 (no overflow at INT_MAX); levels past 1 x 1 change nothing */
+    for (int l = 0; l < levels && (w > 1 || (dims == 2 && h > 1)); l++) {
+        w -= w / 2;
         if (dims == 2)
-            h = (h + 1) / 2;
+            h -= h / 2;
     }
     if (llw)
         *llw = w;
@@ -515,7 +516,7 @@ static int add_leaders(RV_Dwt *d, int nc, int *off, int *cnt, size_t *cap)
         return 0; /* 1 or 2 chunks: nothing moves */
     unsigned char *seen = calloc((size_t)nc, 1);
     if (!seen)
-        return fail(d, RV_ENOMEM, "dwt: out of memory");
+        return fail(d, RV_ENOMEM, "out of memory");
     const int nE = (nc + 1) / 2;
     for (int i = 0; i < nc; i++) {
         if (seen[i])
@@ -533,7 +534,7 @@ static int add_leaders(RV_Dwt *d, int nc, int *off, int *cnt, size_t *cap)
             int32_t *t = realloc(d->tab, nc2 * sizeof(int32_t));
             if (!t) {
                 free(seen);
-                return fail(d, RV_ENOMEM, "dwt: out of memory");
+                return fail(d, RV_ENOMEM, "out of memory");
             }
             d->tab = t;
             *cap = nc2;
@@ -553,7 +554,7 @@ static int make_plan(RV_Dwt *d, int w, int h, int levels)
     free(d->lv);
     d->lv = calloc((size_t)levels + 1, sizeof(plan_level));
     if (!d->lv)
-        return fail(d, RV_ENOMEM, "dwt: out of memory");
+        return fail(d, RV_ENOMEM, "out of memory");
     d->ntab = 0;
     size_t cap = 0;
     free(d->tab);
@@ -585,13 +586,13 @@ static int make_plan(RV_Dwt *d, int w, int h, int levels)
         /* the table may still be read by queued kernels of an earlier call */
         int err = rv_context_sync(d->ctx);
         if (err < 0)
-            return rvfail(d, err, "dwt: sync");
+            return rvfail(d, err, "sync");
         if ((err = buf_ensure(d, &d->table, bytes, "leader table")) < 0)
             return err;
         if (err < 0)
-            return rvfail(d, err, "dwt: sync");
+            return rvfail(d, err, "sync");
         if ((err = rv_buffer_upload(d->table, 0, d->tab, bytes)) < 0)
-            return rvfail(d, err, "dwt: leader table upload");
+            return rvfail(d, err, "leader table upload");
     }
     d->pw = w;
     d->ph = h;
@@ -623,7 +624,7 @@ static int launch(RV_Dwt *d, const RV_Kernel *k, RV_LaunchShape *sh, const void 
     int err;
     if (d->s.profile) {
         if ((err = rv_context_sync(d->ctx)) < 0)
-            return rvfail(d, err, "dwt: sync");
+            return rvfail(d, err, "sync");
         t0 = now();
     }
     err = rv_launch_raw(k, sh, args, size);
@@ -1831,11 +1832,11 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
 {
     int err;
     if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM)
-        return fail(d, RV_EINVAL, "dwt: size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
+        return fail(d, RV_EINVAL, "size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
     if (levels < 0 || levels > 32)
-        return fail(d, RV_EINVAL, "dwt: levels %d outside 0..32", levels);
+        return fail(d, RV_EINVAL, "levels %d outside 0..32", levels);
     if (pitch < (int64_t)w * 4 || pitch % 4)
-        return fail(d, RV_EINVAL, "dwt: pitch %lld too small for %d samples or not a multiple of 4",
+        return fail(d, RV_EINVAL, "pitch %lld too small for %d samples or not a multiple of 4",
                     (long long)pitch, w);
     if (levels == 0)
         return 0;
@@ -1850,6 +1851,10 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
         for (int i = 0; i < levels; i++) {
             const int l = inverse ? levels - 1 - i : i;
             const plan_level *p = &d->lv[l];
+            /* past 1 x 1 (1-D: one sample wide) nothing changes, and the
+             * stride 1 << l need not fit an int (levels up to 32) */
+            if (p->w < 2 && (dims == 1 || p->h < 2))
+                continue;
             const int st = 1 << l, nlr = dims == 2 ? p->h : h, lsr = dims == 2 ? st : 1;
             for (int pass = 0; pass < 2; pass++) {
                 const int axis = inverse ? (dims == 2 ? 1 - pass : pass) : pass;
@@ -2000,15 +2005,15 @@ static int transform_plan(RV_Dwt *d, uint64_t base, int64_t pitch, int w, int h,
 static int image_args(RV_Dwt *d, RV_Image *img, uint64_t *base, int64_t *pitch)
 {
     if (!img)
-        return fail(d, RV_EINVAL, "dwt: image is NULL");
+        return fail(d, RV_EINVAL, "image is NULL");
     if (rv_image_format(img) != RV_FMT_GRAYF32 || d->type != DWT_F32)
-        return fail(d, RV_EINVAL, "dwt: images must be GRAYF32 with f32 settings (use a buffer for i32)");
+        return fail(d, RV_EINVAL, "images must be GRAYF32 with f32 settings (use a buffer for i32)");
     if (rv_image_context(img) != d->ctx)
-        return fail(d, RV_EINVAL, "dwt: the image belongs to another context");
+        return fail(d, RV_EINVAL, "the image belongs to another context");
     ptrdiff_t pt = 0;
     int err = rv_image_kernel_address(img, 0, RV_ACCESS_RW, base, &pt);
     if (err < 0)
-        return rvfail(d, err, "dwt: image address");
+        return rvfail(d, err, "image address");
     *pitch = (int64_t)pt;
     return 0;
 }
@@ -2039,13 +2044,13 @@ RV_API int rv_dwt_inverse(RV_Dwt *d, RV_Image *img, int levels)
 static int buffer_check(RV_Dwt *d, RV_Buffer *buf, int w, int h, size_t pitch)
 {
     if (!buf)
-        return fail(d, RV_EINVAL, "dwt: buffer is NULL");
+        return fail(d, RV_EINVAL, "buffer is NULL");
     if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM)
-        return fail(d, RV_EINVAL, "dwt: size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
+        return fail(d, RV_EINVAL, "size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
     if (pitch < (size_t)w * 4 || pitch % 4 || pitch > ((size_t)1 << 32))
-        return fail(d, RV_EINVAL, "dwt: bad pitch %zu for %d samples", pitch, w);
+        return fail(d, RV_EINVAL, "bad pitch %zu for %d samples", pitch, w);
     if ((size_t)(h - 1) * pitch + (size_t)w * 4 > rv_buffer_size(buf))
-        return fail(d, RV_EINVAL, "dwt: %dx%d samples (pitch %zu) do not fit a %zu-byte buffer", w, h, pitch,
+        return fail(d, RV_EINVAL, "%dx%d samples (pitch %zu) do not fit a %zu-byte buffer", w, h, pitch,
                     rv_buffer_size(buf));
     return 0;
 }
@@ -2115,7 +2120,7 @@ static int xfer_rows(RV_Dwt *d, RV_Buffer *b, size_t off, size_t bp, unsigned ch
     const int err = up ? rv_buffer_upload_rows(b, off, bp, h, hp, rb, (size_t)rows)
                        : rv_buffer_download_rows(b, off, bp, h, hp, rb, (size_t)rows);
     if (err < 0)
-        return rvfail(d, err, up ? "dwt: upload" : "dwt: download");
+        return rvfail(d, err, up ? "upload" : "download");
     if (up)
         d->stats.upload_bytes += (double)bytes;
     else
@@ -2185,7 +2190,7 @@ static int host_whole(RV_Dwt *d, const unsigned char *src, unsigned char *dst, s
                             method_for(d, bytes, usable), dims)) < 0)
         return err;
     if ((err = rv_context_sync(d->ctx)) < 0)
-        return rvfail(d, err, "dwt: sync");
+        return rvfail(d, err, "sync");
     return get_rows(d, d->sb[0], 0, dst, hp, rb, h);
 }
 
@@ -2248,7 +2253,7 @@ static int stripe_up(RV_Dwt *d, const stripe_job *j, int i, int set)
     double bytes = 0;
     const int err = stripe_copy_up(d, j, i, set, &bytes);
     if (err < 0)
-        return rvfail_in(d, d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, err, "dwt: upload");
+        return rvfail_in(d, d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, err, "upload");
     d->stats.upload_bytes += bytes;
     return 0;
 }
@@ -2347,7 +2352,7 @@ static int stripe_duplex(RV_Dwt *d, stripe_job *j)
                 up_main(&t);
         }
         if ((err = rv_context_sync(d->ctx)) < 0)
-            err = rvfail(d, err, "dwt: sync");
+            err = rvfail(d, err, "sync");
         else
             err = stripe_down(d, j, i, cur);
         if (spawned)
@@ -2356,7 +2361,7 @@ static int stripe_duplex(RV_Dwt *d, stripe_job *j)
             return err;
         if (more) {
             if (t.err < 0)
-                return rvfail_in(d, d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, t.err, "dwt: upload");
+                return rvfail_in(d, d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, t.err, "upload");
             d->stats.upload_bytes += t.bytes;
             if ((err = stripe_run(d, j, i + 1, nxt)) < 0)
                 return err;
@@ -2378,7 +2383,7 @@ static int stripe_pipeline(RV_Dwt *d, stripe_job *j)
         if (two && i + 1 < n && (err = stripe_up(d, j, i + 1, nxt)) < 0)
             return err;
         if ((err = rv_context_sync(d->ctx)) < 0)
-            return rvfail(d, err, "dwt: sync");
+            return rvfail(d, err, "sync");
         if (two && i + 1 < n && (err = stripe_run(d, j, i + 1, nxt)) < 0)
             return err;
         if ((err = stripe_down(d, j, i, cur)) < 0)
@@ -2418,7 +2423,7 @@ static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned ch
         j.nsets = 1;
     }
     if (g < 1)
-        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for a row of %zu bytes",
+        return fail(d, RV_ENOMEM, "device memory limit %zu too small for a row of %zu bytes",
                     d->s.device_memory_limit, j.rb);
     j.P = (int)g;
     const size_t na[2] = {0, 0}, nb[2] = {j.rb * (size_t)g, j.nsets > 1 ? j.rb * (size_t)g : 0};
@@ -2456,7 +2461,7 @@ static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned c
         j.nsets = 1;
     }
     if (P < 1)
-        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu too small for stripes of %zu-byte rows",
+        return fail(d, RV_ENOMEM, "device memory limit %zu too small for stripes of %zu-byte rows",
                     d->s.device_memory_limit, j.rb);
     j.P = (int)P;
     const size_t sa = j.rb * (size_t)(2 * P + 4 * j.H), sb = j.rb * (size_t)(2 * P);
@@ -2502,7 +2507,7 @@ static unsigned char *region_copy(RV_Dwt *d, const unsigned char *src, size_t sp
 {
     unsigned char *c = malloc((size_t)w * 4 * (size_t)h);
     if (!c) {
-        fail(d, RV_ENOMEM, "dwt: out of host memory (%dx%d region copy)", w, h);
+        fail(d, RV_ENOMEM, "out of host memory (%dx%d region copy)", w, h);
         return NULL;
     }
     copy_rows(c, (size_t)w * 4, src, sp, (size_t)w * 4, h);
@@ -2514,19 +2519,19 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
     if (!d)
         return RV_EINVAL;
     if (!vin || !vout)
-        return fail(d, RV_EINVAL, "dwt: host in and out are required");
+        return fail(d, RV_EINVAL, "host in and out are required");
     if (w < 1 || h < 1 || w > RV_MAX_DIM || h > RV_MAX_DIM)
-        return fail(d, RV_EINVAL, "dwt: size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
+        return fail(d, RV_EINVAL, "size %dx%d outside 1..%d", w, h, RV_MAX_DIM);
     if (pitch < (size_t)w * 4 || pitch % 4)
-        return fail(d, RV_EINVAL, "dwt: bad pitch %zu for %d samples", pitch, w);
+        return fail(d, RV_EINVAL, "bad pitch %zu for %d samples", pitch, w);
     if (levels < 0 || levels > 32)
-        return fail(d, RV_EINVAL, "dwt: levels %d outside 0..32", levels);
+        return fail(d, RV_EINVAL, "levels %d outside 0..32", levels);
     const unsigned char *in = vin;
     unsigned char *out = vout;
     const size_t rb = (size_t)w * 4, reserve = 65536;
     const size_t lim = d->s.device_memory_limit;
     if (lim && lim <= reserve)
-        return fail(d, RV_ENOMEM, "dwt: device memory limit %zu below the %zu bytes kept for tables", lim, reserve);
+        return fail(d, RV_ENOMEM, "device memory limit %zu below the %zu bytes kept for tables", lim, reserve);
     const size_t usable = lim ? lim - reserve : (size_t)-1;
     int err;
     if (lim) {
@@ -2554,7 +2559,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
     while (lf < levels && !FITS(lf))
         lf++;
     if (lf > 0 && d->s.layout != RV_DWT_LAYOUT_BLOCK)
-        return fail(d, RV_EINVAL, "dwt: %dx%d does not fit the device memory limit %zu; splitting needs the block layout",
+        return fail(d, RV_EINVAL, "%dx%d does not fit the device memory limit %zu; splitting needs the block layout",
                     w, h, lim);
 #undef FITS
     /* the LL region of level lf kept on the device between the striped level lf - 1 and
@@ -2590,7 +2595,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
             const int64_t lp = (int64_t)lw[lf] * 4;
             if ((err = transform_as(d, ll, lp, lw[lf], lh[lf], levels - lf, 0, method_for(d, llb, usable), 2)) >= 0 &&
                 (err = rv_context_sync(d->ctx)) < 0)
-                err = rvfail(d, err, "dwt: sync");
+                err = rvfail(d, err, "sync");
             if (err >= 0)
                 err = get_rows(d, d->ll, 0, out, pitch, (size_t)lp, lh[lf]);
             return keep_done(d, err);
@@ -2609,7 +2614,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
             (err = transform_as(d, ll, (int64_t)lp, lw[lf], lh[lf], levels - lf, 1, method_for(d, llb, usable), 2)) < 0)
             return keep_done(d, err);
         if ((err = rv_context_sync(d->ctx)) < 0)
-            return keep_done(d, rvfail(d, err, "dwt: sync"));
+            return keep_done(d, rvfail(d, err, "sync"));
         /* their scratch would count beside the stripes' sets */
         rv_buffer_destroy(&d->tmp);
         rv_buffer_destroy(&d->halo);
@@ -2704,28 +2709,30 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
     if (!d)
         return RV_EINVAL;
     if (!frame || !prm)
-        return fail(d, RV_EINVAL, "rv_dwt_denoise: frame and params are required");
+        return fail(d, RV_EINVAL, "frame and params are required");
     if (d->type != DWT_F32 || d->s.layout != RV_DWT_LAYOUT_BLOCK || d->s.dims != 2)
-        return fail(d, RV_EINVAL, "rv_dwt_denoise: needs f32, 2-D, block-layout settings");
+        return fail(d, RV_EINVAL, "needs f32, 2-D, block-layout settings");
     if (prm->levels < 0 || prm->levels > 32 || !(prm->threshold >= 0.0f))
-        return fail(d, RV_EINVAL, "rv_dwt_denoise: levels %d / threshold %g out of range", prm->levels,
+        return fail(d, RV_EINVAL, "levels %d / threshold %g out of range", prm->levels,
                     (double)prm->threshold);
+    if (rv_image_context(frame) != d->ctx)
+        return fail(d, RV_EINVAL, "the frame belongs to another context");
     const RV_FormatInfo *fi = rv_format_info(rv_image_format(frame));
     if (!fi || (fi->elem_type != RV_ET_U8 && fi->elem_type != RV_ET_U16 && fi->elem_type != RV_ET_F32))
-        return fail(d, RV_EINVAL, "rv_dwt_denoise: %s frames have no luma plane (YUV or GRAY only)",
+        return fail(d, RV_EINVAL, "%s frames have no luma plane (YUV or GRAY only)",
                     fi ? fi->name : "unknown");
     const int w = rv_image_width(frame), h = rv_image_height(frame);
     uint64_t plane;
     ptrdiff_t ppitch;
     int err = rv_image_kernel_address(frame, 0, RV_ACCESS_RW, &plane, &ppitch);
     if (err < 0)
-        return rvfail(d, err, "rv_dwt_denoise: frame address");
+        return rvfail(d, err, "frame address");
     uint64_t fb = plane;
     int64_t fpitch = (int64_t)ppitch;
     RV_LaunchShape sh;
     if (fi->elem_type != RV_ET_F32) {
         const size_t bytes = (size_t)w * 4 * (size_t)h;
-        if ((err = buf_ensure(d, &d->fbuf, bytes, "rv_dwt_denoise: float buffer")) < 0)
+        if ((err = buf_ensure(d, &d->fbuf, bytes, "float buffer")) < 0)
             return err;
         fb = rv_buffer_address(d->fbuf);
         fpitch = (int64_t)w * 4;

@@ -3,7 +3,7 @@
  *
  *     RV_DwtSettings s;
  *     rv_dwt_settings_default(&s);           // CDF 9/7, float, 2-D, block layout, in place
- *     s.wavelet = RV_DWT_CDF53; s.type = RV_DWT_I32;
+ *     s.wavelet = RV_DWT_CDF53;              // f32 (i32 samples: the buffer functions)
  *     RV_Dwt *dwt;
  *     rv_dwt_create(ctx, &s, &dwt);
  *     rv_dwt_forward(dwt, img, 3);          // GRAYF32 image, in its own storage
@@ -365,7 +365,8 @@ typedef struct RV_DwtStats {
 RV_API void rv_dwt_stats(const RV_Dwt *dwt, RV_DwtStats *out);
 RV_API void rv_dwt_stats_reset(RV_Dwt *dwt);
 
-/** Message of the latest failure of this transform ("" if none). */
+/** Message of the latest failure of this transform ("" if none), without a
+ * "dwt: " or function-name prefix (the caller adds its own). */
 RV_API const char *rv_dwt_error(const RV_Dwt *dwt);
 
 /** Size of the LL band after `levels` levels of a w x h region (block layout). */
@@ -392,7 +393,8 @@ RV_API void rv_dwt_denoise_default(RV_DwtDenoiseParams *p);
  * transform's wavelet, every detail coefficient is soft-thresholded, and the
  * plane is transformed back (rounded and clamped for integer planes). Chroma
  * is untouched. The RV_Dwt must have f32 settings; it keeps a float buffer of
- * the plane's size between calls. Call once per frame from a stage.
+ * the plane's size between calls. Call once per frame from a stage. The frame
+ * must belong to the transform's context (RV_EINVAL otherwise).
  */
 RV_API int rv_dwt_denoise(RV_Dwt *dwt, RV_Image *frame, const RV_DwtDenoiseParams *p);
 
