@@ -118,6 +118,12 @@ static int rvfail(RV_Dwt *d, int code, const char *what)
     return rvfail_in(d, d->ctx, code, what);
 }
 
+/* The context host transforms upload through: the transfer context, if any. */
+static RV_Context *up_ctx(const RV_Dwt *d)
+{
+    return d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx;
+}
+
 RV_API const char *rv_dwt_error(const RV_Dwt *d)
 {
     return d ? d->err : "";
@@ -2165,7 +2171,7 @@ static int ensure_sets(RV_Dwt *d, const size_t a[2], const size_t b[2])
     /* uploads go through the transfer context; with separate upload buffers the
      * downloads go through the transform's own, so that the two can run at once
      * from two threads (stripe_duplex) */
-    RV_Context *c = d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, *cb = a[0] ? d->ctx : c;
+    RV_Context *c = up_ctx(d), *cb = a[0] ? d->ctx : c;
     int err = 0;
     for (int i = 0; i < 2 && err >= 0; i++) {
         if (a[i] && (err = buf_ensure_in(d, c, &d->sa[i], a[i], "stripe buffer")) < 0)
@@ -2253,7 +2259,7 @@ static int stripe_up(RV_Dwt *d, const stripe_job *j, int i, int set)
     double bytes = 0;
     const int err = stripe_copy_up(d, j, i, set, &bytes);
     if (err < 0)
-        return rvfail_in(d, d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, err, "upload");
+        return rvfail_in(d, up_ctx(d), err, "upload");
     d->stats.upload_bytes += bytes;
     return 0;
 }
@@ -2361,7 +2367,7 @@ static int stripe_duplex(RV_Dwt *d, stripe_job *j)
             return err;
         if (more) {
             if (t.err < 0)
-                return rvfail_in(d, d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx, t.err, "upload");
+                return rvfail_in(d, up_ctx(d), t.err, "upload");
             d->stats.upload_bytes += t.bytes;
             if ((err = stripe_run(d, j, i + 1, nxt)) < 0)
                 return err;
@@ -2392,6 +2398,13 @@ static int stripe_pipeline(RV_Dwt *d, stripe_job *j)
             return err;
     }
     return 0;
+}
+
+/* Pairs a stripe of a level with rows of rb bytes gets from `usable` bytes over nsets
+ * sets: a set holds (2P + 4H) rows in, 2P rows out. */
+static long long stripe_pairs(size_t usable, int nsets, size_t rb, int H)
+{
+    return ((long long)(usable / (size_t)nsets / rb) - 4LL * H) / 4;
 }
 
 /* Two buffer sets when the copies have their own stream (and one stripe is not all). */
@@ -2454,8 +2467,7 @@ static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned c
     j.ll = ll;
     j.llw = llw;
     j.llp = (int64_t)llw * 4;
-    /* a set holds (2P + 4H) rows in, 2P rows out */
-    long long P = ((long long)(usable / j.nsets / j.rb) - 4LL * j.H) / 4;
+    long long P = stripe_pairs(usable, j.nsets, j.rb, j.H);
     if (P >= j.nS) {
         P = j.nS;
         j.nsets = 1;
@@ -2480,9 +2492,9 @@ static size_t keep_room(const RV_Dwt *d, int w, size_t llb, size_t usable)
 {
     if (llb >= usable)
         return 0;
-    const long long rb = (long long)w * 4, H = steps_reach(d), nsets = stripe_sets(d);
-    const long long pk = ((long long)((usable - llb) / (size_t)nsets) / rb - 4 * H) / 4;
-    const long long pf = ((long long)(usable / (size_t)nsets) / rb - 4 * H) / 4;
+    const size_t rb = (size_t)w * 4;
+    const int H = steps_reach(d), nsets = stripe_sets(d);
+    const long long pk = stripe_pairs(usable - llb, nsets, rb, H), pf = stripe_pairs(usable, nsets, rb, H);
     return pk >= 1 && 4 * pk >= pf ? usable - llb : 0;
 }
 
