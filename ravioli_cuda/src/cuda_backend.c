@@ -1351,11 +1351,11 @@ static const struct rv_backend_ops rv_cuda_backend = {
         memcpy(&d->name, &s_, sizeof(s_));                                                     \
     } while (0);
 
-/* the Driver API's CUlaunchAttribute / CUlaunchConfig layouts (cuda.h, 12.0+) */
 /* CUDA_MEMCPY2D (cuda.h) */
 _Static_assert(sizeof(RVC_MEMCPY2D) == 128 && offsetof(RVC_MEMCPY2D, srcHost) == 24 &&
                    offsetof(RVC_MEMCPY2D, dstXInBytes) == 56 && offsetof(RVC_MEMCPY2D, WidthInBytes) == 112,
                "CUDA_MEMCPY2D");
+/* the Driver API's CUlaunchAttribute / CUlaunchConfig layouts (cuda.h, 12.0+) */
 _Static_assert(sizeof(rvc_launch_attr) == 72 && offsetof(rvc_launch_attr, value) == 8, "CUlaunchAttribute");
 _Static_assert(offsetof(rvc_launch_config, stream) == 32 && offsetof(rvc_launch_config, num_attrs) == 48 &&
                    sizeof(rvc_launch_config) == 56,
