@@ -525,6 +525,13 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
         s.device_memory_limit = 65536 + (size_t)w * 4 * (size_t)h - 4;
     if (pairs == -2)
         s.transfer_ctx = g_xfer;
+    /* pairs -3: no limit, a transfer context and four stripes asked for (host_stripes):
+     * level 0 pipelined although the image fits, when out is not in */
+    if (pairs == -3) {
+        s.device_memory_limit = 0;
+        s.transfer_ctx = g_xfer;
+        s.host_stripes = 4;
+    }
     const size_t n = (size_t)w * h, pitch = (size_t)w * 4 + 8;
     uint64_t st = (uint64_t)(w * 131 + h * 7 + levels) | 1;
     double *ref = malloc(n * sizeof(double));
@@ -561,7 +568,14 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
         if ((size_t)w * 4 * (size_t)h > s.device_memory_limit - 65536)
             if (stt.stripes <= 1) { fprintf(stderr, "no split: %s %dx%d L%d pairs %d stripes %lld\n", WNAME[c->wv], w, h, levels, pairs, stt.stripes); fail(); }
     }
-    if (pairs == -1) {
+    if (pairs == -3) {
+        const int nS = (h + 1) / 2, P = (nS + 3) / 4;
+        if (stt.stripes != (same ? 1 : (nS + P - 1) / P)) {
+            fprintf(stderr, "%s %dx%d L%d same %d: %lld stripes\n", WNAME[c->wv], w, h, levels, same, stt.stripes);
+            fail();
+        }
+    }
+    if (pairs == -1 || (pairs == -3 && !same)) {
         /* the LL region was not uploaded again: the stripes' halos are less than it here */
         const double llb = (double)((w + 1) / 2) * ((h + 1) / 2) * 4;
         if (!(stt.upload_bytes < (double)n * 4 + llb)) {
@@ -644,6 +658,40 @@ static void test_host_split(void **state)
         check_host(&CFGS[c], 2, 600, 500, 3, -1, 0);
         check_host(&CFGS[c], 2, 601, 333, 5, -2, 1);
         check_host(&CFGS[c], 2, 333, 601, 2, -2, 0);
+        /* pipelined although the image fits (host_stripes = 4), one and more levels;
+         * out = in stays whole */
+        check_host(&CFGS[c], 2, 600, 500, 1, -3, 0);
+        check_host(&CFGS[c], 2, 600, 501, 4, -3, 0);
+        check_host(&CFGS[c], 2, 600, 500, 3, -3, 1);
+    }
+    /* host_stripes without a transfer context, or 1: the image at once; below 0: refused */
+    {
+        RV_DwtSettings hs;
+        rv_dwt_settings_default(&hs);
+        hs.host_stripes = 4;
+        RV_Dwt *hd = NULL;
+        float *a = calloc(64 * 64, 4), *b = calloc(64 * 64, 4);
+        RV_DwtStats hst;
+        for (int t = 0; t < 2; t++) {
+            hs.transfer_ctx = t ? g_xfer : NULL;
+            hs.host_stripes = t ? 1 : 4;
+            assert_int_equal(rv_dwt_create(g_ctx, &hs, &hd), 0);
+            assert_int_equal(rv_dwt_forward_host(hd, a, b, 64, 64, 256, 2), 0);
+            rv_dwt_stats(hd, &hst);
+            assert_int_equal(hst.stripes, 1);
+            rv_dwt_destroy(&hd);
+        }
+        /* the default below RV_DWT_HOST_PIPE_MIN: whole too */
+        hs.host_stripes = 0;
+        assert_int_equal(rv_dwt_create(g_ctx, &hs, &hd), 0);
+        assert_int_equal(rv_dwt_forward_host(hd, a, b, 64, 64, 256, 2), 0);
+        rv_dwt_stats(hd, &hst);
+        assert_int_equal(hst.stripes, 1);
+        rv_dwt_destroy(&hd);
+        hs.host_stripes = -1;
+        assert_int_equal(rv_dwt_create(g_ctx, &hs, &hd), RV_EINVAL);
+        free(a);
+        free(b);
     }
     /* a limit below what one stripe needs is refused */
     RV_DwtSettings s;

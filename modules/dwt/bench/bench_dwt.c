@@ -373,8 +373,10 @@ static double plain_ms(const float *img, int N, int levels, RV_DwtWavelet wv)
  * fraction is bound / time (the line above the table also gives the time of the
  * longer direction alone, what a pipeline running both at once could reach).
  * Cases: the whole image at once, split by a
- * device memory limit of n/2, and the same with a transfer context (copies
- * on their own stream, overlapping the kernels). The inverse of each case
+ * device memory limit of n/2, the same with a transfer context (copies
+ * on their own stream, uploads on a second thread beside the downloads), and
+ * no limit with a transfer context (host_stripes: automatic, or each k of
+ * RV_DWT_BENCH_STRIPES). The inverse of each case
  * (coefficients in host memory back to the image) is timed the same way and
  * checked against the image.
  */
@@ -412,15 +414,33 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
         if (rv_context_create(&xfer, &cs) < 0)
             xfer = NULL;
     }
+    /* cases 3..: the whole image with a transfer context, host_stripes 0 (automatic:
+     * RV_DWT_HOST_STRIPES stripes from RV_DWT_HOST_PIPE_MIN bytes) or, with
+     * RV_DWT_BENCH_STRIPES="4 8 16", each k given */
+    int ks[8] = {0}, nk = 1;
+    const char *ke = getenv("RV_DWT_BENCH_STRIPES");
+    if (ke && *ke) {
+        nk = 0;
+        for (char *e = NULL; *ke && nk < 8; ke = e) {
+            const long v = strtol(ke, &e, 10);
+            if (e == ke)
+                break;
+            if (v >= 0 && v < 100000)
+                ks[nk++] = (int)v;
+            while (*e == ' ' || *e == ',')
+                e++;
+        }
+    }
     const int levs[2] = {1, 5};
     for (int li = 0; li < 2; li++)
-        for (int c = 0; c < 3; c++) {
-            if (c == 2 && !xfer)
+        for (int c = 0; c < 3 + nk; c++) {
+            if (c >= 2 && !xfer)
                 continue;
             RV_DwtSettings s;
             rv_dwt_settings_default(&s);
-            s.device_memory_limit = c ? bytes / 2 + 65536 : 0;
-            s.transfer_ctx = c == 2 ? xfer : NULL;
+            s.device_memory_limit = c == 1 || c == 2 ? bytes / 2 + 65536 : 0;
+            s.transfer_ctx = c >= 2 ? xfer : NULL;
+            s.host_stripes = c >= 3 ? ks[c - 3] : 0;
             RV_Dwt *d = NULL;
             if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
                 die(ctx, "dwt", err);
@@ -450,7 +470,14 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
                 exit(1);
             }
             static const char *names[3] = {"whole", "limit n/2", "limit n/2 + transfer ctx"};
-            printf("| %d | %d | %s | %.2f | %.1f%% | %lld | %.3f | %.3f | %.2f | %.1f%% |\n", N, levs[li], names[c],
+            char name[64];
+            if (c < 3)
+                snprintf(name, sizeof(name), "%s", names[c]);
+            else if (ks[c - 3])
+                snprintf(name, sizeof(name), "transfer ctx, host_stripes %d", ks[c - 3]);
+            else
+                snprintf(name, sizeof(name), "transfer ctx (host_stripes auto)");
+            printf("| %d | %d | %s | %.2f | %.1f%% | %lld | %.3f | %.3f | %.2f | %.1f%% |\n", N, levs[li], name,
                    best * 1e3, 100 * bound / best, st.stripes, (st.upload_bytes + st.download_bytes) / (2.0 * bytes),
                    st.peak_device_bytes / bytes, ibest * 1e3, 100 * bound / ibest);
             rv_dwt_destroy(&d);

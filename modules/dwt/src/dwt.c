@@ -332,6 +332,8 @@ RV_API int rv_dwt_settings_check(const RV_DwtSettings *s, char *why, size_t why_
         snprintf(buf, sizeof(buf), "fuse_max_shared < 0");
     else if (s->col_fuse_min < 0)
         snprintf(buf, sizeof(buf), "col_fuse_min < 0");
+    else if (s->host_stripes < 0)
+        snprintf(buf, sizeof(buf), "host_stripes %d < 0", s->host_stripes);
     else {
         if (why && why_len)
             why[0] = '\0';
@@ -2526,6 +2528,24 @@ static unsigned char *region_copy(RV_Dwt *d, const unsigned char *src, size_t sp
     return c;
 }
 
+/*
+ * Stripes level 0 of a 2-D host transform takes although the image fits
+ * (RV_DwtSettings.host_stripes), or 0: whole. Striping pays only with the copies
+ * on two threads (a transfer context), and needs out apart from in (a forward
+ * stripe's downloads overwrite rows later stripes read, and the inverse reads
+ * the coefficients in place).
+ */
+static int pipe_stripes(const RV_Dwt *d, int w, int h, int apart)
+{
+    if (!apart || stripe_sets(d) < 2 || d->s.layout != RV_DWT_LAYOUT_BLOCK || h < 4 || d->s.host_stripes == 1)
+        return 0;
+    long long k = d->s.host_stripes;
+    if (k == 0)
+        k = (size_t)w * 4 * (size_t)h >= RV_DWT_HOST_PIPE_MIN ? RV_DWT_HOST_STRIPES : 0;
+    const int pairs = (h + 1) / 2;
+    return k > pairs ? pairs : (int)k;
+}
+
 static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, size_t pitch, int levels, int inverse)
 {
     if (!d)
@@ -2574,10 +2594,21 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
         return fail(d, RV_EINVAL, "%dx%d does not fit the device memory limit %zu; splitting needs the block layout",
                     w, h, lim);
 #undef FITS
+    /* an image that fits, pipelined anyway (host_stripes): level 0 striped */
+    const int kpipe = lf == 0 ? pipe_stripes(d, w, h, in != out) : 0;
+    if (kpipe)
+        lf = 1;
     /* the LL region of level lf kept on the device between the striped level lf - 1 and
      * the levels after it (keep_room): 0 when the stripes would get too small */
     const size_t llb = lf > 0 && lf < levels && lh[lf - 1] >= 2 ? (size_t)lw[lf] * 4 * (size_t)lh[lf] : 0;
-    const size_t ll_use = llb ? keep_room(d, lw[lf - 1], llb, usable) : 0;
+    /* bytes the striped levels may use: the limit, or what k stripes and the kept
+     * region need (stripe_pairs gives back the pairs of one stripe) */
+    size_t su = usable;
+    if (kpipe) {
+        const size_t P = ((size_t)(h + 1) / 2 + (size_t)kpipe - 1) / (size_t)kpipe;
+        su = llb + 2 * rb * (4 * P + 4 * (size_t)steps_reach(d));
+    }
+    const size_t ll_use = !llb ? 0 : kpipe ? su - llb : keep_room(d, lw[lf - 1], llb, su);
     uint64_t ll = 0;
     if (!inverse) {
         for (int l = 0; l < lf; l++) {
@@ -2595,7 +2626,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
                 free(copy);
                 return keep_done(d, RV_ENOMEM);
             }
-            err = host_level(d, src, sp, out, pitch, lw[l], lh[l], 0, l == lf - 1 && ll ? ll_use : usable,
+            err = host_level(d, src, sp, out, pitch, lw[l], lh[l], 0, l == lf - 1 && ll ? ll_use : su,
                              l == lf - 1 ? ll : 0, lw[lf]);
             free(copy);
             if (err < 0)
@@ -2649,7 +2680,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
                 copy_rows(copy, (size_t)lw[l] * 4, out, pitch, (size_t)lw[l + 1] * 4, lh[l + 1]);
         }
         err = host_level(d, copy ? copy : in, copy ? (size_t)lw[l] * 4 : pitch, out, pitch, lw[l], lh[l], 1,
-                         kept ? ll_use : usable, kept ? ll : 0, lw[l + 1]);
+                         kept ? ll_use : su, kept ? ll : 0, lw[l + 1]);
         free(copy);
         if (kept) /* the levels above have the whole limit */
             err = keep_done(d, err);

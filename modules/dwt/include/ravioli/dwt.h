@@ -122,6 +122,18 @@ typedef struct RV_DwtSettings {
                                 kernels of the current one (two buffer sets within
                                 the limit). NULL (default): copies on the transform's
                                 context, one stripe after the other. Not owned. */
+    int host_stripes;        /* host transforms with a transfer_ctx, of images that fit
+                                the device (or the limit): level 0 in this many
+                                stripes anyway, so that the upload of one overlaps
+                                the download of the other (both directions of PCIe
+                                at once), the LL region staying on the device.
+                                Only when out is not in (the stripes would overwrite
+                                rows still to be read). 0 (default): automatic,
+                                RV_DWT_HOST_STRIPES stripes from RV_DWT_HOST_PIPE_MIN
+                                bytes of image; 1: the whole image at once; k >= 2:
+                                k stripes (at most one a pair of rows). Ignored
+                                without a transfer_ctx and when the limit already
+                                splits level 0. */
     long long col_fuse_min;  /* in place, GPU: a level's columns go through the fused
                                 pass (dwt_halo + dwt_colfused) only when the level has
                                 at least this many samples, or when its halos fit the
@@ -139,6 +151,11 @@ typedef struct RV_DwtSettings {
                                 measured; bits of RV_DwtGpuVariant select the older
                                 code paths. The CPU backend ignores it. */
 } RV_DwtSettings;
+
+/** RV_DwtSettings.host_stripes = 0: images of at least RV_DWT_HOST_PIPE_MIN bytes go in
+    RV_DWT_HOST_STRIPES stripes (measured on an H200: docs/perf/dwt.md, session 37). */
+#define RV_DWT_HOST_STRIPES 8
+#define RV_DWT_HOST_PIPE_MIN ((size_t)64 << 20)
 
 /** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
     COL_SHARED: those of dwt4; ROW_SHARED | INPLACE_NO_SCRATCH | HALO_OWN: the default of
