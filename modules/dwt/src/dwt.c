@@ -2415,9 +2415,10 @@ static int stripe_sets(const RV_Dwt *d)
     return d->s.transfer_ctx && d->s.transfer_ctx != d->ctx ? 2 : 1;
 }
 
-/* 1-D rows (or regions of one row): groups of rows, all levels each. */
-static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
-                     int levels, int inverse, size_t usable)
+/* A striped pass of w x h samples, host src (pitch sp) -> host dst (pitch dp); the
+ * caller sets the pairs (nS, nD, H, P) and levels. */
+static stripe_job stripe_job_of(const RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp,
+                                int w, int h, int inverse)
 {
     stripe_job j;
     memset(&j, 0, sizeof(j));
@@ -2428,10 +2429,18 @@ static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned ch
     j.rb = (size_t)w * 4;
     j.w = w;
     j.h = h;
-    j.nS = h; /* "pairs" are rows here */
-    j.levels = levels;
     j.inverse = inverse;
     j.nsets = stripe_sets(d);
+    return j;
+}
+
+/* 1-D rows (or regions of one row): groups of rows, all levels each. */
+static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
+                     int levels, int inverse, size_t usable)
+{
+    stripe_job j = stripe_job_of(d, src, sp, dst, dp, w, h, inverse);
+    j.nS = h; /* "pairs" are rows here */
+    j.levels = levels;
     long long g = (long long)(usable / j.nsets / j.rb);
     if (g >= h) {
         g = h;
@@ -2452,20 +2461,10 @@ static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned c
 {
     if (h < 2) /* one row: no columns to transform */
         return host_rows(d, src, sp, dst, dp, w, h, 1, inverse, usable);
-    stripe_job j;
-    memset(&j, 0, sizeof(j));
-    j.src = src;
-    j.dst = dst;
-    j.sp = sp;
-    j.dp = dp;
-    j.rb = (size_t)w * 4;
-    j.w = w;
-    j.h = h;
+    stripe_job j = stripe_job_of(d, src, sp, dst, dp, w, h, inverse);
     j.nS = (h + 1) / 2;
     j.nD = h / 2;
     j.H = steps_reach(d);
-    j.inverse = inverse;
-    j.nsets = stripe_sets(d);
     j.ll = ll;
     j.llw = llw;
     j.llp = (int64_t)llw * 4;
