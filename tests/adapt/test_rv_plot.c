@@ -104,6 +104,13 @@ static void test_plot(void **state)
     /* an interval ending before it starts: said so */
     char err[256];
     snprintf(err, sizeof(err), "%s/err.txt", dir);
+    /* --help: the usage, options and exit codes on standard output, exit 0 */
+    snprintf(cmd, sizeof(cmd), "'%s' --help >'%s' 2>/dev/null", RV_PLOT_EXE, err);
+    assert_int_equal(system(cmd), 0);
+    s = slurp(err);
+    assert_non_null(strstr(s, "usage: rv-plot"));
+    assert_non_null(strstr(s, "Exit status"));
+    free(s);
     snprintf(cmd, sizeof(cmd), "'%s' -o '%s' -m 5:1 '%s' 2>'%s'", RV_PLOT_EXE, svg, csv, err);
     assert_int_not_equal(system(cmd), 0);
     s = slurp(err);

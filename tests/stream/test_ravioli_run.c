@@ -118,6 +118,11 @@ static void test_help_and_usage(void **state)
            0, "stderr", "captured 3 = processed 3");
     expect((const char *[]){"--stage", "gray", "--drop", "some", NULL}, 2, "stderr", "--drop");
     expect((const char *[]){"--stage", "gray", "--fixed-stride", "0", NULL}, 2, "stderr", "--fixed-stride");
+    /* a temporal stride the adaptation controller refuses is a usage error, not a failed run */
+    expect((const char *[]){"--stage", "gray", "--fixed-stride", "2:65", NULL}, 2, "stderr", "--no-adapt");
+    expect((const char *[]){"--source", "synthetic:32x32", "--stage", "gray", "--frames", "3", "--fixed-stride",
+                            "1:65", "--no-adapt", NULL},
+           0, "stderr", "captured 3 = processed 1 + skipped 2");
     expect((const char *[]){"--stage", "gray", "--priority", "x", NULL}, 2, "stderr", "--priority");
     expect((const char *[]){"--stage", "gray", "--deadline-ms", "-1", NULL}, 2, "stderr", "--deadline-ms");
     expect((const char *[]){"--stage", "gray", "extra", NULL}, 2, "stderr", "unexpected argument");

@@ -128,6 +128,7 @@ static void help(void)
            "                       spatial (keep the pixels: raise S_T first) | balanced\n"
            "  --deadline-ms MS     time budget per source frame (default: 1000/fps)\n"
            "  --fixed-stride S[:T] fix S_I = S (and S_T = T); the controller adapts the rest\n"
+           "                       (S 1..64; T 1..64, or up to 1000 with --no-adapt)\n"
            "  --no-adapt           never change the strides\n"
            "  --log FILE.csv       per processed frame: frame,time_s,proc_ms,deadline_ms,budget_ms,met,\n"
            "                       s_spatial,s_temporal,latency_ms,captured,skipped,dropped (rv-plot);\n"
@@ -325,6 +326,10 @@ static void parse_args(int argc, char **argv, opts *o)
         usage_error("no stage given (e.g. --stage gray; --list-stages lists them)");
     if (strcmp(o->sink, "null") && strcmp(o->sink, "sdl") && !(!strncmp(o->sink, "y4m:", 4) && o->sink[4]))
         usage_error("--sink: null, y4m:PATH|- or sdl, not '%s'", o->sink);
+    /* the controller takes strides up to RV_ADAPT_MAX_STRIDE, fixed ones too */
+    if (o->fixed_st > RV_ADAPT_MAX_STRIDE && !o->no_adapt)
+        usage_error("--fixed-stride: T above %d needs --no-adapt (the adaptation controller's bound), not %d",
+                    RV_ADAPT_MAX_STRIDE, o->fixed_st);
     if (o->raw_yuyv && strncmp(o->source, "v4l2", 4))
         usage_error("--raw-yuyv is for camera sources (--source v4l2:...)");
     /* the sink (and the frame log) would overwrite the input while it is read */

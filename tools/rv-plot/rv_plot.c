@@ -287,12 +287,26 @@ static void marks(FILE *o, const frame_box *b, const mark *m, int nm)
     }
 }
 
+static void usage_to(FILE *f)
+{
+    fprintf(f, "usage: rv-plot [-o out.svg] [-t title] [-m T0:T1[:label]]... [-y YMAX_MS] "
+               "[-c COLUMN] [-d DEADLINE_MS] [label=]log.csv [...]\n"
+               "Plots per-frame logs (rv_adapt_log_write, ravioli-run --log) as one SVG: frame time\n"
+               "against the deadline and budget, missed frames, and the strides S_I, S_T over time.\n"
+               "  -o FILE   the SVG (default: standard output); must not name an input\n"
+               "  -t TITLE  title of the figure\n"
+               "  -m T0:T1[:label]  shade T0..T1 s (T0 < T1), e.g. while a load was on\n"
+               "  -y YMAX   upper end of the frame-time axis, ms\n"
+               "  -c COLUMN plot this column (ms) instead of proc_ms, e.g. latency_ms\n"
+               "  -d MS     the deadline, for logs without a deadline_ms column\n"
+               "Rows that cannot be read are skipped with a warning (file:line).\n"
+               "Exit status: 0; 1 on an error (a file that cannot be read, or without a readable row);\n"
+               "2 on a usage error.\n");
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: rv-plot [-o out.svg] [-t title] [-m T0:T1[:label]]... [-y YMAX_MS] "
-                    "[-c COLUMN] [-d DEADLINE_MS] [label=]log.csv [...]\n"
-                    "  -m T0:T1  shade T0..T1 s (T0 < T1); -o must not name an input; rows that cannot\n"
-                    "            be read are skipped with a warning (file:line)\n");
+    usage_to(stderr);
 }
 
 int main(int argc, char **argv)
@@ -349,7 +363,7 @@ int main(int argc, char **argv)
             }
             nm++;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage();
+            usage_to(stdout);
             return 0;
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "rv-plot: unknown option '%s' (a file named so: LABEL=%s)\n", a, a);
