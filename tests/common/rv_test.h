@@ -79,6 +79,42 @@ static inline RV_Context *rv_test_gpu_context(void)
     return ctx;
 }
 
+/* The RV_LOG_ERROR messages of rv_test_cuda_reason's probe context. */
+typedef struct rv_test_why {
+    char *buf;
+    size_t size;
+} rv_test_why;
+static inline void rv_test_keep_error(void *opaque, RV_LogLevel lvl, const char *msg)
+{
+    rv_test_why *w = (rv_test_why *)opaque;
+    if (lvl == RV_LOG_ERROR)
+        snprintf(w->buf, w->size, "%s", msg);
+}
+
+/* Whether a CUDA context can be created here: 1 (a usable GPU), or 0 with
+ * the library's reason in why[0, size) - its message less the "... not
+ * available: " lead, as the tools show it (e.g. "the NVIDIA driver library
+ * libcuda.so.1 cannot be loaded (...)"). For tests that check both
+ * outcomes of a tool's backend=cuda. */
+static inline int rv_test_cuda_reason(char *why, size_t size)
+{
+    char msg[1024] = "";
+    rv_test_why w = {msg, sizeof(msg)};
+    RV_Settings s;
+    rv_settings_default(&s);
+    s.backend = RV_BACKEND_CUDA;
+    s.log = rv_test_keep_error;
+    s.log_opaque = &w;
+    RV_Context *ctx = NULL;
+    const int err = rv_context_create(&ctx, &s);
+    rv_context_destroy(&ctx);
+    const char *p = strstr(msg, "not available: ");
+    snprintf(why, size, "%s", p ? p + strlen("not available: ") : msg);
+    if (err < 0 && err != RV_ENODEV)
+        fail_msg("a CUDA context: %s (%s)", rv_strerror(err), msg);
+    return err == 0;
+}
+
 /* Fails unless kernel `kernel` of module `module` on the GPU context ctx was
  * loaded from code for the architecture a base run names (and from the base
  * directory); in a plain run only that it reports an architecture. */

@@ -1,7 +1,8 @@
 /*
  * test_deband_cli.c - rv-deband on a two-frame Y4M clip gives, frame by
  * frame, what rv_deband_apply gives (dynamic grain: frame index 0, 1), and
- * refuses bad options and bad files.
+ * refuses bad options and bad files; backend=cuda runs with a GPU and says
+ * why not without one.
  */
 #include <unistd.h>
 
@@ -415,6 +416,76 @@ static void test_cli_inputs_and_names(void **state)
     assert_int_equal(run_status(args), 0);
 }
 
+/* backend=cuda: with a usable GPU it runs (and gives the CPU's output, bit for
+ * bit); without one it fails (exit 1, nothing written) and says why, as
+ * ravioli-run does: the library's reason (no driver, no device, ...) and that
+ * backend=auto runs on the CPU. The no-driver case is also forced
+ * (RAVIOLI_CUDA_DRIVER names a missing library), so it is checked on every
+ * machine, for a PGM and a Y4M input (two ways through the tool). */
+static void test_cli_cuda_backend(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rv_deband_cuda_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char pgm[300], y4m[300], out[300], ref[300], err[300], args[2000];
+    snprintf(pgm, sizeof(pgm), "%s/in.pgm", dir);
+    snprintf(y4m, sizeof(y4m), "%s/in.y4m", dir);
+    snprintf(err, sizeof(err), "%s/err.txt", dir);
+    write_text(pgm, "P5\n4 2\n255\nabcdefgh", 19);
+    static const char clip[] = "YUV4MPEG2 W4 H2 C420jpeg\nFRAME\nabcdefghABCD";
+    write_text(y4m, clip, sizeof(clip) - 1);
+    char *t = NULL;
+
+    /* no driver (forced): exit 1, the reason, the hint, no output */
+    const char *const ins[2] = {pgm, y4m}, *const exts[2] = {"pgm", "y4m"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(out, sizeof(out), "%s/out.%s", dir, exts[i]);
+        snprintf(args, sizeof(args), "backend=cuda '%s' '%s'", ins[i], out);
+        char cmd[2400];
+        snprintf(cmd, sizeof(cmd), "RAVIOLI_CUDA_DRIVER=/nonexistent/libcuda.so.1 '%s' %s 2>'%s'", RV_DEBAND_TOOL,
+                 args, err);
+        assert_int_equal(run_status(cmd), 1);
+        t = rv_test_slurp(err, NULL);
+        assert_non_null(t);
+        if (!strstr(t, "rv-deband: backend 'cuda' unavailable: device not available: ") ||
+            !strstr(t, "the NVIDIA driver library /nonexistent/libcuda.so.1 cannot be loaded") ||
+            !strstr(t, "backend=auto runs on the CPU"))
+            fail_msg("%s without a driver said: %s", exts[i], t);
+        free(t);
+        assert_int_equal(access(out, F_OK), -1);
+    }
+
+    /* this machine as it is: whichever outcome holds */
+    char why[1024];
+    const int gpu = rv_test_cuda_reason(why, sizeof(why));
+    for (int i = 0; i < 2; i++) {
+        snprintf(out, sizeof(out), "%s/out.%s", dir, exts[i]);
+        snprintf(ref, sizeof(ref), "%s/ref.%s", dir, exts[i]);
+        snprintf(args, sizeof(args), "backend=cuda '%s' '%s'", ins[i], out);
+        const int st = run_err(args, err, &t);
+        if (gpu) {
+            printf("  with a GPU: backend=cuda ran (%s)\n", exts[i]);
+            if (st != 0)
+                fail_msg("backend=cuda with a GPU: exit %d: %s", st, t);
+            snprintf(args, sizeof(args), "'%s' backend=cpu '%s' '%s' && cmp -s '%s' '%s'", RV_DEBAND_TOOL, ins[i],
+                     ref, out, ref);
+            assert_int_equal(run_status(args), 0);
+        } else {
+            printf("  without a GPU (%s): backend=cuda said: %s", why, t);
+            assert_true(strlen(why) > 0);
+            assert_int_equal(st, 1);
+            if (!strstr(t, "rv-deband: backend 'cuda' unavailable: ") || !strstr(t, why) ||
+                !strstr(t, "backend=auto runs on the CPU"))
+                fail_msg("backend=cuda without a GPU (%s) said: %s", why, t);
+            assert_int_equal(access(out, F_OK), -1);
+        }
+        free(t);
+    }
+
+    snprintf(args, sizeof(args), "rm -rf '%s'", dir);
+    assert_int_equal(run_status(args), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -423,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_cli_errors),
         cmocka_unit_test(test_cli_error_once),
         cmocka_unit_test(test_cli_inputs_and_names),
+        cmocka_unit_test(test_cli_cuda_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

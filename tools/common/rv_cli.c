@@ -4,6 +4,7 @@
 #include "rv_cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -35,4 +36,27 @@ int rv_cli_has_ext(const char *path, const char *ext)
 {
     const size_t a = strlen(path), b = strlen(ext);
     return a >= b && strcasecmp(path + a - b, ext) == 0;
+}
+
+/* the library's latest error message (rv_cli_keep_error) */
+static char g_kept_error[512];
+
+void rv_cli_keep_error(int level, const char *msg)
+{
+    if (level == 0 && msg) /* RV_LOG_ERROR */
+        snprintf(g_kept_error, sizeof(g_kept_error), "%s", msg);
+}
+
+int rv_cli_backend_failed(const char *prog, const char *backend, int err, const char *errstr,
+                          const char *auto_opt)
+{
+    /* "CUDA backend requested but not available: <reason>" (context.c): the reason */
+    const char *why = g_kept_error, *p = strstr(why, "not available: ");
+    if (p)
+        why = p + strlen("not available: ");
+    fprintf(stderr, "%s: backend '%s' unavailable: %s%s%s\n", prog, backend, errstr, why[0] ? ": " : "", why);
+    const int unavailable = err == -ENODEV || err == -ENOSYS; /* RV_ENODEV, RV_ENOSYS */
+    if (unavailable && !strcmp(backend, "cuda") && auto_opt)
+        fprintf(stderr, "%s: (%s runs on the CPU when there is no usable GPU)\n", prog, auto_opt);
+    return unavailable;
 }

@@ -1,7 +1,8 @@
 /*
  * rv_cli.h - small helpers shared by the command-line tools (ravioli-run,
  * rv-deband, rv-dwt, rv-plot): compiled into each tool that needs them
- * (tools/common/rv_cli.c, no library dependency).
+ * (tools/common/rv_cli.c, no library dependency: what they need of ravioli,
+ * such as a code's rv_strerror text, is passed in).
  */
 #ifndef RV_CLI_H
 #define RV_CLI_H
@@ -17,5 +18,26 @@ int rv_cli_parse_long(const char *s, long *out);
 
 /** 1 when path ends in ext (e.g. ".pgm"), compared case-insensitively. */
 int rv_cli_has_ext(const char *path, const char *ext);
+
+/** For a tool's log callback (RV_LogFn): keeps `msg` when `level` is
+ *  RV_LOG_ERROR (0), the library's latest error message, for
+ *  rv_cli_backend_failed. A context that cannot be created has no
+ *  rv_context_error: the reason (no driver, no device, ...) reaches the log
+ *  callback only. Call it during rv_context_create (not thread-safe). */
+void rv_cli_keep_error(int level, const char *msg);
+
+/** Says on stderr why a context on `backend` (its name: "cuda", "cpu",
+ *  "auto") could not be created; `err` is rv_context_create's code and
+ *  `errstr` rv_strerror(err):
+ *      <prog>: backend 'cuda' unavailable: device not available: <reason>
+ *  where <reason> is the message rv_cli_keep_error kept, less the library's
+ *  "... not available: " lead (the NVIDIA driver library libcuda.so.1 cannot
+ *  be loaded, the driver reports no CUDA device, ...); for "cuda" with
+ *  -ENODEV or -ENOSYS a second line says that `auto_opt` (the tool's
+ *  spelling, e.g. "--backend auto") runs on the CPU when there is no usable
+ *  GPU. Returns 1 when err says the backend is unavailable (-ENODEV,
+ *  -ENOSYS), else 0 (another failure, e.g. out of memory). */
+int rv_cli_backend_failed(const char *prog, const char *backend, int err, const char *errstr,
+                          const char *auto_opt);
 
 #endif

@@ -60,7 +60,6 @@ static const char *prog = "ravioli-run";
 static RV_Streaming *volatile g_stream;
 static run_env *g_env;
 static int g_verbose;
-static char g_last_error[512];               /* the library's latest error message */
 static volatile sig_atomic_t g_interrupted;  /* Ctrl-C / SIGTERM came */
 static volatile sig_atomic_t g_opening;      /* 1 while the source opens (may block on a pipe) */
 static volatile sig_atomic_t g_quiet;
@@ -168,8 +167,7 @@ static void log_cb(void *opaque, RV_LogLevel lvl, const char *msg)
     (void)opaque;
     if (g_env && g_env->quiet)
         return;
-    if (lvl == RV_LOG_ERROR) /* kept for the tool's own message (e.g. why there is no GPU) */
-        snprintf(g_last_error, sizeof(g_last_error), "%s", msg);
+    rv_cli_keep_error(lvl, msg); /* errors: for the tool's own message (e.g. why there is no GPU) */
     /* Errors are reported by the tool where they happen (with the context's
      * message), so the library's copies are shown with -v only. */
     if ((lvl == RV_LOG_ERROR || lvl > RV_LOG_WARN) && !g_verbose)
@@ -591,17 +589,10 @@ int main(int argc, char **argv)
     cs.log_level = o.verbose ? RV_LOG_DEBUG : RV_LOG_WARN;
     RV_Context *ctx = NULL;
     int err = rv_context_create(&ctx, &cs);
-    if (err < 0) {
-        /* the library's reason (no driver, no device, ...), shown without -v too */
-        const char *why = g_last_error, *p = strstr(why, "not available: ");
-        if (p)
-            why = p + strlen("not available: ");
-        fprintf(stderr, "%s: backend '%s' unavailable: %s%s%s\n", prog, rv_backend_name(o.backend),
-                rv_strerror(err), why[0] ? ": " : "", why);
-        if (o.backend == RV_BACKEND_CUDA && (err == RV_ENODEV || err == RV_ENOSYS))
-            fprintf(stderr, "%s: (--backend auto runs on the CPU when there is no usable GPU)\n", prog);
-        return err == RV_ENODEV || err == RV_ENOSYS ? EXIT_UNAVAILABLE : EXIT_RUNTIME;
-    }
+    if (err < 0) /* the library's reason (no driver, no device, ...), shown without -v too */
+        return rv_cli_backend_failed(prog, rv_backend_name(o.backend), err, rv_strerror(err), "--backend auto")
+                   ? EXIT_UNAVAILABLE
+                   : EXIT_RUNTIME;
     env.ctx = ctx;
     int rc = EXIT_OK;
     RV_Source *src = NULL;

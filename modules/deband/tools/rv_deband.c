@@ -18,8 +18,9 @@
  * header is damaged) keeps the complete frames before it in the output,
  * with a message, and exits 1, as ravioli-run does.
  *
- * Exit status: 0, 1 on error (also a damaged input after good frames),
- * 2 on a usage error.
+ * Exit status: 0, 1 on error (also a damaged input after good frames, and
+ * a backend that is unavailable, e.g. backend=cuda without a usable GPU:
+ * the message says why, as ravioli-run's), 2 on a usage error.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -176,12 +177,32 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
 }
 
 /* The library's messages: warnings shown; errors left out, since this tool
- * reports each failure itself with the context's or the module's message. */
+ * reports each failure itself with the context's or the module's message
+ * (the latest is kept: why a backend is unavailable, open_context). */
 static void tool_log(void *opaque, RV_LogLevel level, const char *msg)
 {
     (void)opaque;
+    rv_cli_keep_error(level, msg);
     if (level == RV_LOG_WARN)
         fprintf(stderr, "rv-deband: warning: %s\n", msg);
+}
+
+/* A context on backend `be`, or NULL after saying why there is none (e.g.
+ * backend=cuda without a usable GPU: no driver, no device). */
+static RV_Context *open_context(RV_Backend be)
+{
+    RV_Settings cs;
+    rv_settings_default(&cs);
+    cs.backend = be;
+    cs.log = tool_log;
+    cs.log_level = RV_LOG_WARN;
+    RV_Context *ctx = NULL;
+    const int err = rv_context_create(&ctx, &cs);
+    if (err < 0) {
+        rv_cli_backend_failed("rv-deband", rv_backend_name(be), err, rv_strerror(err), "backend=auto");
+        return NULL;
+    }
+    return ctx;
 }
 
 /* A grey PGM still image (ravioli/io.h reads and writes it). */
@@ -196,16 +217,9 @@ static int deband_pgm(RV_DebandSettings *s, RV_Backend be, const char *in, const
         fprintf(stderr, "rv-deband: a PGM output needs a file name\n");
         return 2;
     }
-    RV_Settings cs;
-    rv_settings_default(&cs);
-    cs.backend = be;
-    cs.log = tool_log;
-    cs.log_level = RV_LOG_WARN;
-    RV_Context *ctx = NULL;
-    if (rv_context_create(&ctx, &cs) < 0) {
-        fprintf(stderr, "rv-deband: cannot create a %s context\n", rv_backend_name(be));
+    RV_Context *ctx = open_context(be);
+    if (!ctx)
         return 1;
-    }
     int rc = 1;
     RV_Deband *db = NULL;
     RV_Image *src = NULL, *dst = NULL;
@@ -391,14 +405,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "rv-deband: %s\n", err);
         return 2;
     }
-    RV_Settings cs;
-    rv_settings_default(&cs);
-    cs.backend = be;
-    cs.log = tool_log;
-    cs.log_level = RV_LOG_WARN;
-    RV_Context *ctx = NULL;
-    if (rv_context_create(&ctx, &cs) < 0) {
-        fprintf(stderr, "rv-deband: cannot create a %s context\n", rv_backend_name(be));
+    RV_Context *ctx = open_context(be);
+    if (!ctx) {
+        if (in != stdin)
+            fclose(in);
         return 1;
     }
     int rc = 1;

@@ -11,6 +11,11 @@
  * PGM (rounded, clamped to 0..255) when its name ends in .pgm (any case); a
  * warning says how many samples the clamping changed (e.g. the inverse of a
  * 16-bit image's coefficients: write .pfm to keep the values).
+ *
+ * Exit status: 0; 1 on an error; 2 on a usage error; 3 when something is
+ * unavailable: the backend (-b cuda without a usable GPU: the message says
+ * why, as ravioli-run's) or what the library answers with RV_ENOSYS (e.g. the
+ * image reader for a colour PFM, PBM or PAM).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +36,12 @@ static void usage_to(FILE *f)
 }
 
 /* The library's messages: warnings shown; errors left out, since this tool
- * reports each failure itself with the context's or the transform's message. */
+ * reports each failure itself with the context's or the transform's message
+ * (the latest is kept: why a backend is unavailable). */
 static void tool_log(void *opaque, RV_LogLevel level, const char *msg)
 {
     (void)opaque;
+    rv_cli_keep_error(level, msg);
     if (level == RV_LOG_WARN)
         fprintf(stderr, "rv-dwt: warning: %s\n", msg);
 }
@@ -169,10 +176,8 @@ int main(int argc, char **argv)
     RV_Dwt *dwt = NULL;
     RV_Image *img = NULL, *f = NULL, *o8 = NULL;
     int err = rv_context_create(&ctx, &cs);
-    if (err < 0) {
-        fprintf(stderr, "rv-dwt: no context: %s\n", rv_strerror(err));
-        return 1;
-    }
+    if (err < 0) /* e.g. -b cuda without a usable GPU: says why (no driver, no device) */
+        return rv_cli_backend_failed("rv-dwt", rv_backend_name(cs.backend), err, rv_strerror(err), "-b auto") ? 3 : 1;
     const char *what = "read";
     if ((err = rv_image_read_file(ctx, in, &img)) < 0)
         goto done;
