@@ -10,6 +10,7 @@
 
 #include "rv_test.h"
 
+#include "internal.h" /* test_transfer_ctx_backend: a context's backend field */
 #include "dwt_ref.h"
 #include "copy16_check.h"
 
@@ -707,6 +708,70 @@ static void test_host_split(void **state)
     rv_dwt_destroy(&d);
 }
 
+/*
+ * transfer_ctx must be on the transform's backend: rv_dwt_create refuses
+ * another one with RV_EINVAL, and rv_dwt_settings_check_for gives the reason.
+ * Only CPU contexts exist without a GPU, so a context is made to report the
+ * CUDA backend here by its private field (what rv_context_backend reads;
+ * nothing else of it is used before the refusal). test_dwt_gpu checks real
+ * CPU / CUDA pairs. Another CPU context, and the transform's own one (taken
+ * as NULL: the same coefficients), are accepted.
+ */
+static void test_transfer_ctx_backend(void **state)
+{
+    (void)state;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    s.wavelet = RV_DWT_CDF53;
+    s.type = RV_DWT_I32;
+    char why[256];
+    RV_Dwt *d = NULL;
+
+    /* accepted: no transfer context, another CPU context, the transform's own */
+    RV_Context *const ok[3] = {NULL, g_xfer, g_ctx};
+    int32_t in[24 * 10], out[3][24 * 10];
+    for (int i = 0; i < 24 * 10; i++)
+        in[i] = (i * 7919) % 1001 - 500;
+    for (int k = 0; k < 3; k++) {
+        s.transfer_ctx = ok[k];
+        assert_int_equal(rv_dwt_settings_check_for(g_ctx, &s, why, sizeof(why)), 0);
+        assert_string_equal(why, "");
+        assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+        assert_int_equal(rv_dwt_forward_host(d, in, out[k], 24, 10, 24 * 4, 2), 0);
+        rv_dwt_destroy(&d);
+    }
+    assert_memory_equal(out[1], out[0], sizeof(out[0]));
+    assert_memory_equal(out[2], out[0], sizeof(out[0]));
+
+    /* refused: a transfer context on another backend, either way round */
+    RV_Context *const made[2] = {g_xfer, g_ctx};
+    for (int k = 0; k < 2; k++) {
+        s.transfer_ctx = g_xfer;
+        made[k]->backend = RV_BACKEND_CUDA;
+        const int cerr = rv_dwt_settings_check_for(g_ctx, &s, why, sizeof(why));
+        d = (RV_Dwt *)g_ctx; /* must be reset to NULL */
+        const int err = rv_dwt_create(g_ctx, &s, &d);
+        made[k]->backend = RV_BACKEND_CPU;
+        assert_int_equal(cerr, RV_EINVAL);
+        assert_int_equal(err, RV_EINVAL);
+        assert_null(d);
+        printf("  refused: %s\n", why);
+        assert_non_null(strstr(why, k == 0 ? "transfer_ctx runs on the cuda backend, the transform's context on cpu"
+                                           : "transfer_ctx runs on the cpu backend, the transform's context on cuda"));
+        /* settings on their own are fine: the context decides */
+        assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), 0);
+    }
+    /* no context to check against */
+    s.transfer_ctx = NULL;
+    assert_int_equal(rv_dwt_settings_check_for(NULL, &s, why, sizeof(why)), RV_EINVAL);
+    assert_non_null(strstr(why, "context is NULL"));
+    /* the settings' own reason comes first */
+    s.type = RV_DWT_I32;
+    s.wavelet = RV_DWT_CDF97;
+    assert_int_equal(rv_dwt_settings_check_for(g_ctx, &s, why, sizeof(why)), RV_EINVAL);
+    assert_non_null(strstr(why, "f32 data only"));
+}
+
 /* The benchmarks' copy floor kernel, dwt_copy16 (its CPU body). */
 static void test_copy16(void **state)
 {
@@ -743,6 +808,7 @@ int main(void)
         cmocka_unit_test(test_header_example),
         cmocka_unit_test(test_ll_size),
         cmocka_unit_test(test_max_levels),
+        cmocka_unit_test(test_transfer_ctx_backend),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

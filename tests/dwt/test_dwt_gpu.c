@@ -601,6 +601,34 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
     free(rec);
 }
 
+/* A transfer context on the other backend than the transform's is refused
+ * (RV_EINVAL, the reason from rv_dwt_settings_check_for), either way round;
+ * the transform's own context is taken. */
+static void test_gpu_transfer_ctx_backend(void **state)
+{
+    (void)state;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    char why[256];
+    RV_Dwt *d = NULL;
+    RV_Context *const tr[2] = {g_gpu, g_cpu}, *const xf[2] = {g_cpu, g_gpu};
+    for (int k = 0; k < 2; k++) {
+        s.transfer_ctx = xf[k];
+        assert_int_equal(rv_dwt_settings_check_for(tr[k], &s, why, sizeof(why)), RV_EINVAL);
+        printf("  refused: %s\n", why);
+        assert_non_null(strstr(why, k == 0 ? "transfer_ctx runs on the cpu backend, the transform's context on cuda"
+                                           : "transfer_ctx runs on the cuda backend, the transform's context on cpu"));
+        d = (RV_Dwt *)g_cpu; /* must be reset to NULL */
+        assert_int_equal(rv_dwt_create(tr[k], &s, &d), RV_EINVAL);
+        assert_null(d);
+    }
+    s.transfer_ctx = g_gpu;
+    assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
+    float in[32 * 8] = {0}, out[32 * 8];
+    assert_int_equal(rv_dwt_forward_host(d, in, out, 32, 8, 32 * 4, 1), 0);
+    rv_dwt_destroy(&d);
+}
+
 /* The benchmarks' copy floor kernel, dwt_copy16 (its CUDA body; its CPU body too). */
 static void test_gpu_copy16(void **state)
 {
@@ -973,6 +1001,7 @@ int main(void)
         cmocka_unit_test(test_gpu_lvl2d2),
         cmocka_unit_test(test_gpu_fix_exact),
         cmocka_unit_test(test_gpu_base_arch),
+        cmocka_unit_test(test_gpu_transfer_ctx_backend),
     };
     /* a base run: the code for older GPUs, by the tests whose expectations do
      * not name sm_90 passes (launch counts of clusters and one-pass levels) */

@@ -201,7 +201,7 @@ static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
     int err = rv_dwt_create(env->ctx, &ds->ds, &ds->d[0]);
     if (err < 0) {
         /* refused settings: their reason; else the module's, on the context */
-        if (rv_dwt_settings_check(&ds->ds, env->err, sizeof(env->err)) == 0)
+        if (rv_dwt_settings_check_for(env->ctx, &ds->ds, env->err, sizeof(env->err)) == 0)
             snprintf(env->err, sizeof(env->err), "%s", rv_context_error(env->ctx));
         return err;
     }

@@ -344,6 +344,31 @@ RV_API int rv_dwt_settings_check(const RV_DwtSettings *s, char *why, size_t why_
     return RV_EINVAL;
 }
 
+RV_API int rv_dwt_settings_check_for(const RV_Context *ctx, const RV_DwtSettings *s, char *why, size_t why_len)
+{
+    int err = rv_dwt_settings_check(s, why, why_len);
+    if (err < 0)
+        return err;
+    if (!ctx) {
+        if (why && why_len)
+            snprintf(why, why_len, "the transform's context is NULL");
+        return RV_EINVAL;
+    }
+    /* the copies of the host transforms go through transfer_ctx into buffers the
+     * transform's kernels use: one backend for both (one device: CUDA contexts of
+     * a device share its primary context; the device is not visible here) */
+    const RV_Context *x = s->transfer_ctx;
+    if (x && x != ctx && rv_context_backend(x) != rv_context_backend(ctx)) {
+        if (why && why_len)
+            snprintf(why, why_len,
+                     "transfer_ctx runs on the %s backend, the transform's context on %s: the transfer "
+                     "context must be on the transform's backend and device",
+                     rv_backend_name(rv_context_backend(x)), rv_backend_name(rv_context_backend(ctx)));
+        return RV_EINVAL;
+    }
+    return 0;
+}
+
 RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt **out)
 {
     if (!out)
@@ -359,7 +384,7 @@ RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *settings, RV_Dwt
         d->s = *settings;
     else
         rv_dwt_settings_default(&d->s);
-    int err = rv_dwt_settings_check(&d->s, d->err, sizeof(d->err));
+    int err = rv_dwt_settings_check_for(ctx, &d->s, d->err, sizeof(d->err));
     if (!err)
         err = build_steps(d);
     if (err < 0) {

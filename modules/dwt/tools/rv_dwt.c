@@ -196,7 +196,7 @@ int main(int argc, char **argv)
     what = "transform";
     if ((err = rv_dwt_create(ctx, &ds, &dwt)) < 0) {
         char why[200];
-        if (rv_dwt_settings_check(&ds, why, sizeof(why)) < 0) {
+        if (rv_dwt_settings_check_for(ctx, &ds, why, sizeof(why)) < 0) {
             fprintf(stderr, "rv-dwt: %s\n", why);
             what = NULL; /* said */
         }

@@ -116,7 +116,11 @@ typedef struct RV_DwtSettings {
     RV_Context *transfer_ctx; /* host transforms: optional second context on the same
                                 device and backend (rv_context_create with the same
                                 settings; CUDA contexts of one device share the
-                                device's primary context). Copies go through it, on
+                                device's primary context): rv_dwt_create refuses one
+                                on another backend (RV_EINVAL; the reason from
+                                rv_dwt_settings_check_for); the device is not
+                                checked. The transform's own context is taken
+                                as NULL. Copies go through it, on
                                 its own stream, so that the upload of the next
                                 stripe and the download of the last one overlap the
                                 kernels of the current one (two buffer sets within
@@ -303,15 +307,22 @@ typedef struct RV_Dwt RV_Dwt;
 
 RV_API void rv_dwt_settings_default(RV_DwtSettings *s);
 
-/** 0 when rv_dwt_create takes these settings, else RV_EINVAL with the reason
+/** 0 when the settings are valid on their own, else RV_EINVAL with the reason
  * (e.g. "CDF 9/7 is irreversible: f32 data only") in why[0, why_len) when why
- * is not NULL. */
+ * is not NULL ("" on success). What depends on the transform's context is
+ * checked by rv_dwt_settings_check_for. */
 RV_API int rv_dwt_settings_check(const RV_DwtSettings *s, char *why, size_t why_len);
 
+/** 0 when rv_dwt_create(ctx, s, ...) takes these settings: rv_dwt_settings_check,
+ * then what needs the context too (a NULL ctx; a transfer_ctx on another backend
+ * than ctx, e.g. "transfer_ctx runs on the cpu backend, the transform's context
+ * on cuda: ..."); else RV_EINVAL with the reason in why as above. */
+RV_API int rv_dwt_settings_check_for(const RV_Context *ctx, const RV_DwtSettings *s, char *why, size_t why_len);
+
 /** Creates a transform (loads the "dwt" kernel module); *out is NULL on failure.
- * RV_EINVAL: settings rv_dwt_settings_check refuses (it gives the reason), or a
- * NULL ctx or out; a failure to load the module leaves its message on the
- * context (rv_context_error). */
+ * RV_EINVAL: settings rv_dwt_settings_check_for(ctx, ...) refuses (it gives the
+ * reason), or a NULL ctx or out; a failure to load the module leaves its message
+ * on the context (rv_context_error). */
 RV_API int rv_dwt_create(RV_Context *ctx, const RV_DwtSettings *s, RV_Dwt **out);
 /** Destroys it (and its buffers) and sets *dwt to NULL. NULL is ignored.
  * Call it before rv_context_destroy() of its context (context.h). */
