@@ -428,6 +428,46 @@ static void test_message_convention(void **state)
     rv_context_destroy(&ctx);
 }
 
+/* rv_deband_error keeps the latest failure's message until the next failure,
+ * as rv_context_error and rv_dwt_error do: calls that succeed (configure,
+ * apply) leave it as it was; "" before any failure. */
+static void test_error_kept_on_success(void **state)
+{
+    (void)state;
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Deband *db = NULL;
+    assert_int_equal(rv_deband_create(ctx, &db), 0);
+    assert_string_equal(rv_deband_error(db), "");
+    RV_DebandSettings s;
+    rv_deband_settings_default(&s);
+    RV_Image *a = NULL, *b = NULL;
+    assert_int_equal(rv_image_create(ctx, 8, 4, RV_FMT_GRAY8, &a), 0);
+    assert_int_equal(rv_image_create(ctx, 8, 4, RV_FMT_GRAY8, &b), 0);
+    assert_int_equal(rv_deband_configure(db, &s), 0);
+    assert_int_equal(rv_deband_apply(db, b, a, 0), 0);
+    assert_string_equal(rv_deband_error(db), "");
+
+    /* a refused configuration, then successes: the message stays */
+    s.range = -1;
+    assert_int_equal(rv_deband_configure(db, &s), RV_EINVAL);
+    assert_string_equal(rv_deband_error(db), "range must be 0..255 (got -1)");
+    s.range = 15;
+    assert_int_equal(rv_deband_configure(db, &s), 0);
+    assert_string_equal(rv_deband_error(db), "range must be 0..255 (got -1)");
+    assert_int_equal(rv_deband_apply(db, b, a, 0), 0);
+    assert_string_equal(rv_deband_error(db), "range must be 0..255 (got -1)");
+
+    /* the next failure replaces it, and it stays after a success again */
+    assert_int_equal(rv_deband_apply(db, a, a, 0), RV_EINVAL);
+    assert_non_null(strstr(rv_deband_error(db), "must not be src"));
+    assert_int_equal(rv_deband_apply(db, b, a, 1), 0);
+    assert_non_null(strstr(rv_deband_error(db), "must not be src"));
+    rv_image_destroy(&a);
+    rv_image_destroy(&b);
+    rv_deband_destroy(&db);
+    rv_context_destroy(&ctx);
+}
+
 static void expect_bad(RV_Deband *db, const RV_DebandSettings *s, const char *word)
 {
     char msg[256];
@@ -931,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_tile_table),
         cmocka_unit_test(test_chain_rules),
         cmocka_unit_test(test_message_convention),
+        cmocka_unit_test(test_error_kept_on_success),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -708,6 +708,47 @@ static void test_host_split(void **state)
     rv_dwt_destroy(&d);
 }
 
+/* rv_dwt_error keeps the latest failure's message until the next failure,
+ * as rv_context_error and rv_deband_error do: calls that succeed leave it as
+ * it was; "" before any failure. */
+static void test_error_kept_on_success(void **state)
+{
+    (void)state;
+    RV_DwtSettings s;
+    rv_dwt_settings_default(&s);
+    RV_Dwt *d = NULL;
+    assert_int_equal(rv_dwt_create(g_ctx, &s, &d), 0);
+    assert_string_equal(rv_dwt_error(d), "");
+    float v[16] = {0}, o[16];
+    assert_int_equal(rv_dwt_forward_host(d, v, o, 4, 4, 16, 1), 0);
+    assert_string_equal(rv_dwt_error(d), "");
+    assert_int_equal(rv_dwt_forward_host(d, v, o, 4, 4, 16, 33), RV_EINVAL);
+    assert_string_equal(rv_dwt_error(d), "levels 33 outside 0..32");
+    assert_int_equal(rv_dwt_forward_host(d, v, o, 4, 4, 16, 2), 0);
+    assert_int_equal(rv_dwt_inverse_host(d, o, o, 4, 4, 16, 2), 0);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(g_ctx, 4, 4, RV_FMT_GRAYF32, &img), 0);
+    assert_int_equal(rv_dwt_forward(d, img, 2), 0);
+    assert_string_equal(rv_dwt_error(d), "levels 33 outside 0..32");
+    /* the next failure replaces it */
+    assert_int_equal(rv_dwt_forward(d, NULL, 1), RV_EINVAL);
+    assert_string_equal(rv_dwt_error(d), "image is NULL");
+    assert_int_equal(rv_dwt_inverse(d, img, 2), 0);
+    assert_string_equal(rv_dwt_error(d), "image is NULL");
+    rv_image_destroy(&img);
+    rv_dwt_destroy(&d);
+
+    /* the context's message follows the same rule */
+    RV_Image *bad = NULL;
+    assert_int_equal(rv_image_create(g_ctx, 0, 4, RV_FMT_GRAY8, &bad), RV_EINVAL);
+    char msg[1024];
+    snprintf(msg, sizeof(msg), "%s", rv_context_error(g_ctx));
+    assert_true(msg[0] != '\0');
+    assert_int_equal(rv_image_create(g_ctx, 4, 4, RV_FMT_GRAY8, &img), 0);
+    assert_string_equal(rv_context_error(g_ctx), msg);
+    rv_image_destroy(&img);
+}
+
 /*
  * transfer_ctx must be on the transform's backend: rv_dwt_create refuses
  * another one with RV_EINVAL, and rv_dwt_settings_check_for gives the reason.
@@ -809,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_ll_size),
         cmocka_unit_test(test_max_levels),
         cmocka_unit_test(test_transfer_ctx_backend),
+        cmocka_unit_test(test_error_kept_on_success),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -175,10 +175,11 @@ RV_API int rv_deband_configure(RV_Deband *d, const RV_DebandSettings *s)
 {
     if (!d)
         return RV_EINVAL;
-    d->err[0] = '\0';
-    int err = rv_deband_settings_check(s, d->err, sizeof(d->err));
+    /* the message of the latest failure stays until the next one (deband.h) */
+    char why[sizeof(d->err)];
+    int err = rv_deband_settings_check(s, why, sizeof(why));
     if (err < 0)
-        return err;
+        return fail(d, err, "%s", why);
     d->s = *s;
     memset(d->k, 0, sizeof(d->k));
     return 0;
@@ -248,7 +249,6 @@ RV_API int rv_deband_apply(RV_Deband *d, RV_Image *dst, RV_Image *src, int64_t f
 {
     if (!d)
         return RV_EINVAL;
-    d->err[0] = '\0';
     if (!dst || !src)
         return fail(d, RV_EINVAL, "dst and src are required");
     if (dst == src)

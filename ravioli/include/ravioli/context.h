@@ -69,7 +69,10 @@ RV_API int rv_context_threads(const RV_Context *ctx);
 /** Changes the CPU worker count (0 = number of cores). */
 RV_API int rv_context_set_threads(RV_Context *ctx, int threads);
 
-/** Message of the latest failure on this context ("" if none). */
+/** Message of the latest failure on this context ("" before any): it stays until
+ * the next failure, a call that succeeds does not clear it (so read it after a
+ * call that returned a negative code). The modules' own messages
+ * (rv_dwt_error, rv_deband_error) follow the same rule. "no context" for NULL. */
 RV_API const char *rv_context_error(const RV_Context *ctx);
 
 /** Waits until all work queued on the context has finished. */

@@ -63,8 +63,10 @@ RV_API void rv_deband_destroy(RV_Deband **d);
 RV_API int rv_deband_configure(RV_Deband *d, const RV_DebandSettings *s);
 RV_API void rv_deband_get_settings(const RV_Deband *d, RV_DebandSettings *s);
 
-/** Message of the filter's latest failure ("" if none), without a "deband: " or
- * function-name prefix (the caller adds its own); see also rv_context_error(). */
+/** Message of the filter's latest failure ("" before any), without a "deband: "
+ * or function-name prefix (the caller adds its own). As rv_context_error(), it
+ * stays until the next failure: a call that succeeds does not clear it, so read
+ * it after a call that failed. See also rv_context_error(). */
 RV_API const char *rv_deband_error(const RV_Deband *d);
 
 /**

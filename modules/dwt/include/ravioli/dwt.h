@@ -393,8 +393,10 @@ typedef struct RV_DwtStats {
 RV_API void rv_dwt_stats(const RV_Dwt *dwt, RV_DwtStats *out);
 RV_API void rv_dwt_stats_reset(RV_Dwt *dwt);
 
-/** Message of the latest failure of this transform ("" if none), without a
- * "dwt: " or function-name prefix (the caller adds its own). */
+/** Message of the latest failure of this transform ("" before any), without a
+ * "dwt: " or function-name prefix (the caller adds its own). As
+ * rv_context_error(), it stays until the next failure: a call that succeeds
+ * does not clear it, so read it after a call that failed. */
 RV_API const char *rv_dwt_error(const RV_Dwt *dwt);
 
 /** Size of the LL band after `levels` levels of a w x h region (block layout). */
