@@ -73,11 +73,13 @@ static const char *level_name(RV_LogLevel l)
 
 void rv__vlog(RV_Context *ctx, RV_LogLevel lvl, const char *fmt, va_list ap)
 {
+    /* No context (a call given a NULL handle): no log callback to send the
+     * message to, and the library does not print on its own (common.h). */
+    if (!ctx || lvl > ctx->settings.log_level)
+        return;
     char msg[1024];
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    if (ctx && lvl > ctx->settings.log_level)
-        return;
-    if (ctx && ctx->settings.log)
+    if (ctx->settings.log)
         ctx->settings.log(ctx->settings.log_opaque, lvl, msg);
     else
         fprintf(stderr, "ravioli: %s: %s\n", level_name(lvl), msg);

@@ -70,10 +70,16 @@ int rv__video_check_frame(RV_Context *ctx, const char *who, const RV_VideoInfo *
 /* Sources                                                              */
 /* ------------------------------------------------------------------ */
 
+/* A NULL source or sink has no context to hold a message or log it: these
+ * return RV_EINVAL and say nothing (video.h), as rv_source_dropped and the
+ * other neighbours do for NULL. */
+
 RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info)
 {
-    if (!src || !info)
-        return rv__error(src ? src->ctx : NULL, RV_EINVAL, "rv_source_info: NULL argument");
+    if (!src)
+        return RV_EINVAL;
+    if (!info)
+        return rv__error(src->ctx, RV_EINVAL, "rv_source_info: info is NULL");
     *info = src->info;
     return 0;
 }
@@ -81,7 +87,7 @@ RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info)
 RV_API int rv_source_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int timeout_ms)
 {
     if (!src)
-        return rv__error(NULL, RV_EINVAL, "rv_source_read: source is NULL");
+        return RV_EINVAL;
     int err = rv__video_check_frame(src->ctx, "rv_source_read", &src->info, frame);
     if (err < 0)
         return err;
@@ -115,7 +121,7 @@ RV_API void rv_source_close(RV_Source **src)
 RV_API int rv_sink_write(RV_Sink *sink, RV_Image *frame, const RV_FrameStats *stats)
 {
     if (!sink)
-        return rv__error(NULL, RV_EINVAL, "rv_sink_write: sink is NULL");
+        return RV_EINVAL;
     if (!frame)
         return rv__error(sink->ctx, RV_EINVAL, "rv_sink_write: frame is NULL");
     int err = sink->ops->write(sink, frame, stats);

@@ -2,13 +2,15 @@
  * test_synthetic.c - the synthetic test pattern: deterministic per frame
  * index, moving, the same picture in every format (checked against the
  * definitions: BT.601 limited-range YUV, full-range luma for gray, v * 257
- * for 16 bits), frame limit, realtime pacing, timeouts and dropping, and the
- * null sink.
+ * for 16 bits), frame limit, realtime pacing, timeouts and dropping, the
+ * null sink, and NULL handles (RV_EINVAL, nothing printed).
  */
 #include "rv_test.h"
 
 #include <math.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <ravioli/video.h>
 
@@ -351,6 +353,70 @@ static void test_null_sink(void **state)
     rv_image_destroy(&img);
 }
 
+/* NULL handles: RV_EINVAL (0 for the counters), silently - nothing on
+ * stderr (the library does not print; there is no context to log to) and no
+ * message attached to a context. stderr goes to a temporary file meanwhile. */
+static void test_null_handles_silent(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/rv_null_handles_XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    const int saved = dup(2);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(fd, 2), 2);
+
+    RV_Image *img = NULL;
+    const int made = rv_image_create(ctx, 4, 4, RV_FMT_RGBA8, &img);
+    char before[1024];
+    snprintf(before, sizeof(before), "%s", rv_context_error(ctx));
+    RV_VideoInfo info;
+    long long pts = 0;
+    const int r[] = {
+        rv_source_info(NULL, &info),   rv_source_info(NULL, NULL),
+        rv_source_read(NULL, img, &pts, 0), rv_source_read(NULL, NULL, NULL, -1),
+        rv_sink_write(NULL, img, NULL), rv_sink_write(NULL, NULL, NULL),
+    };
+    const long long dropped = rv_source_dropped(NULL), frames = rv_sink_frames(NULL);
+    const int repeats = rv_sink_repeats_skipped(NULL);
+    RV_Source *src = NULL;
+    RV_Sink *sink = NULL;
+    rv_source_close(&src);
+    rv_source_close(NULL);
+    rv_sink_close(&sink);
+    rv_sink_close(NULL);
+
+    fflush(stderr);
+    assert_int_equal(dup2(saved, 2), 2);
+    close(saved);
+    struct stat st;
+    assert_int_equal(fstat(fd, &st), 0);
+    close(fd);
+    char *said = rv_test_slurp(path, NULL);
+    remove(path);
+    assert_non_null(said);
+    if (st.st_size != 0)
+        fail_msg("NULL handles printed %lld bytes on stderr: %s", (long long)st.st_size, said);
+    free(said);
+
+    assert_int_equal(made, 0);
+    for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+        assert_int_equal(r[i], RV_EINVAL);
+    assert_int_equal(dropped, 0);
+    assert_int_equal(frames, 0);
+    assert_int_equal(repeats, 0);
+    assert_string_equal(rv_context_error(ctx), before); /* nothing attached to a context */
+    assert_int_equal(pts, 0);
+
+    /* a NULL info with a source: RV_EINVAL, with a message on the source's context */
+    RV_Source *s = open_synth(16, 8, RV_FMT_RGBA8, 1, 0, 30);
+    assert_int_equal(rv_source_info(s, NULL), RV_EINVAL);
+    assert_non_null(strstr(rv_context_error(ctx), "info is NULL"));
+    rv_source_close(&s);
+    rv_image_destroy(&img);
+}
+
 /* Parts left out of the build answer RV_ENOSYS with a message. */
 static void test_optional_parts(void **state)
 {
@@ -392,7 +458,7 @@ int main(void)
         cmocka_unit_test(test_defaults),       cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_pattern_content), cmocka_unit_test(test_formats_agree),
         cmocka_unit_test(test_realtime),       cmocka_unit_test(test_null_sink),
-        cmocka_unit_test(test_optional_parts),
+        cmocka_unit_test(test_optional_parts), cmocka_unit_test(test_null_handles_silent),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,6 +6,11 @@
  * Functions that return a pointer return NULL on failure. The readable
  * message of the latest failure on a context is rv_context_error(); it
  * also goes to the context's log callback at RV_LOG_ERROR.
+ *
+ * The library prints nothing on its own: its messages go to the context's
+ * log callback (to stderr only when the context's settings give none,
+ * RV_Settings.log). A call that has no context to report to - a NULL handle,
+ * such as rv_source_read(NULL, ...) - returns RV_EINVAL without a message.
  */
 #ifndef RAVIOLI_COMMON_H
 #define RAVIOLI_COMMON_H

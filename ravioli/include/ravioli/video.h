@@ -6,6 +6,11 @@
  * A source delivers frames in its native format (e.g. YUV 4:2:0 from a Y4M
  * file, RGBA8 or raw YUYV-converted RGBA8 from a camera); rv_source_info()
  * says which, so the caller creates frames of that size and format.
+ *
+ * A NULL source or sink (rv_source_info, rv_source_read, rv_sink_write) is
+ * RV_EINVAL without a message, as there is no context to hold one (nothing
+ * is printed); rv_source_dropped, rv_sink_frames and
+ * rv_sink_repeats_skipped give 0, the close functions ignore it.
  */
 #ifndef RAVIOLI_VIDEO_H
 #define RAVIOLI_VIDEO_H
@@ -72,6 +77,8 @@ typedef struct RV_V4L2Settings {
 RV_API void rv_v4l2_settings_default(RV_V4L2Settings *s);
 RV_API int rv_source_open_v4l2(RV_Context *ctx, const RV_V4L2Settings *s, RV_Source **out);
 
+/** The source's size, format and rate. RV_EINVAL for a NULL src (no message) or
+ *  info (the message on the source's context). */
 RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info);
 /**
  * Reads the next frame into `frame` (size and format of rv_source_info()).
@@ -85,6 +92,7 @@ RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info);
  * (rv_source_dropped() counts them). A Y4M pipe that pauses returns
  * RV_EAGAIN at timeout_ms wherever it paused; the part of a frame read so
  * far is kept and the next read completes it. See docs/video.md.
+ * A NULL src is RV_EINVAL without a message (no context to hold one).
  */
 RV_API int rv_source_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int timeout_ms);
 /** Frames the source dropped so far to stay live (camera: older queued frames
@@ -132,7 +140,8 @@ RV_API int rv_sink_open_sdl_ex(RV_Context *ctx, const RV_SDLSettings *s, const R
                                RV_Sink **out);
 /**
  * Writes/shows one frame. Returns 0, or RV_EPIPE when the user closed the
- * window (or the pipe), or another negative code.
+ * window (or the pipe), or another negative code. A NULL sink is RV_EINVAL
+ * without a message (no context to hold one); a NULL frame RV_EINVAL with one.
  */
 RV_API int rv_sink_write(RV_Sink *sink, RV_Image *frame, const RV_FrameStats *stats);
 /** Whether a skipped frame should repeat the last output (display: 1) or be left out (file: 0). */
