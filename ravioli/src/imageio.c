@@ -496,8 +496,6 @@ RV_API int rv_image_read_mem(RV_Context *ctx, const void *data, size_t size, RV_
 /* Files                                                                */
 /* ------------------------------------------------------------------ */
 
-static int io_code(int e) { return e == ENOENT ? RV_ENOENT : RV_EIO; }
-
 /* Reads all of fd (regular files: exactly st_size bytes, or less if it shrank). */
 static int slurp(RV_Context *ctx, const char *path, int fd, unsigned char **buf, size_t *len)
 {
@@ -578,7 +576,7 @@ RV_API int rv_image_read_file(RV_Context *ctx, const char *path, RV_Image **out)
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         int e = errno;
-        return rv__error(ctx, io_code(e), "cannot open '%s': %s", path, strerror(e));
+        return rv__error(ctx, rv__path_error(e), "cannot open '%s': %s", path, strerror(e));
     }
     unsigned char *buf = NULL;
     size_t len = 0;
@@ -628,7 +626,7 @@ RV_API int rv_image_write_file(RV_Image *img, const char *path)
     if (!f) {
         int e = errno;
         free(buf);
-        return rv__error(ctx, io_code(e), "cannot create '%s': %s", path, strerror(e));
+        return rv__error(ctx, rv__path_error(e), "cannot create '%s': %s", path, strerror(e));
     }
     /* Only a regular file is removed after a failed write (never a device or FIFO). */
     struct stat st;

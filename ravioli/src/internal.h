@@ -184,6 +184,15 @@ unsigned long rv__error_seq(RV_Context *ctx);
 void rv__error_since(RV_Context *ctx, unsigned long seq, char *buf, size_t size);
 void rv__vlog(RV_Context *ctx, RV_LogLevel lvl, const char *fmt, va_list ap);
 
+/* The code of a path that could not be opened (errno e of open/fopen/stat):
+ * RV_ENOENT when it does not exist (the file, or a directory on its way, e.g.
+ * an output file's), else RV_EIO (permissions, a directory, ...). Every
+ * function that opens a path the caller names uses it (common.h). */
+static inline int rv__path_error(int e)
+{
+    return e == ENOENT ? RV_ENOENT : RV_EIO;
+}
+
 void rv__list_init(rv_list *l);
 void rv__list_add(rv_list *head, rv_list *n);
 void rv__list_del(rv_list *n);

@@ -15,6 +15,7 @@
  * (process_frame), several in flight on as many CUDA streams on the GPU
  * (run_gpu; docs/streaming.md, "The GPU pipeline").
  */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -1273,10 +1274,11 @@ RV_API int rv_streaming_run(RV_Streaming *st, RV_StageVector *sv)
     if (st->set.log_path) {
         rs.log = fopen(st->set.log_path, "w");
         if (!rs.log) {
+            const int e = errno;
             rv_adapt_destroy(&rs.adapt);
-            return run_failed(st, rv__error(st->ctx, RV_EIO,
-                                                  "rv_streaming_run: cannot write the frame log '%s'",
-                                                  st->set.log_path));
+            return run_failed(st, rv__error(st->ctx, rv__path_error(e),
+                                                  "rv_streaming_run: cannot write the frame log '%s': %s",
+                                                  st->set.log_path, strerror(e)));
         }
         fprintf(rs.log, "%s\n", log_header);
     }

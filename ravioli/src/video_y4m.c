@@ -646,8 +646,7 @@ RV_API int rv_source_open_y4m(RV_Context *ctx, const char *path, const RV_Y4MSet
         if (st->fd < 0) {
             int e = errno;
             rv_source_close(&src);
-            return rv__error(ctx, e == ENOENT ? RV_ENOENT : RV_EIO, "y4m: cannot open %s: %s",
-                             path, strerror(e));
+            return rv__error(ctx, rv__path_error(e), "y4m: cannot open %s: %s", path, strerror(e));
         }
     }
     char line[Y4M_MAX_HEADER];
@@ -838,7 +837,7 @@ RV_API int rv_sink_open_y4m_ex(RV_Context *ctx, const char *path, const RV_Video
     } else if (!(st->f = fopen(path, "wb"))) {
         int e = errno;
         rv_sink_close(&sink);
-        return rv__error(ctx, RV_EIO, "y4m: cannot create %s: %s", path, strerror(e));
+        return rv__error(ctx, rv__path_error(e), "y4m: cannot create %s: %s", path, strerror(e));
     } else {
         st->own = 1;
     }

@@ -33,6 +33,7 @@
  * entries loop (grid-stride) so any grid is correct.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,8 +357,10 @@ static void cuda_host_free(RV_Context *ctx, void *ptr, size_t size)
 static int read_file(RV_Context *ctx, const char *path, char **out)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return rv__error(ctx, RV_ENOENT, "module %s: cannot open", path);
+    if (!f) {
+        const int e = errno;
+        return rv__error(ctx, rv__path_error(e), "module %s: cannot open: %s", path, strerror(e));
+    }
     char *buf = NULL;
     size_t n = 0, cap = 0;
     for (;;) {

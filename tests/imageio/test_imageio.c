@@ -752,6 +752,8 @@ static void test_file_errors(void **state)
     assert_int_equal(rv_image_create(g_ctx, 4, 4, RV_FMT_GRAY8, &g), 0);
     assert_int_equal(rv_image_write_file(g, missing), RV_ENOENT);
     assert_non_null(strstr(rv_context_error(g_ctx), missing));
+    /* a path that exists but is no file to write (a directory): RV_EIO */
+    assert_int_equal(rv_image_write_file(g, "/"), RV_EIO);
     /* /dev/full: every write fails with ENOSPC; the device node must not be removed. */
     if (access("/dev/full", W_OK) == 0) {
         assert_int_equal(rv_image_write_file(g, "/dev/full"), RV_EIO);

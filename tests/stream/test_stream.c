@@ -953,8 +953,18 @@ static void test_log_write_error(void **state)
     g = rig_open(-1);
     g->s.max_frames = 5;
     g->s.log_path = "/nonexistent-dir-of-ravioli-test/log.csv";
-    assert_int_equal(rig_run(g), RV_EIO);
+    /* a missing directory is RV_ENOENT, as for every path the library opens */
+    assert_int_equal(rig_run(g), RV_ENOENT);
     assert_int_equal(g->sum.end, RV_END_ERROR);
+    assert_int_equal(g->sum.error, RV_ENOENT);
+    assert_int_equal(g->sum.processed, 0);
+    assert_non_null(strstr(rv_context_error(g->ctx), "/nonexistent-dir-of-ravioli-test/log.csv"));
+    rig_close(&g);
+    /* a path that exists but cannot be written as a file (a directory): RV_EIO */
+    g = rig_open(-1);
+    g->s.max_frames = 5;
+    g->s.log_path = "/";
+    assert_int_equal(rig_run(g), RV_EIO);
     assert_int_equal(g->sum.error, RV_EIO);
     assert_int_equal(g->sum.processed, 0);
     rig_close(&g);

@@ -5,6 +5,8 @@
  * in a frame: reads time out and resume), round trips, RGBA8
  * -> YUV conversion against the BT.601 definition, realtime playback.
  */
+#include <errno.h>
+
 #include "rv_test.h"
 
 #include <ravioli/video.h>
@@ -297,8 +299,14 @@ static void test_malformed(void **state)
     assert_int_equal(rv_source_open_y4m(ctx, write_file("big.y4m", h, strlen(h)), NULL, &src),
                      RV_EBADMSG);
     free(h);
-    /* missing file */
+    /* missing file, or a missing directory on its path */
     assert_int_equal(rv_source_open_y4m(ctx, "/nonexistent/x.y4m", NULL, &src), RV_ENOENT);
+    assert_int_equal(rv_source_open_y4m(ctx, write_file("here.y4m", "", 0), NULL, &src), RV_EBADMSG);
+    char missing[400];
+    snprintf(missing, sizeof(missing), "%s/no_such_dir/x.y4m", tmpdir);
+    assert_int_equal(rv_source_open_y4m(ctx, missing, NULL, &src), RV_ENOENT);
+    assert_null(src);
+    assert_non_null(strstr(rv_context_error(ctx), missing));
 }
 
 /* The second frame is truncated: the first is delivered, then an error (not EPIPE). */
@@ -791,8 +799,16 @@ static void test_writer_errors(void **state)
     assert_null(sink);
     info.format = RV_FMT_RGBA8;
     assert_int_equal(rv_sink_open_y4m_ex(ctx, path, &info, RV_FMT_GRAY8, &sink), RV_EINVAL);
-    assert_int_equal(rv_sink_open_y4m(ctx, "/nonexistent/dir/x.y4m", &info, &sink), RV_EIO);
+    /* a path that cannot be created: RV_ENOENT when a directory on it does not
+     * exist (as rv_image_write_file and the reader), RV_EIO otherwise (here: a
+     * directory); the message names the path and the system's reason */
     info.format = RV_FMT_YUV420P8;
+    assert_int_equal(rv_sink_open_y4m(ctx, "/nonexistent/dir/x.y4m", &info, &sink), RV_ENOENT);
+    assert_null(sink);
+    assert_non_null(strstr(rv_context_error(ctx), "/nonexistent/dir/x.y4m"));
+    assert_non_null(strstr(rv_context_error(ctx), strerror(ENOENT)));
+    assert_int_equal(rv_sink_open_y4m(ctx, tmpdir, &info, &sink), RV_EIO);
+    assert_null(sink);
     assert_int_equal(rv_sink_open_y4m(ctx, path, &info, &sink), 0);
     RV_Image *img = NULL;
     assert_int_equal(rv_image_create(ctx, 8, 4, RV_FMT_YUV420P8, &img), 0);

@@ -7,6 +7,14 @@
  * message of the latest failure on a context is rv_context_error(); it
  * also goes to the context's log callback at RV_LOG_ERROR.
  *
+ * A path the caller names that cannot be opened (rv_image_read_file,
+ * rv_image_write_file, rv_source_open_y4m, rv_sink_open_y4m,
+ * RV_StreamSettings.log_path) is RV_ENOENT when it does not exist - the file
+ * to read, or a directory on the path of a file to write - and RV_EIO for
+ * any other reason (permissions, a directory given as the file, ...); the
+ * message names the path and the system's reason. A camera device is the
+ * exception: a missing one is RV_ENODEV (rv_source_open_v4l2).
+ *
  * The library prints nothing on its own: its messages go to the context's
  * log callback (to stderr only when the context's settings give none,
  * RV_Settings.log). A call that has no context to report to - a NULL handle,
@@ -38,7 +46,8 @@ enum {
     RV_OK       = 0,
     RV_EINVAL   = -EINVAL,   /* bad argument: format, size, parameter block */
     RV_ENOMEM   = -ENOMEM,   /* host or device memory exhausted */
-    RV_ENOENT   = -ENOENT,   /* module, kernel or file not found */
+    RV_ENOENT   = -ENOENT,   /* module or kernel not found; a path that does not exist
+                                (the file, or a directory on an output's path) */
     RV_EIO      = -EIO,      /* read/write failure */
     RV_EBADMSG  = -EBADMSG,  /* malformed input (file header, PTX, module) */
     RV_ENODEV   = -ENODEV,   /* the requested backend/device is not available */

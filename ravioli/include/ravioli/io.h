@@ -11,15 +11,19 @@
  * allocated, and the data must hold the whole raster; malformed input
  * (truncated, bad magic or header, a sample above maxval, absurd sizes, PFM
  * scale 0/NaN/inf) fails with RV_EBADMSG and a message naming the file and
- * the problem; colour PFM ("PF"), PBM and PAM fail with RV_ENOSYS; a file that
- * cannot be opened gives RV_ENOENT or RV_EIO (RV_EOVERFLOW for a pipe or
- * device delivering more than 1 GiB). Bytes after the raster are ignored.
+ * the problem; colour PFM ("PF"), PBM and PAM fail with RV_ENOSYS; a path
+ * that does not exist gives RV_ENOENT, one that cannot be opened or read for
+ * another reason (permissions, a directory, a read error) RV_EIO (RV_EOVERFLOW
+ * for a pipe or device delivering more than 1 GiB). Bytes after the raster
+ * are ignored.
  * See docs/imageio.md for the exact rules.
  *
  * Writing: GRAY8/GRAY16 -> P5, RGBA8/RGBA16 -> P6 (alpha dropped; maxval
  * 255 or 65535, 16-bit samples big-endian), GRAYF32 -> Pf (scale -1.0,
  * little-endian, bottom row first); the kind is chosen by the image's
- * format. Other formats (YUV) give RV_EINVAL.
+ * format. Other formats (YUV) give RV_EINVAL. A path that cannot be created
+ * gives RV_ENOENT when a directory on it does not exist, else RV_EIO (as a
+ * failed write does).
  */
 #ifndef RAVIOLI_IO_H
 #define RAVIOLI_IO_H

@@ -250,7 +250,10 @@ typedef struct RV_StreamSettings {
                                * (S_T = 1 or adapt.fixed_temporal from the second frame on) */
     const char *log_path;     /* per-frame CSV, or NULL: frame,time_s,proc_ms,deadline_ms,
                                * budget_ms,met,s_spatial,s_temporal,latency_ms,captured,skipped,
-                               * dropped (names as in the adaptation log; rv-plot reads it) */
+                               * dropped (names as in the adaptation log; rv-plot reads it).
+                               * One that cannot be created fails rv_streaming_run before any
+                               * frame: RV_ENOENT when a directory on the path does not
+                               * exist, else RV_EIO (also a write error during the run) */
     int gpu_streams;          /* CUDA backend: frames in flight, each on its own CUDA stream
                                * with its own scratch images and timing events (1..8,
                                * default 3; 0 = default; 1 = one frame at a time). Upload of

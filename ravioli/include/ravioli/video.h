@@ -52,7 +52,9 @@ RV_API int rv_source_open_synthetic(RV_Context *ctx, const RV_SyntheticSettings 
  *  are refused (RV_EOVERFLOW) before anything is allocated. */
 #define RV_Y4M_MAX_PIXELS (1LL << 28)
 
-/** Y4M file or pipe ("-" = standard input). */
+/** Y4M file or pipe ("-" = standard input). A path that does not exist is
+ *  RV_ENOENT, one that cannot be opened for another reason RV_EIO; a
+ *  malformed header RV_EBADMSG, an unknown colour space RV_ENOSYS. */
 typedef struct RV_Y4MSettings {
     int realtime;         /* 1: play at the file's frame rate ("as if live"); 0: as fast as possible (default) */
 } RV_Y4MSettings;
@@ -60,7 +62,9 @@ RV_API void rv_y4m_settings_default(RV_Y4MSettings *s);
 RV_API int rv_source_open_y4m(RV_Context *ctx, const char *path, const RV_Y4MSettings *s,
                               RV_Source **out);
 
-/** V4L2 camera through libv4l2 (RV_ENOSYS when built without libv4l2). */
+/** V4L2 camera through libv4l2 (RV_ENOSYS when built without libv4l2). A device
+ *  path that does not exist (or a device that went away) is RV_ENODEV, not
+ *  RV_ENOENT; one that cannot be opened for another reason RV_EIO. */
 typedef struct RV_V4L2Settings {
     const char *device;   /* default "/dev/video0" */
     int width, height;    /* requested size; the driver may adjust (re-read after S_FMT) */
@@ -116,7 +120,8 @@ RV_API int rv_sink_open_null(RV_Context *ctx, RV_Sink **out);
 /**
  * Y4M writer (path or "-" = standard output). YUV and gray frames are written
  * as they are; RGBA8 frames are converted to 4:2:0 (BT.601, limited range,
- * see docs/video.md).
+ * see docs/video.md). A path that cannot be created is RV_ENOENT when a
+ * directory on it does not exist, else RV_EIO.
  */
 RV_API int rv_sink_open_y4m(RV_Context *ctx, const char *path, const RV_VideoInfo *info, RV_Sink **out);
 /** As rv_sink_open_y4m(); RGBA8 frames become `rgb_to` (RV_FMT_YUV420P8 or RV_FMT_YUV444P8). */
