@@ -59,9 +59,11 @@
  * (8 w h <= fuse_max_shared), all remaining levels run in one pass.
  *
  * Data: a GRAYF32 image (f32 settings) or an RV_Buffer of w x h 32-bit samples
- * (f32 or i32) with a row pitch in bytes. i32 sums are 32-bit: keep samples
- * within +-2^26 (DD(13,7)) or +-2^28 (Haar, 5/3) over all levels. Results are where the backend runs
- * (device memory on CUDA); read images with rv_image_read as usual.
+ * (f32 or i32) with a row pitch in bytes. i32 sums are 32-bit and not checked:
+ * the sample range each wavelet takes is at RV_DWT_I32 (e.g. CDF 5/3, 2-D:
+ * |x| < 2^28 for one level, |x| <= 2^27 for any number). Results are where
+ * the backend runs (device memory on CUDA); read images with rv_image_read as
+ * usual.
  */
 #ifndef RAVIOLI_DWT_H
 #define RAVIOLI_DWT_H
@@ -81,6 +83,23 @@ typedef enum RV_DwtWavelet {
 
 typedef enum RV_DwtType {
     RV_DWT_F32 = 0,
+    /* 32-bit integer samples and integer lifting (Haar, CDF 5/3, DD(13,7); the
+     * inverse is exact). The sums of a lifting step are 32-bit and not
+     * checked: samples beyond these bounds can overflow them - an intermediate
+     * sum, even where every coefficient would fit - and give wrong
+     * coefficients without an error. The bounds hold for any data, the worst
+     * case being sharp alternating patterns (derived from the steps' weights;
+     * checked on the CPU backend against a 64-bit reference: wrong coefficients
+     * at the next power of two past each bound); 8- to 16-bit image samples are
+     * far inside.
+     * Smooth data goes well beyond them, so nothing refuses larger samples.
+     *               2-D, one level   2-D, any levels   1-D (dims = 1), any levels
+     *   Haar        |x| < 2^29       |x| < 2^29        |x| < 2^30
+     *   CDF 5/3     |x| < 2^28       |x| <= 2^27       |x| <= 2^28
+     *   DD(13,7)    |x| <= 2^24      |x| <= 2^23       |x| <= 2^25
+     * (CDF 5/3: a level's worst sum is 8 max|x| + 2 at level 1, up to about
+     * 16 max|x| over many levels.) The inverse of the coefficients of such
+     * samples stays within 32 bits too. */
     RV_DWT_I32 = 1
 } RV_DwtType;
 
