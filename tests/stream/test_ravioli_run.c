@@ -314,9 +314,20 @@ static void stalled_stdin_ctrl_c(void)
      * the capture thread ends by itself (no cancellation, which tripped a
      * false alarm of ASan's; test_stream_stop.c) */
     pid_t pid = rv_test_spawn(g_exe, (const char *[]){"--source", "y4m:-", "--stage", "invert", "--no-adapt",
-                                                      "--backend", "cpu", NULL},
+                                                      "--backend", "cpu", "--sink", "y4m:-", NULL},
                               fifo, g_dir, NULL);
-    struct timespec ts = {0, 500 * 1000000L};
+    /* the frame is through once the sink has written it (frames are flushed
+     * whole): waited for, not a fixed time, which a loaded machine can miss */
+    char outp[160];
+    snprintf(outp, sizeof(outp), "%s/stdout", g_dir);
+    for (int i = 0; i < 1000; i++) {
+        struct stat so;
+        if (stat(outp, &so) == 0 && so.st_size >= (off_t)sizeof(frame))
+            break;
+        struct timespec nap = {0, 10 * 1000000L};
+        nanosleep(&nap, NULL);
+    }
+    struct timespec ts = {0, 100 * 1000000L}; /* into the next, silent read */
     nanosleep(&ts, NULL);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
