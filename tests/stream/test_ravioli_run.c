@@ -151,6 +151,12 @@ static void test_help_and_usage(void **state)
         expect((const char *[]){"--stage", "gray", "--backend", "cuda", NULL}, 3, "stderr", why);
     }
     rv_context_destroy(&gpu);
+    /* the same without a driver on any machine (a GPU one too): RAVIOLI_CUDA_DRIVER
+     * names a library that does not exist; the child inherits it */
+    assert_int_equal(setenv("RAVIOLI_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1), 0);
+    expect((const char *[]){"--stage", "gray", "--backend", "cuda", NULL}, 3, "stderr",
+           "the NVIDIA driver library /nonexistent/libcuda.so.1 cannot be loaded");
+    assert_int_equal(unsetenv("RAVIOLI_CUDA_DRIVER"), 0);
 }
 
 /* ------------------------------------------------------------------ */
