@@ -441,7 +441,7 @@ static void test_cli_cuda_backend(void **state)
     for (int i = 0; i < 2; i++) {
         snprintf(out, sizeof(out), "%s/out.%s", dir, exts[i]);
         snprintf(args, sizeof(args), "backend=cuda '%s' '%s'", ins[i], out);
-        char cmd[2400];
+        char cmd[4096];
         snprintf(cmd, sizeof(cmd), "RAVIOLI_CUDA_DRIVER=/nonexistent/libcuda.so.1 '%s' %s 2>'%s'", RV_DEBAND_TOOL,
                  args, err);
         assert_int_equal(run_status(cmd), 1);
