@@ -27,7 +27,7 @@ static int run_status(const char *cmd)
  * stderr's text (to free) in *text. */
 static int run_err(const char *env, const char *args, const char *err_path, char **text)
 {
-    char cmd[2600];
+    char cmd[4096];
     snprintf(cmd, sizeof(cmd), "%s '%s' %s 2>'%s'", env, RV_DWT_TOOL, args, err_path);
     const int st = run_status(cmd);
     *text = rv_test_slurp(err_path, NULL);
