@@ -2434,6 +2434,12 @@ static long long stripe_pairs(size_t usable, int nsets, size_t rb, int H)
     return ((long long)(usable / (size_t)nsets / rb) - 4LL * H) / 4;
 }
 
+/* The bytes nsets sets of stripes of P pairs take (stripe_pairs gives P back). */
+static size_t stripe_bytes(size_t P, int nsets, size_t rb, int H)
+{
+    return (size_t)nsets * rb * (4 * P + 4 * (size_t)H);
+}
+
 /* Two buffer sets when the copies have their own stream (and one stripe is not all). */
 static int stripe_sets(const RV_Dwt *d)
 {
@@ -2630,7 +2636,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
     size_t su = usable;
     if (kpipe) {
         const size_t P = ((size_t)(h + 1) / 2 + (size_t)kpipe - 1) / (size_t)kpipe;
-        su = llb + 2 * rb * (4 * P + 4 * (size_t)steps_reach(d));
+        su = llb + stripe_bytes(P, stripe_sets(d), rb, steps_reach(d));
     }
     const size_t ll_use = !llb ? 0 : kpipe ? su - llb : keep_room(d, lw[lf - 1], llb, su);
     uint64_t ll = 0;
