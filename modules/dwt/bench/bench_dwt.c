@@ -380,31 +380,31 @@ static double plain_ms(const float *img, int N, int levels, RV_DwtWavelet wv)
  * (coefficients in host memory back to the image) is timed the same way and
  * checked against the image.
  */
-static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int cpu)
+static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *out, float *rec, size_t hp, int N,
+                    int cpu, const char *mem)
 {
-    const size_t bytes = (size_t)N * (size_t)N * 4;
-    float *out = malloc(bytes);
+    const size_t bytes = (size_t)N * (size_t)N * 4, rb = (size_t)N * 4;
     int err;
     double tu = 1e30, td = 1e30;
     for (int r = 0; r < 3; r++) {
         double t0 = now();
-        if ((err = rv_buffer_upload(buf, 0, host, bytes)) < 0)
+        if ((err = rv_buffer_upload_rows(buf, 0, rb, host, hp, rb, (size_t)N)) < 0)
             die(ctx, "upload", err);
         double t1 = now();
-        if ((err = rv_buffer_download(buf, 0, out, bytes)) < 0)
+        if ((err = rv_buffer_download_rows(buf, 0, rb, out, hp, rb, (size_t)N)) < 0)
             die(ctx, "download", err);
         double t2 = now();
         tu = t1 - t0 < tu ? t1 - t0 : tu;
         td = t2 - t1 < td ? t2 - t1 : td;
     }
     const double bound = tu + td;
-    printf("\nend to end from host memory, N = %d: upload %.2f ms (%.1f GB/s), download %.2f ms (%.1f GB/s): bound %.2f ms "
-           "(both directions at once, as the transfer-context pipeline runs them: %.2f ms, %.0f %% of the bound)\n",
-           N, tu * 1e3, bytes / tu / 1e9, td * 1e3, bytes / td / 1e9, bound * 1e3, fmax(tu, td) * 1e3,
+    printf("\nend to end from %s host memory, N = %d: upload %.2f ms (%.1f GB/s), download %.2f ms (%.1f GB/s): bound "
+           "%.2f ms (both directions at once, as the transfer-context pipeline runs them: %.2f ms, %.0f %% of the "
+           "bound)\n",
+           mem, N, tu * 1e3, bytes / tu / 1e9, td * 1e3, bytes / td / 1e9, bound * 1e3, fmax(tu, td) * 1e3,
            100 * bound / fmax(tu, td));
-    printf("| N | L | case | ms | bound / time | stripes | copied / 2n | peak device / n | inverse ms | inverse bound / "
-           "time |\n|---|---|---|---|---|---|---|---|---|---|\n");
-    float *rec = malloc(bytes);
+    printf("| N | L | memory | case | ms | bound / time | stripes | copied / 2n | peak device / n | inverse ms | "
+           "inverse bound / time |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
     RV_Context *xfer = NULL;
     if (!cpu) {
         RV_Settings cs;
@@ -449,22 +449,26 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
             for (int r = 0; r < 3; r++) {
                 rv_dwt_stats_reset(d);
                 double t0 = now();
-                if ((err = rv_dwt_forward_host(d, host, out, N, N, (size_t)N * 4, levs[li])) < 0)
+                if ((err = rv_dwt_forward_host(d, host, out, N, N, hp, levs[li])) < 0)
                     die(ctx, rv_dwt_error(d), err);
                 double t = now() - t0;
                 if (t < best)
                     best = t;
                 rv_dwt_stats(d, &st);
                 t0 = now();
-                if ((err = rv_dwt_inverse_host(d, out, rec, N, N, (size_t)N * 4, levs[li])) < 0)
+                if ((err = rv_dwt_inverse_host(d, out, rec, N, N, hp, levs[li])) < 0)
                     die(ctx, rv_dwt_error(d), err);
                 t = now() - t0;
                 if (t < ibest)
                     ibest = t;
             }
             double maxerr = 0;
-            for (size_t i = 0; i < (size_t)N * N; i++)
-                maxerr = fmax(maxerr, fabs((double)rec[i] - host[i]));
+            for (int y = 0; y < N; y++) {
+                const float *a = (const float *)((const char *)rec + (size_t)y * hp),
+                            *b = (const float *)((const char *)host + (size_t)y * hp);
+                for (int x = 0; x < N; x++)
+                    maxerr = fmax(maxerr, fabs((double)a[x] - b[x]));
+            }
             if (!(maxerr < 1e-4)) {
                 fprintf(stderr, "rv-bench-dwt: end to end inverse off by %g\n", maxerr);
                 exit(1);
@@ -477,14 +481,55 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
                 snprintf(name, sizeof(name), "transfer ctx, host_stripes %d", ks[c - 3]);
             else
                 snprintf(name, sizeof(name), "transfer ctx (host_stripes auto)");
-            printf("| %d | %d | %s | %.2f | %.1f%% | %lld | %.3f | %.3f | %.2f | %.1f%% |\n", N, levs[li], name,
+            printf("| %d | %d | %s | %s | %.2f | %.1f%% | %lld | %.3f | %.3f | %.2f | %.1f%% |\n", N, levs[li], mem, name,
                    best * 1e3, 100 * bound / best, st.stripes, (st.upload_bytes + st.download_bytes) / (2.0 * bytes),
                    st.peak_device_bytes / bytes, ibest * 1e3, 100 * bound / ibest);
             rv_dwt_destroy(&d);
         }
     rv_context_destroy(&xfer);
-    free(rec);
-    free(out);
+}
+
+/*
+ * e2e_run with the host image in pageable memory (malloc) and, on the GPU, in
+ * page-locked memory: the planes of GRAYF32 images on the CUDA context (the
+ * backend allocates image storage with cuMemHostAlloc), which the copies move
+ * by DMA at the bus's rate. RV_DWT_BENCH_HOSTMEM = pageable, locked or both
+ * (default both).
+ */
+static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int cpu)
+{
+    const size_t bytes = (size_t)N * (size_t)N * 4;
+    const char *me = getenv("RV_DWT_BENCH_HOSTMEM");
+    const int pageable = !me || !*me || strcmp(me, "locked") != 0, locked = !cpu && (!me || strcmp(me, "pageable") != 0);
+    if (pageable) {
+        float *out = malloc(bytes), *rec = malloc(bytes);
+        if (!out || !rec)
+            die(ctx, "host memory", RV_ENOMEM);
+        e2e_run(ctx, buf, host, out, rec, (size_t)N * 4, N, cpu, "pageable");
+        free(rec);
+        free(out);
+    }
+    if (locked) {
+        RV_Image *im[3] = {NULL, NULL, NULL};
+        float *p[3];
+        ptrdiff_t pitch[3];
+        int err;
+        for (int i = 0; i < 3; i++) {
+            if ((err = rv_image_create(ctx, N, N, RV_FMT_GRAYF32, &im[i])) < 0)
+                die(ctx, "page-locked image", err);
+            if (!(p[i] = rv_image_write(im[i], 0, &pitch[i])))
+                die(ctx, "page-locked image", RV_EINVAL);
+        }
+        if (pitch[0] != pitch[1] || pitch[0] != pitch[2]) {
+            fprintf(stderr, "rv-bench-dwt: page-locked images of one size with different pitches\n");
+            exit(1);
+        }
+        for (int y = 0; y < N; y++)
+            memcpy((char *)p[0] + (size_t)y * (size_t)pitch[0], host + (size_t)y * (size_t)N, (size_t)N * 4);
+        e2e_run(ctx, buf, p[0], p[1], p[2], (size_t)pitch[0], N, cpu, "page-locked");
+        for (int i = 0; i < 3; i++)
+            rv_image_destroy(&im[i]);
+    }
 }
 
 static const char *KNAMES[] = {"rowfused", "split", "chunkgen", "permute", "rotate", "step", "other", "colfused", "tilefused", "level2d"};
