@@ -136,6 +136,8 @@ struct rv_backend_ops {
      * the buffer); arguments checked, pitches >= row_bytes, rows and row_bytes > 0 */
     int (*buffer_copy_rows)(RV_Context *ctx, RV_Buffer *b, size_t off, size_t bp, void *h, size_t hp,
                             size_t row_bytes, size_t rows, int up);
+    /* rv_host_memory_locked (p not NULL); NULL on the CPU backend (0) */
+    int (*host_locked)(RV_Context *ctx, const void *p);
 
     int (*sync)(RV_Context *ctx);
 

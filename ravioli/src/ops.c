@@ -475,6 +475,13 @@ RV_API int rv_buffer_download_rows(RV_Buffer *b, size_t off, size_t bp, void *ds
     return copy_rows_checked(b, off, bp, dst, hp, row_bytes, rows, 0);
 }
 
+RV_API int rv_host_memory_locked(RV_Context *ctx, const void *p)
+{
+    if (!ctx || !p || !ctx->ops->host_locked)
+        return 0;
+    return ctx->ops->host_locked(ctx, p);
+}
+
 RV_API int rv_image_kernel_address(RV_Image *img, int plane, RV_Access access, uint64_t *address,
                                    ptrdiff_t *pitch)
 {

@@ -112,6 +112,16 @@ typedef struct rvc_state {
     /* rv_context_queued: grows with every use of a stream for queueing
      * (cur_stream) and every change of the current stream */
     uint64_t queued;
+    /* copies between buffers and pageable host memory, staged (see "Staged
+     * copies"): two page-locked buffers, an event each, the copying threads;
+     * made on the first such copy. staging_off: RAVIOLI_CUDA_STAGED=0, or a
+     * failure to make them (then the driver's own pageable copies) */
+    pthread_mutex_t stage_mu;
+    int stage_mu_init, staging_off;
+    unsigned char *stage_buf[2];
+    CUevent stage_ev[2];
+    rv_pool *stage_pool;
+    int stage_threads;
 } rvc_state;
 
 typedef struct rvc_kernel {
@@ -1163,12 +1173,229 @@ static void cuda_buffer_free(RV_Context *ctx, RV_Buffer *b)
     b->dev = 0;
 }
 
+/* ---------------------------------------------------------------- */
+/* Staged copies                                                      */
+/* ---------------------------------------------------------------- */
+
+/*
+ * A copy from or to pageable host memory goes, inside the driver, through
+ * its own page-locked buffers, filled by one CPU thread: about 6-8 GB/s up
+ * and 8-14 GB/s down on the H200's host (docs/perf/dwt.md, session 38),
+ * against 55 GB/s each way from page-locked memory. Copies of at least
+ * RVC_STAGE_MIN bytes from or to pageable memory therefore go through two
+ * page-locked buffers of RVC_STAGE_BYTES held by the context, filled and
+ * emptied by RVC_STAGE_THREADS threads of its own (not the context's worker
+ * pool, which the capture thread may be using), chunk by chunk, the host
+ * copy of one chunk beside the DMA of the other. Page-locked host memory
+ * (cuMemHostGetFlags succeeds: images' storage, cuMemHostAlloc'd or
+ * registered memory) goes straight, as before. RAVIOLI_CUDA_STAGED=0 turns
+ * staging off (for A/B measurements).
+ */
+#define RVC_STAGE_BYTES ((size_t)8 << 20)
+#define RVC_STAGE_MIN ((size_t)4 << 20)
+#define RVC_STAGE_THREADS 8
+
+/* One host copy of a chunk, split over the staging threads by rows (or, for
+ * one long row, by 64-byte aligned pieces). */
+typedef struct stage_job {
+    unsigned char *dst;
+    const unsigned char *src;
+    size_t dp, sp, rb, rows; /* rows of rb bytes, pitches dp / sp */
+    int ntasks;
+} stage_job;
+
+static void stage_task(void *arg, int t, int worker)
+{
+    (void)worker;
+    const stage_job *j = arg;
+    if (j->rows == 1) {
+        const size_t piece = (j->rb / (size_t)j->ntasks + 63) / 64 * 64, a = piece * (size_t)t;
+        if (a < j->rb)
+            memcpy(j->dst + a, j->src + a, j->rb - a < piece ? j->rb - a : piece);
+        return;
+    }
+    const size_t r0 = j->rows * (size_t)t / (size_t)j->ntasks, r1 = j->rows * (size_t)(t + 1) / (size_t)j->ntasks;
+    for (size_t r = r0; r < r1; r++)
+        memcpy(j->dst + r * j->dp, j->src + r * j->sp, j->rb);
+}
+
+static void stage_copy(rvc_state *st, unsigned char *dst, size_t dp, const unsigned char *src, size_t sp, size_t rb,
+                       size_t rows)
+{
+    const size_t bytes = rb * rows;
+    int n = st->stage_threads;
+    if ((size_t)n > bytes / ((size_t)256 << 10)) /* at least 256 KiB a thread */
+        n = (int)(bytes / ((size_t)256 << 10));
+    if (n < 1)
+        n = 1;
+    if (rows > 1 && (size_t)n > rows)
+        n = (int)rows;
+    stage_job j = {dst, src, dp, sp, rb, rows, n};
+    rv_pool_run(st->stage_pool, n, stage_task, &j);
+}
+
+/* rv_host_memory_locked: the driver knows the pointer as page-locked host memory */
+static int cuda_host_locked(RV_Context *ctx, const void *p)
+{
+    rvc_state *st = st_of(ctx);
+    unsigned int flags = 0;
+    if (bind(ctx) < 0)
+        return 0;
+    return st->drv.cuMemHostGetFlags(&flags, (void *)(uintptr_t)p) == CUDA_SUCCESS;
+}
+
+/* Whether a copy of `bytes` with host memory at h goes through the staging
+ * buffers; on 1 the caller holds stage_mu. */
+static int stage_take(RV_Context *ctx, rvc_state *st, const void *h, size_t bytes)
+{
+    if (bytes < RVC_STAGE_MIN || st->staging_off || !st->stage_mu_init)
+        return 0;
+    unsigned int flags = 0;
+    if (st->drv.cuMemHostGetFlags(&flags, (void *)(uintptr_t)h) == CUDA_SUCCESS)
+        return 0; /* page-locked already */
+    if (pthread_mutex_trylock(&st->stage_mu) != 0)
+        return 0; /* another thread copies through them now */
+    if (!st->stage_buf[0]) {
+        int nt = ctx->threads < RVC_STAGE_THREADS ? ctx->threads : RVC_STAGE_THREADS;
+        if (nt < 1)
+            nt = 1;
+        for (int i = 0; i < 2 && !st->staging_off; i++) {
+            if (st->drv.cuMemHostAlloc((void **)&st->stage_buf[i], RVC_STAGE_BYTES, 0) != CUDA_SUCCESS ||
+                st->drv.cuEventCreate(&st->stage_ev[i], RVC_EVENT_DISABLE_TIMING) != CUDA_SUCCESS)
+                st->staging_off = 1;
+        }
+        if (!st->staging_off && rv_pool_create(&st->stage_pool, nt) < 0)
+            st->staging_off = 1;
+        if (st->staging_off) {
+            rv__log(ctx, RV_LOG_DEBUG, "CUDA backend: no page-locked staging buffers; pageable copies by the driver");
+            pthread_mutex_unlock(&st->stage_mu);
+            return 0;
+        }
+        st->stage_threads = nt;
+        rv__log(ctx, RV_LOG_DEBUG, "CUDA backend: pageable copies staged through 2 x %zu MiB, %d threads",
+                RVC_STAGE_BYTES >> 20, nt);
+    }
+    return 1;
+}
+
+static void stage_free(rvc_state *st)
+{
+    rv_pool_destroy(&st->stage_pool);
+    for (int i = 0; i < 2; i++) {
+        if (st->stage_buf[i])
+            st->drv.cuMemFreeHost(st->stage_buf[i]);
+        if (st->stage_ev[i])
+            st->drv.cuEventDestroy(st->stage_ev[i]);
+        st->stage_buf[i] = NULL;
+        st->stage_ev[i] = NULL;
+    }
+    if (st->stage_mu_init)
+        pthread_mutex_destroy(&st->stage_mu);
+    st->stage_mu_init = 0;
+}
+
+/*
+ * rows rows of rb bytes between host memory h (pitch hp) and the buffer at
+ * dev (pitch bp), through the staging buffers (the caller holds stage_mu):
+ * chunks of whole rows (a contiguous copy is one row, cut in pieces), chunk k
+ * in buffer k % 2. Up: the host copy of chunk k, then its DMA queued, the
+ * host copy of chunk k + 1 beside it (waiting first for the DMA of chunk
+ * k - 1 out of that buffer). Down: the DMA of chunk k + 1 queued before the
+ * host copy of chunk k. Ends with the stream synchronised, as the direct
+ * copies do.
+ */
+static int stage_rows(RV_Context *ctx, rvc_state *st, CUdeviceptr dev, size_t bp, unsigned char *h, size_t hp,
+                      size_t rb, size_t rows, int up, const char *what)
+{
+    const int flat = rows == 1 || (bp == rb && hp == rb);
+    /* a chunk: cr rows of cb bytes (flat: pieces of the one long row) */
+    const size_t total = rb * rows, cb = flat ? RVC_STAGE_BYTES : rb, cr = flat ? 1 : RVC_STAGE_BYTES / rb;
+    const size_t nchunks = flat ? (total + cb - 1) / cb : (rows + cr - 1) / cr;
+    CUstream s = cur_stream(st);
+    CUresult r = CUDA_SUCCESS;
+#define CHUNK_AT(k, hp_, dp_, n_, rows_)                                                         \
+    const size_t hp_ = flat ? (k) * cb : (k) * cr * hp, dp_ = flat ? (k) * cb : (k) * cr * bp;   \
+    const size_t rows_ = flat ? 1 : ((k) * cr + cr <= rows ? cr : rows - (k) * cr);             \
+    const size_t n_ = flat ? ((k) * cb + cb <= total ? cb : total - (k) * cb) : rb
+    /* the DMA of chunk k between the staging buffer k % 2 (packed) and the device */
+#define CHUNK_DMA(k)                                                                             \
+    do {                                                                                         \
+        CHUNK_AT(k, ho_, do_, n_, nr_);                                                          \
+        (void)ho_;                                                                               \
+        unsigned char *sb_ = st->stage_buf[(k) % 2];                                             \
+        if (flat) {                                                                              \
+            r = up ? st->drv.cuMemcpyHtoDAsync(dev + do_, sb_, n_, s)                            \
+                   : st->drv.cuMemcpyDtoHAsync(sb_, dev + do_, n_, s);                           \
+        } else {                                                                                 \
+            RVC_MEMCPY2D c_;                                                                     \
+            memset(&c_, 0, sizeof(c_));                                                          \
+            c_.WidthInBytes = n_;                                                                \
+            c_.Height = nr_;                                                                     \
+            c_.srcMemoryType = up ? RVC_MEMORYTYPE_HOST : RVC_MEMORYTYPE_DEVICE;                 \
+            c_.dstMemoryType = up ? RVC_MEMORYTYPE_DEVICE : RVC_MEMORYTYPE_HOST;                 \
+            if (up) {                                                                            \
+                c_.srcHost = sb_;                                                                \
+                c_.srcPitch = n_;                                                                \
+                c_.dstDevice = dev + do_;                                                        \
+                c_.dstPitch = bp;                                                                \
+            } else {                                                                             \
+                c_.srcDevice = dev + do_;                                                        \
+                c_.srcPitch = bp;                                                                \
+                c_.dstHost = sb_;                                                                \
+                c_.dstPitch = n_;                                                                \
+            }                                                                                    \
+            r = st->drv.cuMemcpy2DAsync(&c_, s);                                                 \
+        }                                                                                        \
+        if (r == CUDA_SUCCESS)                                                                   \
+            r = st->drv.cuEventRecord(st->stage_ev[(k) % 2], s);                                 \
+    } while (0)
+    if (up) {
+        for (size_t k = 0; k < nchunks && r == CUDA_SUCCESS; k++) {
+            if (k >= 2 && (r = st->drv.cuEventSynchronize(st->stage_ev[k % 2])) != CUDA_SUCCESS)
+                break;
+            CHUNK_AT(k, ho, dof, n, nr);
+            (void)dof;
+            stage_copy(st, st->stage_buf[k % 2], n, h + ho, flat ? n : hp, n, nr);
+            CHUNK_DMA(k);
+        }
+    } else {
+        CHUNK_DMA(0);
+        for (size_t k = 0; k < nchunks && r == CUDA_SUCCESS; k++) {
+            if (k + 1 < nchunks) {
+                CHUNK_DMA(k + 1);
+                if (r != CUDA_SUCCESS)
+                    break;
+            }
+            if ((r = st->drv.cuEventSynchronize(st->stage_ev[k % 2])) != CUDA_SUCCESS)
+                break;
+            CHUNK_AT(k, ho, dof, n, nr);
+            (void)dof;
+            stage_copy(st, h + ho, flat ? n : hp, st->stage_buf[k % 2], n, n, nr);
+        }
+    }
+#undef CHUNK_DMA
+#undef CHUNK_AT
+    if (r == CUDA_SUCCESS)
+        r = st->drv.cuStreamSynchronize(s);
+    else
+        st->drv.cuStreamSynchronize(s); /* nothing of ours may still write the staging buffers */
+    pthread_mutex_unlock(&st->stage_mu);
+    if (r != CUDA_SUCCESS) {
+        char w[96];
+        snprintf(w, sizeof(w), "%s (staged through page-locked memory)", what);
+        return cu_fail(ctx, r, w);
+    }
+    return 0;
+}
+
 static int cuda_buffer_upload(RV_Context *ctx, RV_Buffer *b, size_t off, const void *src, size_t n)
 {
     rvc_state *st = st_of(ctx);
     int err = bind(ctx);
     if (err < 0)
         return err;
+    if (stage_take(ctx, st, src, n))
+        return stage_rows(ctx, st, b->dev + off, n, (unsigned char *)(uintptr_t)src, n, n, 1, 1, "rv_buffer_upload");
     CK(ctx, st->drv.cuMemcpyHtoDAsync(b->dev + off, src, n, cur_stream(st)), "rv_buffer_upload");
     CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "rv_buffer_upload");
     return 0;
@@ -1180,6 +1407,8 @@ static int cuda_buffer_download(RV_Context *ctx, RV_Buffer *b, size_t off, void 
     int err = bind(ctx);
     if (err < 0)
         return err;
+    if (stage_take(ctx, st, dst, n))
+        return stage_rows(ctx, st, b->dev + off, n, dst, n, n, 1, 0, "rv_buffer_download");
     CK(ctx, st->drv.cuMemcpyDtoHAsync(dst, b->dev + off, n, cur_stream(st)), "rv_buffer_download");
     CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), "rv_buffer_download");
     return 0;
@@ -1195,6 +1424,9 @@ static int cuda_buffer_copy_rows(RV_Context *ctx, RV_Buffer *b, size_t off, size
     int err = bind(ctx);
     if (err < 0)
         return err;
+    const char *what = up ? "rv_buffer_upload_rows" : "rv_buffer_download_rows";
+    if (row_bytes <= RVC_STAGE_BYTES && stage_take(ctx, st, h, row_bytes * rows))
+        return stage_rows(ctx, st, b->dev + off, bp, h, hp, row_bytes, rows, up, what);
     RVC_MEMCPY2D c;
     memset(&c, 0, sizeof(c));
     c.WidthInBytes = row_bytes;
@@ -1214,7 +1446,6 @@ static int cuda_buffer_copy_rows(RV_Context *ctx, RV_Buffer *b, size_t off, size
         c.dstHost = h;
         c.dstPitch = hp;
     }
-    const char *what = up ? "rv_buffer_upload_rows" : "rv_buffer_download_rows";
     CK(ctx, st->drv.cuMemcpy2DAsync(&c, cur_stream(st)), what);
     CK(ctx, st->drv.cuStreamSynchronize(cur_stream(st)), what);
     return 0;
@@ -1285,6 +1516,7 @@ static void state_close(rvc_state *st)
             st->drv.cuMemFree(st->box_scratch);
         if (st->box_result)
             st->drv.cuMemFreeHost(st->box_result);
+        stage_free(st);
         for (int i = 0; i < st->nstreams; i++)
             st->drv.cuStreamDestroy(st->streams[i]);
         for (int i = 0; i < RVC_MAX_STREAMS; i++) {
@@ -1339,6 +1571,7 @@ static const struct rv_backend_ops rv_cuda_backend = {
     .buffer_upload = cuda_buffer_upload,
     .buffer_download = cuda_buffer_download,
     .buffer_copy_rows = cuda_buffer_copy_rows,
+    .host_locked = cuda_host_locked,
     .sync = cuda_sync,
     .side = cuda_side,
     .queued = cuda_queued,
@@ -1486,6 +1719,10 @@ int rv_cuda_backend_open(RV_Context *ctx, char *why, size_t why_size)
         memcpy(&st->kernel_ex, &sym, sizeof(sym));
     if (st->cc_major >= 9 && !(chained && chained[0] == '0'))
         st->launch_ex = st->kernel_ex;
+
+    const char *staged = getenv("RAVIOLI_CUDA_STAGED");
+    st->staging_off = staged && staged[0] == '0';
+    st->stage_mu_init = pthread_mutex_init(&st->stage_mu, NULL) == 0;
 
     ctx->bk = st;
     ctx->ops = &rv_cuda_backend;

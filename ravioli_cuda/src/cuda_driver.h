@@ -146,6 +146,7 @@ typedef CUresult (*rvc_launch_ex_fn)(const rvc_launch_config *cfg, CUfunction f,
     X(cuMemGetInfo, "cuMemGetInfo_v2", (size_t *free_b, size_t *total))                         \
     X(cuMemHostAlloc, "cuMemHostAlloc", (void **p, size_t bytes, unsigned int flags))           \
     X(cuMemFreeHost, "cuMemFreeHost", (void *p))                                                \
+    X(cuMemHostGetFlags, "cuMemHostGetFlags", (unsigned int *flags, void *p))                   \
     X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2",                                 \
       (CUdeviceptr *p, void *h, unsigned int flags))                                            \
     X(cuMemsetD32Async, "cuMemsetD32Async", (CUdeviceptr p, unsigned int v, size_t n, CUstream s)) \

@@ -40,6 +40,10 @@ static inline void buffer_rows_check(RV_Context *ctx)
                 assert_int_equal(host[r * hp2 + g], 0xEE);
         }
     }
+    /* a static array is pageable on either backend; no context or pointer: 0 */
+    assert_int_equal(rv_host_memory_locked(ctx, host), 0);
+    assert_int_equal(rv_host_memory_locked(NULL, host), 0);
+    assert_int_equal(rv_host_memory_locked(ctx, NULL), 0);
     /* nothing to do */
     assert_int_equal(rv_buffer_upload_rows(b, 0, 1, NULL, 1, 0, 5), 0);
     assert_int_equal(rv_buffer_download_rows(b, 0, 1, host, 1, 1, 0), 0);

@@ -663,6 +663,88 @@ static void test_gpu_host_split(void **state)
 }
 
 /*
+ * host_stripes' automatic choice by the host memory: a 4096 x 4096 f32 image
+ * (64 MiB, RV_DWT_HOST_PIPE_MIN) with a transfer context goes in
+ * RV_DWT_HOST_STRIPES stripes from page-locked memory (images' planes on the
+ * CUDA context) and whole from pageable memory (below
+ * RV_DWT_HOST_PIPE_MIN_PAGEABLE); the coefficients and the inverse are the
+ * same bit for bit either way, and rv_host_memory_locked tells the two apart.
+ */
+static void test_gpu_host_auto(void **state)
+{
+    (void)state;
+    enum { N = 4096 };
+    const size_t n = (size_t)N * N, rb = (size_t)N * 4;
+    RV_Settings cs;
+    rv_settings_default(&cs);
+    cs.backend = RV_BACKEND_CUDA;
+    RV_Context *xfer = NULL;
+    assert_int_equal(rv_context_create(&xfer, &cs), 0);
+    float *in = test_image(n, 0, 4242), *out = malloc(n * 4), *rec = malloc(n * 4);
+    assert_non_null(out);
+    assert_non_null(rec);
+    RV_Image *im[3] = {NULL, NULL, NULL};
+    unsigned char *p[3];
+    ptrdiff_t pitch[3];
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(rv_image_create(g_gpu, N, N, RV_FMT_GRAYF32, &im[i]), 0);
+        assert_non_null(p[i] = rv_image_write(im[i], 0, &pitch[i]));
+        assert_int_equal(rv_host_memory_locked(g_gpu, p[i]), 1);
+    }
+    assert_int_equal(rv_host_memory_locked(g_gpu, in), 0);
+    assert_int_equal(rv_host_memory_locked(g_gpu, NULL), 0);
+    assert_int_equal(rv_host_memory_locked(g_cpu, in), 0);
+    assert_int_equal(pitch[0], pitch[1]);
+    assert_int_equal(pitch[0], pitch[2]);
+    for (int y = 0; y < N; y++)
+        memcpy(p[0] + (size_t)y * (size_t)pitch[0], in + (size_t)y * N, rb);
+    for (int levels = 1; levels <= 5; levels += 4) {
+        RV_DwtSettings s;
+        rv_dwt_settings_default(&s);
+        s.transfer_ctx = xfer;
+        RV_Dwt *d = NULL;
+        assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
+        RV_DwtStats st;
+        /* pageable: whole */
+        rv_dwt_stats_reset(d);
+        assert_int_equal(rv_dwt_forward_host(d, in, out, N, N, rb, levels), 0);
+        rv_dwt_stats(d, &st);
+        assert_int_equal(st.stripes, 1);
+        /* page-locked: striped, the same coefficients */
+        rv_dwt_stats_reset(d);
+        assert_int_equal(rv_dwt_forward_host(d, p[0], p[1], N, N, (size_t)pitch[0], levels), 0);
+        rv_dwt_stats(d, &st);
+        assert_int_equal(st.stripes, RV_DWT_HOST_STRIPES);
+        for (int y = 0; y < N; y++)
+            assert_memory_equal(p[1] + (size_t)y * (size_t)pitch[1], out + (size_t)y * N, rb);
+        /* the inverses, the same way */
+        rv_dwt_stats_reset(d);
+        assert_int_equal(rv_dwt_inverse_host(d, out, rec, N, N, rb, levels), 0);
+        rv_dwt_stats(d, &st);
+        assert_int_equal(st.stripes, 1);
+        rv_dwt_stats_reset(d);
+        assert_int_equal(rv_dwt_inverse_host(d, p[1], p[2], N, N, (size_t)pitch[1], levels), 0);
+        rv_dwt_stats(d, &st);
+        assert_int_equal(st.stripes, RV_DWT_HOST_STRIPES);
+        double mx = 0;
+        for (int y = 0; y < N; y++) {
+            assert_memory_equal(p[2] + (size_t)y * (size_t)pitch[2], rec + (size_t)y * N, rb);
+            for (int x = 0; x < N; x++)
+                mx = fmax(mx, fabs((double)rec[(size_t)y * N + x] - in[(size_t)y * N + x]));
+        }
+        if (!(mx < 1e-5))
+            fail_msg("levels %d: reconstruction off by %g", levels, mx);
+        rv_dwt_destroy(&d);
+    }
+    for (int i = 0; i < 3; i++)
+        rv_image_destroy(&im[i]);
+    free(in);
+    free(out);
+    free(rec);
+    rv_context_destroy(&xfer);
+}
+
+/*
  * Rows too long for a fused row pass (fuse_max_shared 4096: from 1025
  * samples; the default: from 16385) in one windowed pass (dwt_rowwin, out of
  * place), forward and (since session 14) inverse: the CPU's result for CDF
@@ -991,6 +1073,7 @@ int main(void)
         cmocka_unit_test(test_gpu_inplace_small),
         cmocka_unit_test(test_gpu_denoise),
         cmocka_unit_test(test_gpu_host_split),
+        cmocka_unit_test(test_gpu_host_auto),
         cmocka_unit_test(test_gpu_copy16),
         cmocka_unit_test(test_gpu_row_win),
         cmocka_unit_test(test_gpu_colclu),

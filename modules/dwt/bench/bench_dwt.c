@@ -493,8 +493,10 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
  * e2e_run with the host image in pageable memory (malloc) and, on the GPU, in
  * page-locked memory: the planes of GRAYF32 images on the CUDA context (the
  * backend allocates image storage with cuMemHostAlloc), which the copies move
- * by DMA at the bus's rate. RV_DWT_BENCH_HOSTMEM = pageable, locked or both
- * (default both).
+ * by DMA at the bus's rate. On the GPU, pageable memory twice: copied as the
+ * library does (staged through its page-locked buffers), and by the driver's
+ * own pageable copies (contexts made with RAVIOLI_CUDA_STAGED=0).
+ * RV_DWT_BENCH_HOSTMEM = pageable, locked or both (default both).
  */
 static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int cpu)
 {
@@ -505,7 +507,25 @@ static void e2e(RV_Context *ctx, RV_Buffer *buf, const float *host, int N, int c
         float *out = malloc(bytes), *rec = malloc(bytes);
         if (!out || !rec)
             die(ctx, "host memory", RV_ENOMEM);
-        e2e_run(ctx, buf, host, out, rec, (size_t)N * 4, N, cpu, "pageable");
+        e2e_run(ctx, buf, host, out, rec, (size_t)N * 4, N, cpu, cpu ? "pageable" : "pageable (staged)");
+        if (!cpu) {
+            /* the driver's pageable copies: a context (and e2e_run's transfer context)
+             * made without staging */
+            RV_Settings cs;
+            rv_settings_default(&cs);
+            cs.backend = RV_BACKEND_CUDA;
+            cs.log_level = RV_LOG_WARN;
+            RV_Context *c2 = NULL;
+            RV_Buffer *b2 = NULL;
+            int err;
+            setenv("RAVIOLI_CUDA_STAGED", "0", 1);
+            if ((err = rv_context_create(&c2, &cs)) < 0 || (err = rv_buffer_create(c2, bytes, &b2)) < 0)
+                die(c2 ? c2 : ctx, "context without staging", err);
+            e2e_run(c2, b2, host, out, rec, (size_t)N * 4, N, cpu, "pageable (driver)");
+            unsetenv("RAVIOLI_CUDA_STAGED");
+            rv_buffer_destroy(&b2);
+            rv_context_destroy(&c2);
+        }
         free(rec);
         free(out);
     }

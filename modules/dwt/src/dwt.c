@@ -2565,13 +2565,18 @@ static unsigned char *region_copy(RV_Dwt *d, const unsigned char *src, size_t sp
  * stripe's downloads overwrite rows later stripes read, and the inverse reads
  * the coefficients in place).
  */
-static int pipe_stripes(const RV_Dwt *d, int w, int h, int apart)
+static int pipe_stripes(const RV_Dwt *d, const void *in, const void *out, int w, int h)
 {
-    if (!apart || stripe_sets(d) < 2 || d->s.layout != RV_DWT_LAYOUT_BLOCK || h < 4 || d->s.host_stripes == 1)
+    if (in == out || stripe_sets(d) < 2 || d->s.layout != RV_DWT_LAYOUT_BLOCK || h < 4 || d->s.host_stripes == 1)
         return 0;
     long long k = d->s.host_stripes;
-    if (k == 0)
-        k = (size_t)w * 4 * (size_t)h >= RV_DWT_HOST_PIPE_MIN ? RV_DWT_HOST_STRIPES : 0;
+    if (k == 0) {
+        /* pageable memory: staged copies, whose host side both directions share */
+        const int locked = rv_host_memory_locked(d->ctx, in) && rv_host_memory_locked(d->ctx, out);
+        k = (size_t)w * 4 * (size_t)h >= (locked ? RV_DWT_HOST_PIPE_MIN : RV_DWT_HOST_PIPE_MIN_PAGEABLE)
+                ? RV_DWT_HOST_STRIPES
+                : 0;
+    }
     const int pairs = (h + 1) / 2;
     return k > pairs ? pairs : (int)k;
 }
@@ -2625,7 +2630,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
                     w, h, lim);
 #undef FITS
     /* an image that fits, pipelined anyway (host_stripes): level 0 striped */
-    const int kpipe = lf == 0 ? pipe_stripes(d, w, h, in != out) : 0;
+    const int kpipe = lf == 0 ? pipe_stripes(d, in, out, w, h) : 0;
     if (kpipe)
         lf = 1;
     /* the LL region of level lf kept on the device between the striped level lf - 1 and

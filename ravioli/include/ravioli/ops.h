@@ -84,6 +84,16 @@ RV_API int rv_buffer_upload_rows(RV_Buffer *buf, size_t offset, size_t buf_pitch
                                  size_t host_pitch, size_t row_bytes, size_t rows);
 RV_API int rv_buffer_download_rows(RV_Buffer *buf, size_t offset, size_t buf_pitch, void *dst,
                                    size_t host_pitch, size_t row_bytes, size_t rows);
+/**
+ * Whether the host memory at p is page-locked for ctx's device: 1 when copies
+ * between it and buffers or images go by DMA straight at the bus's rate (the
+ * storage of images on a CUDA context, memory the CUDA driver allocated or
+ * registered), 0 otherwise: pageable memory, which the CUDA backend copies in
+ * chunks through page-locked buffers of its own (docs/cuda.md, "Copies from
+ * pageable memory"), a NULL pointer or context, or the CPU backend, which
+ * copies nothing to a device.
+ */
+RV_API int rv_host_memory_locked(RV_Context *ctx, const void *p);
 
 typedef enum RV_Access {
     RV_ACCESS_READ  = 1,

@@ -153,7 +153,10 @@ typedef struct RV_DwtSettings {
                                 Only when out is not in (the stripes would overwrite
                                 rows still to be read). 0 (default): automatic,
                                 RV_DWT_HOST_STRIPES stripes from RV_DWT_HOST_PIPE_MIN
-                                bytes of image; 1: the whole image at once; k >= 2:
+                                bytes of image when in and out are page-locked
+                                (rv_host_memory_locked), from
+                                RV_DWT_HOST_PIPE_MIN_PAGEABLE bytes when either is
+                                pageable; 1: the whole image at once; k >= 2:
                                 k stripes (at most one a pair of rows). Ignored
                                 without a transfer_ctx and when the limit already
                                 splits level 0. */
@@ -175,10 +178,14 @@ typedef struct RV_DwtSettings {
                                 code paths. The CPU backend ignores it. */
 } RV_DwtSettings;
 
-/** RV_DwtSettings.host_stripes = 0: images of at least RV_DWT_HOST_PIPE_MIN bytes go in
-    RV_DWT_HOST_STRIPES stripes (measured on an H200: docs/perf/dwt.md, session 37). */
+/** RV_DwtSettings.host_stripes = 0: images of at least RV_DWT_HOST_PIPE_MIN bytes in
+    page-locked host memory, or RV_DWT_HOST_PIPE_MIN_PAGEABLE bytes in pageable memory, go
+    in RV_DWT_HOST_STRIPES stripes (measured on an H200: docs/perf/dwt.md, sessions 37-38;
+    pageable memory is copied by the host's CPUs through staging buffers, whose rate
+    two directions at once share). */
 #define RV_DWT_HOST_STRIPES 8
 #define RV_DWT_HOST_PIPE_MIN ((size_t)64 << 20)
+#define RV_DWT_HOST_PIPE_MIN_PAGEABLE ((size_t)1 << 30)
 
 /** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
     COL_SHARED: those of dwt4; ROW_SHARED | INPLACE_NO_SCRATCH | HALO_OWN: the default of
