@@ -666,8 +666,8 @@ static void test_gpu_host_split(void **state)
  * host_stripes' automatic choice by the host memory: a 4096 x 4096 f32 image
  * (64 MiB, RV_DWT_HOST_PIPE_MIN) with a transfer context goes in
  * RV_DWT_HOST_STRIPES stripes from page-locked memory (images' planes on the
- * CUDA context) and whole from pageable memory (below
- * RV_DWT_HOST_PIPE_MIN_PAGEABLE); the coefficients and the inverse are the
+ * CUDA context) and whole from pageable memory (one stripe, below twice
+ * RV_DWT_HOST_STRIPE_MIN_PAGEABLE); the coefficients and the inverse are the
  * same bit for bit either way, and rv_host_memory_locked tells the two apart.
  */
 static void test_gpu_host_auto(void **state)
@@ -741,6 +741,34 @@ static void test_gpu_host_auto(void **state)
     free(in);
     free(out);
     free(rec);
+    /* pageable, 8192 x 4096 (twice RV_DWT_HOST_STRIPE_MIN_PAGEABLE): two stripes,
+     * the coefficients of the whole image */
+    {
+        const int W = 8192, H = 4096;
+        const size_t m = (size_t)W * H, wb = (size_t)W * 4;
+        float *a = test_image(m, 0, 77), *c1 = malloc(m * 4), *c2 = malloc(m * 4);
+        assert_non_null(c1);
+        assert_non_null(c2);
+        RV_DwtSettings s;
+        rv_dwt_settings_default(&s);
+        s.transfer_ctx = xfer;
+        RV_Dwt *d = NULL;
+        assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
+        RV_DwtStats st;
+        rv_dwt_stats_reset(d);
+        assert_int_equal(rv_dwt_forward_host(d, a, c1, W, H, wb, 1), 0);
+        rv_dwt_stats(d, &st);
+        assert_int_equal(st.stripes, 2);
+        rv_dwt_destroy(&d);
+        s.host_stripes = 1;
+        assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
+        assert_int_equal(rv_dwt_forward_host(d, a, c2, W, H, wb, 1), 0);
+        assert_memory_equal(c1, c2, m * 4);
+        rv_dwt_destroy(&d);
+        free(a);
+        free(c1);
+        free(c2);
+    }
     rv_context_destroy(&xfer);
 }
 

@@ -2571,11 +2571,13 @@ static int pipe_stripes(const RV_Dwt *d, const void *in, const void *out, int w,
         return 0;
     long long k = d->s.host_stripes;
     if (k == 0) {
-        /* pageable memory: staged copies, whose host side both directions share */
-        const int locked = rv_host_memory_locked(d->ctx, in) && rv_host_memory_locked(d->ctx, out);
-        k = (size_t)w * 4 * (size_t)h >= (locked ? RV_DWT_HOST_PIPE_MIN : RV_DWT_HOST_PIPE_MIN_PAGEABLE)
-                ? RV_DWT_HOST_STRIPES
-                : 0;
+        const size_t bytes = (size_t)w * 4 * (size_t)h;
+        if (rv_host_memory_locked(d->ctx, in) && rv_host_memory_locked(d->ctx, out))
+            k = bytes >= RV_DWT_HOST_PIPE_MIN ? RV_DWT_HOST_STRIPES : 0;
+        else { /* pageable: staged copies, in chunks; stripes of several */
+            const size_t q = bytes / RV_DWT_HOST_STRIPE_MIN_PAGEABLE;
+            k = q < 2 ? 0 : q > RV_DWT_HOST_STRIPES ? RV_DWT_HOST_STRIPES : (long long)q;
+        }
     }
     const int pairs = (h + 1) / 2;
     return k > pairs ? pairs : (int)k;

@@ -154,9 +154,10 @@ typedef struct RV_DwtSettings {
                                 rows still to be read). 0 (default): automatic,
                                 RV_DWT_HOST_STRIPES stripes from RV_DWT_HOST_PIPE_MIN
                                 bytes of image when in and out are page-locked
-                                (rv_host_memory_locked), from
-                                RV_DWT_HOST_PIPE_MIN_PAGEABLE bytes when either is
-                                pageable; 1: the whole image at once; k >= 2:
+                                (rv_host_memory_locked); when either is pageable,
+                                one stripe a RV_DWT_HOST_STRIPE_MIN_PAGEABLE bytes,
+                                at most RV_DWT_HOST_STRIPES, and the whole image
+                                below two; 1: the whole image at once; k >= 2:
                                 k stripes (at most one a pair of rows). Ignored
                                 without a transfer_ctx and when the limit already
                                 splits level 0. */
@@ -179,13 +180,14 @@ typedef struct RV_DwtSettings {
 } RV_DwtSettings;
 
 /** RV_DwtSettings.host_stripes = 0: images of at least RV_DWT_HOST_PIPE_MIN bytes in
-    page-locked host memory, or RV_DWT_HOST_PIPE_MIN_PAGEABLE bytes in pageable memory, go
-    in RV_DWT_HOST_STRIPES stripes (measured on an H200: docs/perf/dwt.md, sessions 37-38;
-    pageable memory is copied by the host's CPUs through staging buffers, whose rate
-    two directions at once share). */
+    page-locked host memory go in RV_DWT_HOST_STRIPES stripes; in pageable memory, stripes
+    of at least RV_DWT_HOST_STRIPE_MIN_PAGEABLE bytes (at most RV_DWT_HOST_STRIPES), since
+    the CUDA backend copies pageable memory through staging buffers by the host's CPUs,
+    which a stripe's copy keeps busy only when it is several of their chunks long
+    (measured on an H200: docs/perf/dwt.md, sessions 37-38). */
 #define RV_DWT_HOST_STRIPES 8
 #define RV_DWT_HOST_PIPE_MIN ((size_t)64 << 20)
-#define RV_DWT_HOST_PIPE_MIN_PAGEABLE ((size_t)1 << 30)
+#define RV_DWT_HOST_STRIPE_MIN_PAGEABLE ((size_t)64 << 20)
 
 /** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
     COL_SHARED: those of dwt4; ROW_SHARED | INPLACE_NO_SCRATCH | HALO_OWN: the default of
