@@ -170,6 +170,11 @@ static const struct rv_sink_ops null_sink_ops = {"null", null_write, NULL};
 
 RV_API int rv_sink_open_null(RV_Context *ctx, RV_Sink **out)
 {
+    if (!ctx) { /* no context to report to (video.h) */
+        if (out)
+            *out = NULL;
+        return RV_EINVAL;
+    }
     if (!out)
         return rv__error(ctx, RV_EINVAL, "rv_sink_open_null: out is NULL");
     *out = rv__sink_new(ctx, &null_sink_ops, 0);
@@ -223,6 +228,8 @@ RV_API int rv_source_open_v4l2(RV_Context *ctx, const RV_V4L2Settings *s, RV_Sou
     (void)s;
     if (out)
         *out = NULL;
+    if (!ctx)
+        return RV_EINVAL;
     return rv__error(ctx, RV_ENOSYS,
                      "rv_source_open_v4l2: ravioli was built without libv4l2 (install "
                      "libv4l-dev and reconfigure)");
@@ -237,6 +244,8 @@ RV_API int rv_sink_open_sdl_ex(RV_Context *ctx, const RV_SDLSettings *s, const R
     (void)info;
     if (out)
         *out = NULL;
+    if (!ctx)
+        return RV_EINVAL;
     return rv__error(ctx, RV_ENOSYS,
                      "rv_sink_open_sdl: ravioli was built without SDL2 (install libsdl2-dev "
                      "and reconfigure)");

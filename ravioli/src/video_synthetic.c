@@ -225,6 +225,11 @@ RV_API void rv_synthetic_settings_default(RV_SyntheticSettings *s)
 RV_API int rv_source_open_synthetic(RV_Context *ctx, const RV_SyntheticSettings *s,
                                     RV_Source **out)
 {
+    if (!ctx) { /* no context to report to (video.h) */
+        if (out)
+            *out = NULL;
+        return RV_EINVAL;
+    }
     if (!out)
         return rv__error(ctx, RV_EINVAL, "rv_source_open_synthetic: out is NULL");
     *out = NULL;

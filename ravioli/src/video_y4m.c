@@ -622,6 +622,11 @@ RV_API void rv_y4m_settings_default(RV_Y4MSettings *s)
 RV_API int rv_source_open_y4m(RV_Context *ctx, const char *path, const RV_Y4MSettings *s,
                               RV_Source **out)
 {
+    if (!ctx) { /* no context to report to (video.h): nothing is opened */
+        if (out)
+            *out = NULL;
+        return RV_EINVAL;
+    }
     if (!out || !path)
         return rv__error(ctx, RV_EINVAL, "rv_source_open_y4m: NULL argument");
     *out = NULL;
@@ -784,6 +789,11 @@ static const struct rv_sink_ops y4m_sink_ops = {"y4m", y4m_write, y4m_sink_close
 RV_API int rv_sink_open_y4m_ex(RV_Context *ctx, const char *path, const RV_VideoInfo *info,
                                RV_Format rgb_to, RV_Sink **out)
 {
+    if (!ctx) { /* no context to report to (video.h): nothing is created */
+        if (out)
+            *out = NULL;
+        return RV_EINVAL;
+    }
     if (!out || !path || !info)
         return rv__error(ctx, RV_EINVAL, "rv_sink_open_y4m: NULL argument");
     *out = NULL;

@@ -2,7 +2,8 @@
  * test_deband_cli.c - rv-deband on a two-frame Y4M clip gives, frame by
  * frame, what rv_deband_apply gives (dynamic grain: frame index 0, 1), and
  * refuses bad options and bad files; backend=cuda runs with a GPU and says
- * why not without one.
+ * why not without one; --help on standard output, usage errors on standard
+ * error.
  */
 #include <unistd.h>
 
@@ -486,6 +487,50 @@ static void test_cli_cuda_backend(void **state)
     assert_int_equal(run_status(args), 0);
 }
 
+/* -h / --help: the usage on standard output, nothing on standard error,
+ * exit 0 (as rv-dwt and ravioli-run); a usage error (no files, an unknown
+ * key): the usage on standard error, nothing on standard output, exit 2. */
+static void test_cli_help(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rv_deband_help_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char outp[300], errp[300], cmd[4096];
+    snprintf(outp, sizeof(outp), "%s/out.txt", dir);
+    snprintf(errp, sizeof(errp), "%s/err.txt", dir);
+    static const struct {
+        const char *args;
+        int status, usage_on_stdout;
+    } cases[] = {
+        {"--help", 0, 1},
+        {"-h", 0, 1},
+        {"range=4 --help a.y4m", 0, 1},
+        {"", 2, 0},
+        {"only-one.y4m", 2, 0},
+        {"nokey=1 a.y4m b.y4m", 2, 0},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(cmd, sizeof(cmd), "'%s' %s >'%s' 2>'%s'", RV_DEBAND_TOOL, cases[i].args, outp, errp);
+        const int st = run_status(cmd);
+        char *out = rv_test_slurp(outp, NULL), *err = rv_test_slurp(errp, NULL);
+        assert_non_null(out);
+        assert_non_null(err);
+        if (st != cases[i].status)
+            fail_msg("rv-deband %s: exit %d, expected %d", cases[i].args, st, cases[i].status);
+        const char *usage = cases[i].usage_on_stdout ? out : err, *other = cases[i].usage_on_stdout ? err : out;
+        if (!strstr(usage, "usage: rv-deband") || !strstr(usage, "keys: range") || !strstr(usage, "exit status"))
+            fail_msg("rv-deband %s: no usage on std%s: '%s'", cases[i].args,
+                     cases[i].usage_on_stdout ? "out" : "err", usage);
+        if (other[0])
+            fail_msg("rv-deband %s: std%s not empty: '%s'", cases[i].args, cases[i].usage_on_stdout ? "err" : "out",
+                     other);
+        free(out);
+        free(err);
+    }
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(run_status(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,6 +540,7 @@ int main(void)
         cmocka_unit_test(test_cli_error_once),
         cmocka_unit_test(test_cli_inputs_and_names),
         cmocka_unit_test(test_cli_cuda_backend),
+        cmocka_unit_test(test_cli_help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,4 +57,23 @@ rc=$?
 grep -q "rv-dwt: warning: .*out16.pgm: 7 of 8 samples were outside 0..255 and clamped" "$dir/err.txt" || { echo "no clamping warning"; cat "$dir/err.txt"; exit 1; }
 "$tool" inverse -w 53 -l 1 "$dir/c16.pfm" "$dir/out16.pfm" 2> "$dir/err.txt" || exit 1
 ! grep -q clamped "$dir/err.txt" || { echo "a clamping warning for a PFM output"; exit 1; }
+# OUT names a kind of file the tool does not write: a usage error (exit 2), said on stderr,
+# nothing written (forward writes PFM coefficients; inverse PFM, or PGM for .pgm)
+for bad in "forward c.ppm" "forward c.pgm" "forward c" "forward c.pfm.txt" "inverse out.ppm" "inverse out"; do
+  # shellcheck disable=SC2086
+  set -- $bad
+  if [ "$1" = forward ]; then src="$dir/in.pgm"; else src="$dir/c.pfm"; fi
+  "$tool" "$1" "$src" "$dir/$2" > "$dir/out.txt" 2> "$dir/err.txt"
+  rc=$?
+  [ $rc -eq 2 ] || { echo "rv-dwt $1 to $2: exit $rc, expected 2"; exit 1; }
+  [ ! -e "$dir/$2" ] || { echo "rv-dwt $1 wrote $2"; exit 1; }
+  [ ! -s "$dir/out.txt" ] || { echo "rv-dwt $1 to $2: output on stdout"; exit 1; }
+  if [ "$1" = forward ]; then want="OUT must end in .pfm"; else want="(.pgm), nothing else"; fi
+  grep -qF "rv-dwt: $dir/$2: " "$dir/err.txt" && grep -qF "$want" "$dir/err.txt" ||
+    { echo "rv-dwt $1 to $2: no clear message"; cat "$dir/err.txt"; exit 1; }
+done
+"$tool" forward -w 97 -l 2 "$dir/in.pgm" "$dir/C.PFM" || { echo "forward to C.PFM failed"; exit 1; }
+cmp "$dir/c.pfm" "$dir/C.PFM" || { echo "forward to C.PFM differs"; exit 1; }
+# --help says which names OUT may have
+case "$help" in *"OUT must end in .pfm"*) ;; *) echo "rv-dwt --help: no word of OUT's extension"; exit 1;; esac
 echo "ok"

@@ -3,10 +3,12 @@
  * index, moving, the same picture in every format (checked against the
  * definitions: BT.601 limited-range YUV, full-range luma for gray, v * 257
  * for 16 bits), frame limit, realtime pacing, timeouts and dropping, the
- * null sink, and NULL handles (RV_EINVAL, nothing printed).
+ * null sink, NULL handles and a NULL context to the open functions (RV_EINVAL,
+ * nothing printed).
  */
 #include "rv_test.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -417,6 +419,98 @@ static void test_null_handles_silent(void **state)
     rv_image_destroy(&img);
 }
 
+/* Every open function needs a context (video.h): a NULL ctx is RV_EINVAL,
+ * silently (there is nowhere to put a message; nothing on stderr), with
+ * *out set to NULL and nothing opened or created - even where the same
+ * call with a context succeeds (a valid Y4M file, a null sink, an output
+ * file that can be created). */
+static void test_null_context(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/rv_null_ctx_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char in[4096], outp[4096], errp[4096];
+    snprintf(in, sizeof(in), "%s/in.y4m", dir);
+    snprintf(outp, sizeof(outp), "%s/out.y4m", dir);
+    snprintf(errp, sizeof(errp), "%s/stderr.txt", dir);
+    static const char y4m[] = "YUV4MPEG2 W4 H2 F25:1 C420jpeg\nFRAME\n0123456789AB";
+    FILE *f = fopen(in, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(y4m, 1, sizeof(y4m) - 1, f), sizeof(y4m) - 1);
+    assert_int_equal(fclose(f), 0);
+    /* the same calls with the context succeed */
+    RV_Source *src = NULL;
+    assert_int_equal(rv_source_open_y4m(ctx, in, NULL, &src), 0);
+    rv_source_close(&src);
+    RV_Sink *sink = NULL;
+    assert_int_equal(rv_sink_open_null(ctx, &sink), 0);
+    rv_sink_close(&sink);
+
+    char before[1024];
+    snprintf(before, sizeof(before), "%s", rv_context_error(ctx));
+    const int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    fflush(stderr);
+    const int saved = dup(2);
+    assert_true(saved >= 0);
+    assert_int_equal(dup2(fd, 2), 2);
+
+    RV_VideoInfo info = {0};
+    info.width = 4, info.height = 2, info.format = RV_FMT_YUV420P8;
+    info.fps_num = 25, info.fps_den = 1;
+    RV_SyntheticSettings ss;
+    rv_synthetic_settings_default(&ss);
+    RV_V4L2Settings vs;
+    rv_v4l2_settings_default(&vs);
+    vs.device = "/dev/video-ravioli-test-none";
+    setenv("SDL_VIDEODRIVER", "dummy", 1);
+    RV_Source *sources[3];
+    RV_Sink *sinks[5];
+    for (int i = 0; i < 3; i++)
+        sources[i] = (RV_Source *)&info; /* must be reset to NULL */
+    for (int i = 0; i < 5; i++)
+        sinks[i] = (RV_Sink *)&info;
+    const int r[] = {
+        rv_source_open_y4m(NULL, in, NULL, &sources[0]),
+        rv_source_open_synthetic(NULL, &ss, &sources[1]),
+        rv_source_open_v4l2(NULL, &vs, &sources[2]),
+        rv_sink_open_null(NULL, &sinks[0]),
+        rv_sink_open_y4m(NULL, outp, &info, &sinks[1]),
+        rv_sink_open_y4m_ex(NULL, outp, &info, RV_FMT_YUV444P8, &sinks[2]),
+        rv_sink_open_sdl(NULL, "t", &info, &sinks[3]),
+        rv_sink_open_sdl_ex(NULL, NULL, &info, &sinks[4]),
+        /* and without out */
+        rv_source_open_y4m(NULL, in, NULL, NULL),
+        rv_sink_open_null(NULL, NULL),
+        rv_sink_open_y4m(NULL, outp, &info, NULL),
+    };
+
+    fflush(stderr);
+    assert_int_equal(dup2(saved, 2), 2);
+    close(saved);
+    close(fd);
+    char *said = rv_test_slurp(errp, NULL);
+    assert_non_null(said);
+    if (said[0])
+        fail_msg("a NULL context printed on stderr: %s", said);
+    free(said);
+
+    for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+        if (r[i] != RV_EINVAL)
+            fail_msg("call %zu with a NULL context returned %d (%s), not RV_EINVAL", i, r[i],
+                     rv_strerror(r[i]));
+    for (int i = 0; i < 3; i++)
+        assert_null(sources[i]);
+    for (int i = 0; i < 5; i++)
+        assert_null(sinks[i]);
+    struct stat st;
+    assert_int_equal(stat(outp, &st), -1); /* the Y4M output was not created */
+    assert_string_equal(rv_context_error(ctx), before);
+    remove(in);
+    remove(errp);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 /* Parts left out of the build answer RV_ENOSYS with a message. */
 static void test_optional_parts(void **state)
 {
@@ -459,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_pattern_content), cmocka_unit_test(test_formats_agree),
         cmocka_unit_test(test_realtime),       cmocka_unit_test(test_null_sink),
         cmocka_unit_test(test_optional_parts), cmocka_unit_test(test_null_handles_silent),
+        cmocka_unit_test(test_null_context),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,6 +4,7 @@
 #include "rv_cli.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +39,37 @@ int rv_cli_has_ext(const char *path, const char *ext)
     return a >= b && strcasecmp(path + a - b, ext) == 0;
 }
 
-/* the library's latest error message (rv_cli_keep_error) */
+/* The library's latest error message (rv_cli_keep_error), under its lock:
+ * the log callback runs on the capture thread too (RV_LogFn), while the main
+ * thread may read it. */
+static pthread_mutex_t g_kept_lock = PTHREAD_MUTEX_INITIALIZER;
 static char g_kept_error[512];
 
 void rv_cli_keep_error(int level, const char *msg)
 {
-    if (level == 0 && msg) /* RV_LOG_ERROR */
-        snprintf(g_kept_error, sizeof(g_kept_error), "%s", msg);
+    if (level != 0 || !msg) /* RV_LOG_ERROR only */
+        return;
+    pthread_mutex_lock(&g_kept_lock);
+    snprintf(g_kept_error, sizeof(g_kept_error), "%s", msg);
+    pthread_mutex_unlock(&g_kept_lock);
+}
+
+void rv_cli_kept_error(char *buf, size_t size)
+{
+    if (!buf || !size)
+        return;
+    pthread_mutex_lock(&g_kept_lock);
+    snprintf(buf, size, "%s", g_kept_error);
+    pthread_mutex_unlock(&g_kept_lock);
 }
 
 int rv_cli_backend_failed(const char *prog, const char *backend, int err, const char *errstr,
                           const char *auto_opt)
 {
     /* "CUDA backend requested but not available: <reason>" (context.c): the reason */
-    const char *why = g_kept_error, *p = strstr(why, "not available: ");
+    char kept[sizeof(g_kept_error)];
+    rv_cli_kept_error(kept, sizeof(kept));
+    const char *why = kept, *p = strstr(why, "not available: ");
     if (p)
         why = p + strlen("not available: ");
     fprintf(stderr, "%s: backend '%s' unavailable: %s%s%s\n", prog, backend, errstr, why[0] ? ": " : "", why);

@@ -7,6 +7,8 @@
 #ifndef RV_CLI_H
 #define RV_CLI_H
 
+#include <stddef.h>
+
 /** 1 when paths a and b name one existing file (same device and inode), else 0
  *  (also when either does not exist or cannot be examined). */
 int rv_cli_same_file(const char *a, const char *b);
@@ -23,8 +25,14 @@ int rv_cli_has_ext(const char *path, const char *ext);
  *  RV_LOG_ERROR (0), the library's latest error message, for
  *  rv_cli_backend_failed. A context that cannot be created has no
  *  rv_context_error: the reason (no driver, no device, ...) reaches the log
- *  callback only. Call it during rv_context_create (not thread-safe). */
+ *  callback only. Thread-safe (a lock around the kept message): the
+ *  callback may run on a streaming capture thread while another thread
+ *  reads the message with rv_cli_kept_error. */
 void rv_cli_keep_error(int level, const char *msg);
+
+/** Copies the message rv_cli_keep_error kept last ("" when none) into
+ *  buf[0, size), truncated, under the same lock. */
+void rv_cli_kept_error(char *buf, size_t size);
 
 /** Says on stderr why a context on `backend` (its name: "cuda", "cpu",
  *  "auto") could not be created; `err` is rv_context_create's code and

@@ -21,6 +21,8 @@
  * Exit status: 0, 1 on error (also a damaged input after good frames, and
  * a backend that is unavailable, e.g. backend=cuda without a usable GPU:
  * the message says why, as ravioli-run's), 2 on a usage error.
+ * -h / --help writes the usage to standard output and exits 0; a usage
+ * error writes it to standard error.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -298,15 +300,22 @@ static int check_out_name(const char *out, int pgm)
     return 0;
 }
 
-static void usage(void)
+static void usage_to(FILE *f)
 {
-    fprintf(stderr,
+    fprintf(f,
             "usage: rv-deband [key=value ...] in.y4m out.y4m   (\"-\": stdin/stdout)\n"
             "       rv-deband [key=value ...] in.pgm out.pgm   (grey, 8 or 16 bit)\n"
             "inputs: Y4M (YUV4MPEG2) clips or stills, grey PGM images (P5, P2); the output is of\n"
             "      the input's kind (a name ending in another kind's extension is refused)\n"
             "keys: range y cb cr grainy grainc sample_mode blur_first seed dynamic_grain\n"
-            "      interlaced output_depth (0, 8, 16) backend (auto, cpu, cuda)\n");
+            "      interlaced output_depth (0, 8, 16) backend (auto, cpu, cuda)\n"
+            "exit status: 0 done, 1 error (also backend=cuda without a usable GPU), 2 usage error\n");
+}
+
+/* A usage error's usage: on stderr (--help writes it to stdout). */
+static void usage(void)
+{
+    usage_to(stderr);
 }
 
 int main(int argc, char **argv)
@@ -319,7 +328,7 @@ int main(int argc, char **argv)
     int nf = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            usage();
+            usage_to(stdout);
             return 0;
         }
         if (strchr(argv[i], '=') && strcmp(argv[i], "-") != 0) {

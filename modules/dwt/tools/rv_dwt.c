@@ -6,11 +6,14 @@
  *   rv-dwt inverse [...same options] IN.pfm OUT
  *
  * forward: IN is any image ravioli reads (PGM, PPM is refused: grey only, PFM);
- * its samples are taken as floats and the coefficients written as a grey PFM.
- * inverse: IN is a PFM of coefficients; OUT is written as PFM, or as an 8-bit
- * PGM (rounded, clamped to 0..255) when its name ends in .pgm (any case); a
- * warning says how many samples the clamping changed (e.g. the inverse of a
- * 16-bit image's coefficients: write .pfm to keep the values).
+ * its samples are taken as floats and the coefficients written as a grey PFM,
+ * so OUT must end in .pfm (any case).
+ * inverse: IN is a PFM of coefficients; OUT is written as PFM when its name
+ * ends in .pfm, or as an 8-bit PGM (rounded, clamped to 0..255) when it ends
+ * in .pgm (any case); a warning says how many samples the clamping changed
+ * (e.g. the inverse of a 16-bit image's coefficients: write .pfm to keep the
+ * values). Any other OUT name (x.ppm, no extension) is a usage error, before
+ * anything is read or written: the file would not hold what its name says.
  *
  * Exit status: 0; 1 on an error; 2 on a usage error; 3 when something is
  * unavailable: the backend (-b cuda without a usable GPU: the message says
@@ -29,10 +32,13 @@ static void usage_to(FILE *f)
 {
     fprintf(f, "usage: rv-dwt forward|inverse [-w haar|53|97|dd137] [-l levels] [-m inplace|outofplace]\n"
                "              [-i block|interleaved] [-b cpu|cuda|auto] IN OUT\n"
-               "forward: IN a grey PGM or PFM, OUT the coefficients (grey PFM)\n"
-               "inverse: IN coefficients (PFM); OUT a PFM, or an 8-bit PGM when it ends in .pgm\n"
-               "         (any case; rounded and clamped to 0..255, with a warning when that changes\n"
-               "         samples: use .pfm for 16-bit images)\n");
+               "forward: IN a grey PGM or PFM, OUT the coefficients (grey PFM): OUT must end in .pfm\n"
+               "inverse: IN coefficients (PFM); OUT a PFM when it ends in .pfm, or an 8-bit PGM when\n"
+               "         it ends in .pgm (rounded and clamped to 0..255, with a warning when that\n"
+               "         changes samples: use .pfm for 16-bit images)\n"
+               "Extensions in any case; another OUT name is a usage error (exit 2).\n"
+               "Exit status: 0 done, 1 error, 2 usage error, 3 unavailable (the backend, or an image\n"
+               "             kind the reader refuses)\n");
 }
 
 /* The library's messages: warnings shown; errors left out, since this tool
@@ -170,6 +176,19 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *in = argv[i], *outp = argv[i + 1];
+    /* What is written is chosen from OUT's name: a name that says another kind
+     * of file (x.ppm with PFM bytes) is refused before anything is done. */
+    const int out_pgm = inverse && rv_cli_has_ext(outp, ".pgm");
+    if (!out_pgm && !rv_cli_has_ext(outp, ".pfm")) {
+        if (inverse)
+            fprintf(stderr, "rv-dwt: %s: the inverse writes a PFM (OUT ending in .pfm) or an 8-bit PGM "
+                            "(.pgm), nothing else\n", outp);
+        else
+            fprintf(stderr, "rv-dwt: %s: the forward transform writes its coefficients as a grey PFM: "
+                            "OUT must end in .pfm\n", outp);
+        usage();
+        return 2;
+    }
     cs.log = tool_log;
     cs.log_level = RV_LOG_WARN;
     RV_Context *ctx = NULL;
@@ -209,7 +228,7 @@ int main(int argc, char **argv)
         goto done;
     }
     what = "write";
-    if (inverse && rv_cli_has_ext(outp, ".pgm")) {
+    if (out_pgm) {
         if ((err = convert(ctx, f, RV_FMT_GRAY8, &o8, &clamped)) < 0)
             goto done;
         err = rv_image_write_file(o8, outp);

@@ -18,7 +18,8 @@
  * The library prints nothing on its own: its messages go to the context's
  * log callback (to stderr only when the context's settings give none,
  * RV_Settings.log). A call that has no context to report to - a NULL handle,
- * such as rv_source_read(NULL, ...) - returns RV_EINVAL without a message.
+ * such as rv_source_read(NULL, ...), or a NULL context, such as
+ * rv_sink_open_y4m(NULL, ...) - returns RV_EINVAL without a message.
  */
 #ifndef RAVIOLI_COMMON_H
 #define RAVIOLI_COMMON_H

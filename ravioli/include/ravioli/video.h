@@ -7,10 +7,16 @@
  * file, RGBA8 or raw YUYV-converted RGBA8 from a camera); rv_source_info()
  * says which, so the caller creates frames of that size and format.
  *
+ * Every open function (rv_source_open_*, rv_sink_open_*) needs a context:
+ * it holds the failure messages and goes with the source or sink. A NULL ctx
+ * is RV_EINVAL without a message, as there is no context to hold one
+ * (nothing is printed); nothing is opened or created, and *out is set to
+ * NULL when out is given.
+ *
  * A NULL source or sink (rv_source_info, rv_source_read, rv_sink_write) is
- * RV_EINVAL without a message, as there is no context to hold one (nothing
- * is printed); rv_source_dropped, rv_sink_frames and
- * rv_sink_repeats_skipped give 0, the close functions ignore it.
+ * RV_EINVAL without a message, for the same reason (nothing is printed);
+ * rv_source_dropped, rv_sink_frames and rv_sink_repeats_skipped give 0, the
+ * close functions ignore it.
  */
 #ifndef RAVIOLI_VIDEO_H
 #define RAVIOLI_VIDEO_H

@@ -211,6 +211,11 @@ RV_API void *rv__sink_sdl_window(RV_Sink *sink)
 RV_API int rv_sink_open_sdl_ex(RV_Context *ctx, const RV_SDLSettings *s, const RV_VideoInfo *info,
                                RV_Sink **out)
 {
+    if (!ctx) { /* no context to report to (video.h): no window is opened */
+        if (out)
+            *out = NULL;
+        return RV_EINVAL;
+    }
     if (!out || !info)
         return rv__error(ctx, RV_EINVAL, "rv_sink_open_sdl: NULL argument");
     *out = NULL;

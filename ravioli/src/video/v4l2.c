@@ -597,6 +597,11 @@ static const struct rv_source_ops v4l2_ops = {"v4l2", cam_read, v4l2_close_src};
 RV_API int rv__source_open_v4l2_devops(RV_Context *ctx, const RV_V4L2Settings *s,
                                        const rv_v4l2_devops *ops, RV_Source **out)
 {
+    if (!ctx) { /* no context to report to (video.h): the device is not opened */
+        if (out)
+            *out = NULL;
+        return RV_EINVAL;
+    }
     if (!out || !ops)
         return rv__error(ctx, RV_EINVAL, "rv_source_open_v4l2: NULL argument");
     *out = NULL;
