@@ -224,6 +224,14 @@ FAKE_API CUresult cuMemFreeHost(void *p)
     return CUDA_SUCCESS;
 }
 
+/* no host memory counts as page-locked here (copies are not supported anyway) */
+FAKE_API CUresult cuMemHostGetFlags(unsigned int *flags, void *p)
+{
+    (void)flags;
+    (void)p;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
 FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *p, void *h, unsigned int flags)
 {
     (void)flags;
