@@ -7,17 +7,22 @@
  *
  * What works: initialisation, the device's properties (compute capability
  * 9.0, one multiprocessor), the primary context, streams, events,
- * page-locked host memory (malloc) and synchronisation - enough to create
- * and destroy a context. What does not: loading a module
- * (cuModuleLoadDataEx answers CUDA_ERROR_INVALID_IMAGE, with "fake driver:
- * loads no modules" in the JIT error log), device memory, copies and
- * launches (CUDA_ERROR_NOT_SUPPORTED). So a test reaches everything the
- * backend does before it hands a module to the driver (finding and reading
- * the file), and no kernel ever runs.
+ * page-locked host memory (malloc, listed for cuMemHostGetFlags), device
+ * memory (malloc: a CUdeviceptr is a host address), sets and copies (done
+ * at once, memcpy) and synchronisation - enough to create a context and
+ * move bytes through its buffers and images. What does not: loading a
+ * module (cuModuleLoadDataEx answers CUDA_ERROR_INVALID_IMAGE, with "fake
+ * driver: loads no modules" in the JIT error log) and launches
+ * (CUDA_ERROR_NOT_SUPPORTED). So a test reaches everything the backend does
+ * before it hands a module to the driver (finding and reading the file) and
+ * the host side of its copies (test_cuda_copies: the staged copies of
+ * pageable memory), and no kernel ever runs.
  */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_driver.h"
 
@@ -193,15 +198,19 @@ FAKE_API CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfun
     return FAKE_NOT_SUPPORTED;
 }
 
+/* device memory: host memory (malloc); a CUdeviceptr is its address */
 FAKE_API CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes)
 {
-    (void)p, (void)bytes;
-    return FAKE_NOT_SUPPORTED;
+    void *m = malloc(bytes ? bytes : 1);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *p = (CUdeviceptr)(uintptr_t)m;
+    return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemFree_v2(CUdeviceptr p)
 {
-    (void)p;
+    free((void *)(uintptr_t)p);
     return CUDA_SUCCESS;
 }
 
@@ -211,25 +220,62 @@ FAKE_API CUresult cuMemGetInfo_v2(size_t *free_b, size_t *total)
     return CUDA_SUCCESS;
 }
 
+/* "page-locked" host memory: malloc, each block listed so that
+ * cuMemHostGetFlags knows its pointers (anywhere inside), as the driver does */
+typedef struct fake_host {
+    struct fake_host *next;
+    unsigned char *p;
+    size_t bytes;
+} fake_host;
+static fake_host *fake_hosts;
+static pthread_mutex_t fake_host_mu = PTHREAD_MUTEX_INITIALIZER;
+
 FAKE_API CUresult cuMemHostAlloc(void **p, size_t bytes, unsigned int flags)
 {
     (void)flags;
+    fake_host *h = malloc(sizeof(*h));
     *p = malloc(bytes ? bytes : 1);
-    return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    if (!h || !*p) {
+        free(h);
+        free(*p);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    h->p = *p;
+    h->bytes = bytes ? bytes : 1;
+    pthread_mutex_lock(&fake_host_mu);
+    h->next = fake_hosts;
+    fake_hosts = h;
+    pthread_mutex_unlock(&fake_host_mu);
+    return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemFreeHost(void *p)
 {
+    pthread_mutex_lock(&fake_host_mu);
+    for (fake_host **h = &fake_hosts; *h; h = &(*h)->next)
+        if ((*h)->p == p) {
+            fake_host *d = *h;
+            *h = d->next;
+            free(d);
+            break;
+        }
+    pthread_mutex_unlock(&fake_host_mu);
     free(p);
     return CUDA_SUCCESS;
 }
 
-/* no host memory counts as page-locked here (copies are not supported anyway) */
 FAKE_API CUresult cuMemHostGetFlags(unsigned int *flags, void *p)
 {
-    (void)flags;
-    (void)p;
-    return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&fake_host_mu);
+    for (fake_host *h = fake_hosts; h; h = h->next)
+        if ((uintptr_t)p >= (uintptr_t)h->p && (uintptr_t)p < (uintptr_t)h->p + h->bytes) {
+            *flags = 0;
+            r = CUDA_SUCCESS;
+            break;
+        }
+    pthread_mutex_unlock(&fake_host_mu);
+    return r;
 }
 
 FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *p, void *h, unsigned int flags)
@@ -239,40 +285,57 @@ FAKE_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *p, void *h, unsigned
     return CUDA_SUCCESS;
 }
 
+/* sets and copies: done at once (a stream's work is finished when queued) */
 FAKE_API CUresult cuMemsetD32Async(CUdeviceptr p, unsigned int v, size_t n, CUstream s)
 {
-    (void)p, (void)v, (void)n, (void)s;
-    return FAKE_NOT_SUPPORTED;
+    (void)s;
+    for (size_t i = 0; i < n; i++)
+        memcpy((unsigned char *)(uintptr_t)p + 4 * i, &v, 4);
+    return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
-    (void)dst, (void)src, (void)n, (void)s;
-    return FAKE_NOT_SUPPORTED;
+    (void)s;
+    memcpy((void *)(uintptr_t)dst, src, n);
+    return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
-    (void)dst, (void)src, (void)n, (void)s;
-    return FAKE_NOT_SUPPORTED;
+    (void)s;
+    memcpy(dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
-    (void)dst, (void)src, (void)n, (void)s;
-    return FAKE_NOT_SUPPORTED;
+    (void)s;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char v, size_t n, CUstream s)
 {
-    (void)p, (void)v, (void)n, (void)s;
-    return FAKE_NOT_SUPPORTED;
+    (void)s;
+    memset((void *)(uintptr_t)p, v, n);
+    return CUDA_SUCCESS;
 }
 
-FAKE_API CUresult cuMemcpy2DAsync_v2(const RVC_MEMCPY2D *copy, CUstream s)
+FAKE_API CUresult cuMemcpy2DAsync_v2(const RVC_MEMCPY2D *c, CUstream s)
 {
-    (void)copy, (void)s;
-    return FAKE_NOT_SUPPORTED;
+    (void)s;
+    if (c->WidthInBytes > c->srcPitch || c->WidthInBytes > c->dstPitch)
+        return CUDA_ERROR_INVALID_VALUE; /* as the driver: a pitch below the width */
+    const unsigned char *src = c->srcMemoryType == RVC_MEMORYTYPE_HOST ? (const unsigned char *)c->srcHost
+                                                                       : (const unsigned char *)(uintptr_t)c->srcDevice;
+    unsigned char *dst = c->dstMemoryType == RVC_MEMORYTYPE_HOST ? (unsigned char *)c->dstHost
+                                                                 : (unsigned char *)(uintptr_t)c->dstDevice;
+    src += c->srcY * c->srcPitch + c->srcXInBytes;
+    dst += c->dstY * c->dstPitch + c->dstXInBytes;
+    for (size_t r = 0; r < c->Height; r++)
+        memcpy(dst + r * c->dstPitch, src + r * c->srcPitch, c->WidthInBytes);
+    return CUDA_SUCCESS;
 }
 
 FAKE_API CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
