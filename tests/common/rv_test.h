@@ -91,6 +91,17 @@ static inline void rv_test_keep_error(void *opaque, RV_LogLevel lvl, const char 
         snprintf(w->buf, w->size, "%s", msg);
 }
 
+/* A log callback keeping every message, a line each, in the rv_test_why's
+ * buffer while it has room (buf[0] = 0 empties it). */
+static inline void rv_test_keep_all(void *opaque, RV_LogLevel lvl, const char *msg)
+{
+    (void)lvl;
+    rv_test_why *w = (rv_test_why *)opaque;
+    const size_t n = strlen(w->buf);
+    if (n + strlen(msg) + 2 < w->size)
+        snprintf(w->buf + n, w->size - n, "%s\n", msg);
+}
+
 /* Whether a CUDA context can be created here: 1 (a usable GPU), or 0 with
  * the library's reason in why[0, size) - its message less the "... not
  * available: " lead, as the tools show it (e.g. "the NVIDIA driver library

@@ -670,6 +670,20 @@ static void test_gpu_host_split(void **state)
  * RV_DWT_HOST_STRIPE_MIN_PAGEABLE); the coefficients and the inverse are the
  * same bit for bit either way, and rv_host_memory_locked tells the two apart.
  */
+/* The host transform of in into out by d; the stripes it uploaded. */
+static long long host_stripes_of(RV_Dwt *d, const void *in, void *out, int w, int h, size_t pitch, int levels,
+                                 int inverse)
+{
+    RV_DwtStats st;
+    rv_dwt_stats_reset(d);
+    const int err = inverse ? rv_dwt_inverse_host(d, in, out, w, h, pitch, levels)
+                            : rv_dwt_forward_host(d, in, out, w, h, pitch, levels);
+    if (err < 0)
+        fail_msg("host transform %dx%d, %d levels, inverse %d: %s", w, h, levels, inverse, rv_dwt_error(d));
+    rv_dwt_stats(d, &st);
+    return st.stripes;
+}
+
 static void test_gpu_host_auto(void **state)
 {
     (void)state;
@@ -704,28 +718,13 @@ static void test_gpu_host_auto(void **state)
         s.transfer_ctx = xfer;
         RV_Dwt *d = NULL;
         assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
-        RV_DwtStats st;
-        /* pageable: whole */
-        rv_dwt_stats_reset(d);
-        assert_int_equal(rv_dwt_forward_host(d, in, out, N, N, rb, levels), 0);
-        rv_dwt_stats(d, &st);
-        assert_int_equal(st.stripes, 1);
-        /* page-locked: striped, the same coefficients */
-        rv_dwt_stats_reset(d);
-        assert_int_equal(rv_dwt_forward_host(d, p[0], p[1], N, N, (size_t)pitch[0], levels), 0);
-        rv_dwt_stats(d, &st);
-        assert_int_equal(st.stripes, RV_DWT_HOST_STRIPES);
+        /* forward and inverse: pageable whole, page-locked striped, the same results */
+        assert_int_equal(host_stripes_of(d, in, out, N, N, rb, levels, 0), 1);
+        assert_int_equal(host_stripes_of(d, p[0], p[1], N, N, (size_t)pitch[0], levels, 0), RV_DWT_HOST_STRIPES);
         for (int y = 0; y < N; y++)
             assert_memory_equal(p[1] + (size_t)y * (size_t)pitch[1], out + (size_t)y * N, rb);
-        /* the inverses, the same way */
-        rv_dwt_stats_reset(d);
-        assert_int_equal(rv_dwt_inverse_host(d, out, rec, N, N, rb, levels), 0);
-        rv_dwt_stats(d, &st);
-        assert_int_equal(st.stripes, 1);
-        rv_dwt_stats_reset(d);
-        assert_int_equal(rv_dwt_inverse_host(d, p[1], p[2], N, N, (size_t)pitch[1], levels), 0);
-        rv_dwt_stats(d, &st);
-        assert_int_equal(st.stripes, RV_DWT_HOST_STRIPES);
+        assert_int_equal(host_stripes_of(d, out, rec, N, N, rb, levels, 1), 1);
+        assert_int_equal(host_stripes_of(d, p[1], p[2], N, N, (size_t)pitch[1], levels, 1), RV_DWT_HOST_STRIPES);
         double mx = 0;
         for (int y = 0; y < N; y++) {
             assert_memory_equal(p[2] + (size_t)y * (size_t)pitch[2], rec + (size_t)y * N, rb);
@@ -754,11 +753,7 @@ static void test_gpu_host_auto(void **state)
         s.transfer_ctx = xfer;
         RV_Dwt *d = NULL;
         assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);
-        RV_DwtStats st;
-        rv_dwt_stats_reset(d);
-        assert_int_equal(rv_dwt_forward_host(d, a, c1, W, H, wb, 1), 0);
-        rv_dwt_stats(d, &st);
-        assert_int_equal(st.stripes, 2);
+        assert_int_equal(host_stripes_of(d, a, c1, W, H, wb, 1, 0), 2);
         rv_dwt_destroy(&d);
         s.host_stripes = 1;
         assert_int_equal(rv_dwt_create(g_gpu, &s, &d), 0);

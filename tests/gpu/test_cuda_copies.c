@@ -13,16 +13,7 @@
 #include "staged_copies_check.h"
 
 static char g_log[16384];
-static void capture_log(void *opaque, RV_LogLevel lvl, const char *msg)
-{
-    (void)opaque;
-    (void)lvl;
-    size_t n = strlen(g_log);
-    if (n + strlen(msg) + 2 < sizeof(g_log)) {
-        strcat(g_log, msg);
-        strcat(g_log, "\n");
-    }
-}
+static rv_test_why g_keep = {g_log, sizeof(g_log)};
 
 static RV_Context *fake_context(int threads)
 {
@@ -30,7 +21,8 @@ static RV_Context *fake_context(int threads)
     rv_settings_default(&s);
     s.backend = RV_BACKEND_CUDA;
     s.threads = threads;
-    s.log = capture_log;
+    s.log = rv_test_keep_all;
+    s.log_opaque = &g_keep;
     s.log_level = RV_LOG_DEBUG;
     RV_Context *c = NULL;
     if (rv_context_create(&c, &s) < 0)

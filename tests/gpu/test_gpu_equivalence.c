@@ -33,16 +33,7 @@ static int g_checks;
 
 /* Debug log capture (pool statistics, error texts). */
 static char g_log[16384];
-static void capture_log(void *opaque, RV_LogLevel lvl, const char *msg)
-{
-    (void)opaque;
-    (void)lvl;
-    size_t n = strlen(g_log);
-    if (n + strlen(msg) + 2 < sizeof(g_log)) {
-        strcat(g_log, msg);
-        strcat(g_log, "\n");
-    }
-}
+static rv_test_why g_keep = {g_log, sizeof(g_log)};
 
 static RV_Context *gpu_context_logged(void)
 {
@@ -51,7 +42,8 @@ static RV_Context *gpu_context_logged(void)
     RV_Settings s;
     rv_settings_default(&s);
     s.backend = RV_BACKEND_CUDA;
-    s.log = capture_log;
+    s.log = rv_test_keep_all;
+    s.log_opaque = &g_keep;
     s.log_level = RV_LOG_DEBUG;
     assert_int_equal(rv_context_create(&c, &s), 0);
     return c;
