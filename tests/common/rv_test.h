@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <ravioli/ravioli.h>
@@ -201,6 +202,37 @@ static inline void rv_test_fill_random(RV_Image *img, uint64_t seed)
             }
         }
     }
+}
+
+/* Standard error goes into a temporary file from rv_test_stderr_begin to
+ * rv_test_stderr_end, which gives back what was written there (malloc'd; the
+ * file removed): for tests that check what the library or a tool printed. */
+typedef struct rv_test_stderr {
+    char path[40];
+    int fd, saved;
+} rv_test_stderr;
+
+static inline void rv_test_stderr_begin(rv_test_stderr *r)
+{
+    snprintf(r->path, sizeof(r->path), "/tmp/rv_test_stderr_XXXXXX");
+    r->fd = mkstemp(r->path);
+    assert_true(r->fd >= 0);
+    fflush(stderr);
+    r->saved = dup(2);
+    assert_true(r->saved >= 0);
+    assert_int_equal(dup2(r->fd, 2), 2);
+}
+
+static inline char *rv_test_stderr_end(rv_test_stderr *r)
+{
+    fflush(stderr);
+    assert_int_equal(dup2(r->saved, 2), 2);
+    close(r->saved);
+    close(r->fd);
+    char *t = rv_test_slurp(r->path, NULL);
+    remove(r->path);
+    assert_non_null(t);
+    return t;
 }
 
 #endif

@@ -35,22 +35,10 @@ static void test_keep_levels(void **state)
 /* rv_cli_backend_failed's lines on stderr (into a file meanwhile). */
 static char *backend_failed_says(const char *backend, int err, const char *auto_opt, int *ret)
 {
-    char path[] = "/tmp/rv_cli_err_XXXXXX";
-    const int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    fflush(stderr);
-    const int saved = dup(2);
-    assert_true(saved >= 0);
-    assert_int_equal(dup2(fd, 2), 2);
+    rv_test_stderr r;
+    rv_test_stderr_begin(&r);
     *ret = rv_cli_backend_failed("prog", backend, err, rv_strerror(err), auto_opt);
-    fflush(stderr);
-    assert_int_equal(dup2(saved, 2), 2);
-    close(saved);
-    close(fd);
-    char *t = rv_test_slurp(path, NULL);
-    remove(path);
-    assert_non_null(t);
-    return t;
+    return rv_test_stderr_end(&r);
 }
 
 static void test_backend_failed(void **state)
