@@ -4,6 +4,7 @@
  * to load them.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,18 @@
 #define RV_MODULE_BUILD_DIR ""
 #endif
 
-/* Appends "dir/name.ext" to `tried`, or returns 1 with `path` filled when
- * that file can be read. */
+/* A module search: the files tried, and the first that exists but cannot be
+ * read (with errno), which is RV_EIO when nothing else is found. */
+typedef struct mod_search {
+    char tried[2048];
+    char unreadable[1024];
+    int unreadable_errno;
+} mod_search;
+
+/* Appends "dir/name.ext" to the files tried, or returns 1 with `path` filled
+ * when that file can be read. */
 static int try_file(const char *dir, size_t n, const char *name, const char *ext, char *path,
-                    size_t path_size, char *tried, size_t tried_size)
+                    size_t path_size, mod_search *ms)
 {
     int len = n ? snprintf(path, path_size, "%.*s/%s%s", (int)n, dir, name, ext)
                 : snprintf(path, path_size, "%s%s", name, ext);
@@ -29,16 +38,20 @@ static int try_file(const char *dir, size_t n, const char *name, const char *ext
         return 0;
     if (access(path, R_OK) == 0)
         return 1;
-    size_t t = strlen(tried);
-    if (t + 2 < tried_size)
-        snprintf(tried + t, tried_size - t, "%s%s", t ? ", " : "", path);
+    if (errno != ENOENT && errno != ENOTDIR && !ms->unreadable[0]) {
+        ms->unreadable_errno = errno;
+        snprintf(ms->unreadable, sizeof(ms->unreadable), "%s", path);
+    }
+    size_t t = strlen(ms->tried);
+    if (t + 2 < sizeof(ms->tried))
+        snprintf(ms->tried + t, sizeof(ms->tried) - t, "%s%s", t ? ", " : "", path);
     return 0;
 }
 
 /* Tries the backend's file forms, in its order, in each directory of a
  * ':'-separated list; returns 1 with `path` filled when one exists. */
 static int search_list(const char *list, const char *name, const char *const *exts, char *path,
-                       size_t path_size, char *tried, size_t tried_size)
+                       size_t path_size, mod_search *ms)
 {
     if (!list || !*list)
         return 0;
@@ -47,7 +60,7 @@ static int search_list(const char *list, const char *name, const char *const *ex
         const char *e = strchr(p, ':');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         for (int i = 0; n > 0 && exts[i]; i++)
-            if (try_file(p, n, name, exts[i], path, path_size, tried, tried_size))
+            if (try_file(p, n, name, exts[i], path, path_size, ms))
                 return 1;
         if (!e)
             break;
@@ -80,7 +93,9 @@ static int lib_module_dir(char *dir, size_t size)
 static int find_module(RV_Context *ctx, const char *name, char *path, size_t path_size)
 {
     const char *const *exts = ctx->ops->module_exts;
-    char tried[2048] = "";
+    mod_search ms;
+    ms.tried[0] = ms.unreadable[0] = 0;
+    ms.unreadable_errno = 0;
     if (strchr(name, '/')) {
         /* An explicit path: a form this backend loads is taken as it is; another
          * known extension (or none) is replaced by the backend's, in its order. */
@@ -101,23 +116,28 @@ static int find_module(RV_Context *ctx, const char *name, char *path, size_t pat
                 break;
             }
         for (int i = 0; exts[i]; i++)
-            if (try_file(NULL, 0, base, exts[i], path, path_size, tried, sizeof(tried)))
+            if (try_file(NULL, 0, base, exts[i], path, path_size, &ms))
                 return 0;
+        if (ms.unreadable[0])
+            return rv__error(ctx, RV_EIO, "module '%s': %s cannot be read: %s", name, ms.unreadable,
+                             strerror(ms.unreadable_errno));
         return rv__error(ctx, RV_ENOENT, "module '%s': not found; tried: %s (the %s backend loads %s)",
-                         name, tried, ctx->ops->name, ctx->ops->module_forms);
+                         name, ms.tried, ctx->ops->name, ctx->ops->module_forms);
     }
     char libdir[1024];
-    if (search_list(ctx->module_path, name, exts, path, path_size, tried, sizeof(tried)) ||
-        search_list(getenv("RAVIOLI_MODULE_PATH"), name, exts, path, path_size, tried, sizeof(tried)) ||
-        (lib_module_dir(libdir, sizeof(libdir)) &&
-         search_list(libdir, name, exts, path, path_size, tried, sizeof(tried))) ||
-        search_list(RV_MODULE_INSTALL_DIR, name, exts, path, path_size, tried, sizeof(tried)) ||
-        search_list(RV_MODULE_BUILD_DIR, name, exts, path, path_size, tried, sizeof(tried)))
+    if (search_list(ctx->module_path, name, exts, path, path_size, &ms) ||
+        search_list(getenv("RAVIOLI_MODULE_PATH"), name, exts, path, path_size, &ms) ||
+        (lib_module_dir(libdir, sizeof(libdir)) && search_list(libdir, name, exts, path, path_size, &ms)) ||
+        search_list(RV_MODULE_INSTALL_DIR, name, exts, path, path_size, &ms) ||
+        search_list(RV_MODULE_BUILD_DIR, name, exts, path, path_size, &ms))
         return 0;
+    if (ms.unreadable[0])
+        return rv__error(ctx, RV_EIO, "module '%s': %s cannot be read: %s (and no other form was found; tried: %s)",
+                         name, ms.unreadable, strerror(ms.unreadable_errno), ms.tried);
     return rv__error(ctx, RV_ENOENT,
                      "module '%s' not found for the %s backend; tried: %s "
                      "(set RV_Settings.module_path or RAVIOLI_MODULE_PATH)",
-                     name, ctx->ops->name, tried[0] ? tried : "(no directories)");
+                     name, ctx->ops->name, ms.tried[0] ? ms.tried : "(no directories)");
 }
 
 RV_API int rv_module_load(RV_Context *ctx, const char *name, RV_Module **out)

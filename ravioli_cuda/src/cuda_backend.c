@@ -384,16 +384,17 @@ static int read_file(RV_Context *ctx, const char *path, char **out)
             }
             buf = nb;
         }
+        errno = 0;
         size_t r = fread(buf + n, 1, 65536, f);
         n += r;
         if (r < 65536)
             break;
     }
-    int bad = ferror(f);
+    const int bad = ferror(f), e = errno;
     fclose(f);
     if (bad) {
         free(buf);
-        return rv__error(ctx, RV_EIO, "module %s: read error", path);
+        return rv__error(ctx, RV_EIO, "module %s: read error: %s", path, e ? strerror(e) : "unknown");
     }
     buf[n] = 0;
     *out = buf;

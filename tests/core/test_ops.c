@@ -728,6 +728,29 @@ static void test_errors(void **state)
     expect_error(rv_module_load(ctx, "no_such_module", &m), RV_ENOENT, "no_such_module.so");
     assert_null(m);
     expect_error(rv_module_load(ctx, "/nonexistent/dir/mod.so", &m), RV_ENOENT, "/nonexistent/dir/mod.so");
+    /* a module file that exists but cannot be read (a link to itself: ELOOP, as root
+     * too) is RV_EIO saying why, by an explicit path and through the search path */
+    {
+        char dir[] = "/tmp/rv_mod_loop_XXXXXX";
+        assert_non_null(mkdtemp(dir));
+        char link[4096];
+        snprintf(link, sizeof(link), "%s/loop.so", dir);
+        assert_int_equal(symlink(link, link), 0);
+        expect_error(rv_module_load(ctx, link, &m), RV_EIO, "cannot be read");
+        assert_non_null(strstr(rv_context_error(ctx), link));
+        RV_Settings s;
+        rv_settings_default(&s);
+        s.backend = RV_BACKEND_CPU;
+        s.module_path = dir;
+        s.log = rv_test_quiet_log;
+        RV_Context *c2 = NULL;
+        assert_int_equal(rv_context_create(&c2, &s), 0);
+        assert_int_equal(rv_module_load(c2, "loop", &m), RV_EIO);
+        assert_non_null(strstr(rv_context_error(c2), "cannot be read"));
+        rv_context_destroy(&c2);
+        assert_int_equal(unlink(link), 0);
+        assert_int_equal(rmdir(dir), 0);
+    }
 
     RV_Image *bad;
     expect_error(rv_image_create(ctx, 0, 5, RV_FMT_RGBA8, &bad), RV_EINVAL, "outside");

@@ -33,6 +33,8 @@ typedef struct RV_Kernel RV_Kernel;
  * Loads module `name`; errors name the files tried. A file the context has
  * loaded already is not loaded again: *out is the same module, with one more
  * reference (module-scope device variables are shared by its users).
+ * RV_ENOENT when no form of it exists; RV_EIO, saying why, when none can be
+ * read but one exists (e.g. no permission, a link loop).
  */
 RV_API int rv_module_load(RV_Context *ctx, const char *name, RV_Module **out);
 /** Drops one reference to a module and sets *m to NULL; the last one unloads it
