@@ -437,7 +437,7 @@ static void test_cli_cuda_backend(void **state)
     write_text(y4m, clip, sizeof(clip) - 1);
     char *t = NULL;
 
-    /* no driver (forced): exit 1, the reason, the hint, no output */
+    /* no driver (forced): exit 3, the reason, the hint, no output */
     const char *const ins[2] = {pgm, y4m}, *const exts[2] = {"pgm", "y4m"};
     for (int i = 0; i < 2; i++) {
         snprintf(out, sizeof(out), "%s/out.%s", dir, exts[i]);
@@ -445,7 +445,7 @@ static void test_cli_cuda_backend(void **state)
         char cmd[4096];
         snprintf(cmd, sizeof(cmd), "RAVIOLI_CUDA_DRIVER=/nonexistent/libcuda.so.1 '%s' %s 2>'%s'", RV_DEBAND_TOOL,
                  args, err);
-        assert_int_equal(run_status(cmd), 1);
+        assert_int_equal(run_status(cmd), 3);
         t = rv_test_slurp(err, NULL);
         assert_non_null(t);
         if (!strstr(t, "rv-deband: backend 'cuda' unavailable: device not available: ") ||
@@ -474,7 +474,7 @@ static void test_cli_cuda_backend(void **state)
         } else {
             printf("  without a GPU (%s): backend=cuda said: %s", why, t);
             assert_true(strlen(why) > 0);
-            assert_int_equal(st, 1);
+            assert_int_equal(st, 3);
             if (!strstr(t, "rv-deband: backend 'cuda' unavailable: ") || !strstr(t, why) ||
                 !strstr(t, "backend=auto runs on the CPU"))
                 fail_msg("backend=cuda without a GPU (%s) said: %s", why, t);

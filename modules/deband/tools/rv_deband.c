@@ -18,9 +18,9 @@
  * header is damaged) keeps the complete frames before it in the output,
  * with a message, and exits 1, as ravioli-run does.
  *
- * Exit status: 0, 1 on error (also a damaged input after good frames, and
- * a backend that is unavailable, e.g. backend=cuda without a usable GPU:
- * the message says why, as ravioli-run's), 2 on a usage error.
+ * Exit status: 0, 1 on error (also a damaged input after good frames), 2 on
+ * a usage error, 3 when the backend is unavailable (backend=cuda without a
+ * usable GPU: the message says why), as rv-dwt and ravioli-run.
  * -h / --help writes the usage to standard output and exits 0; a usage
  * error writes it to standard error.
  */
@@ -190,8 +190,9 @@ static void tool_log(void *opaque, RV_LogLevel level, const char *msg)
 }
 
 /* A context on backend `be`, or NULL after saying why there is none (e.g.
- * backend=cuda without a usable GPU: no driver, no device). */
-static RV_Context *open_context(RV_Backend be)
+ * backend=cuda without a usable GPU: no driver, no device); *rc is then the
+ * exit status: 3 for a backend that is unavailable, 1 for another failure. */
+static RV_Context *open_context(RV_Backend be, int *rc)
 {
     RV_Settings cs;
     rv_settings_default(&cs);
@@ -201,7 +202,7 @@ static RV_Context *open_context(RV_Backend be)
     RV_Context *ctx = NULL;
     const int err = rv_context_create(&ctx, &cs);
     if (err < 0) {
-        rv_cli_backend_failed("rv-deband", rv_backend_name(be), err, rv_strerror(err), "backend=auto");
+        *rc = rv_cli_backend_failed("rv-deband", rv_backend_name(be), err, rv_strerror(err), "backend=auto") ? 3 : 1;
         return NULL;
     }
     return ctx;
@@ -219,10 +220,10 @@ static int deband_pgm(RV_DebandSettings *s, RV_Backend be, const char *in, const
         fprintf(stderr, "rv-deband: a PGM output needs a file name\n");
         return 2;
     }
-    RV_Context *ctx = open_context(be);
-    if (!ctx)
-        return 1;
     int rc = 1;
+    RV_Context *ctx = open_context(be, &rc);
+    if (!ctx)
+        return rc;
     RV_Deband *db = NULL;
     RV_Image *src = NULL, *dst = NULL;
     if (rv_image_read_file(ctx, in, &src) < 0 || rv_deband_create(ctx, &db) < 0) {
@@ -309,7 +310,8 @@ static void usage_to(FILE *f)
             "      the input's kind (a name ending in another kind's extension is refused)\n"
             "keys: range y cb cr grainy grainc sample_mode blur_first seed dynamic_grain\n"
             "      interlaced output_depth (0, 8, 16) backend (auto, cpu, cuda)\n"
-            "exit status: 0 done, 1 error (also backend=cuda without a usable GPU), 2 usage error\n");
+            "exit status: 0 done, 1 error, 2 usage error, 3 backend unavailable (backend=cuda\n"
+            "      without a usable GPU)\n");
 }
 
 /* A usage error's usage: on stderr (--help writes it to stdout). */
@@ -414,13 +416,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "rv-deband: %s\n", err);
         return 2;
     }
-    RV_Context *ctx = open_context(be);
+    int rc = 1;
+    RV_Context *ctx = open_context(be, &rc);
     if (!ctx) {
         if (in != stdin)
             fclose(in);
-        return 1;
+        return rc;
     }
-    int rc = 1;
     RV_Deband *db = NULL;
     RV_Image *src = NULL, *dst = NULL;
     FILE *out = NULL;
