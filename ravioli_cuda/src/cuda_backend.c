@@ -1249,11 +1249,8 @@ static int cuda_host_locked(RV_Context *ctx, const void *p)
  * buffers; on 1 the caller holds stage_mu. */
 static int stage_take(RV_Context *ctx, rvc_state *st, const void *h, size_t bytes)
 {
-    if (bytes < RVC_STAGE_MIN || st->staging_off || !st->stage_mu_init)
-        return 0;
-    unsigned int flags = 0;
-    if (st->drv.cuMemHostGetFlags(&flags, (void *)(uintptr_t)h) == CUDA_SUCCESS)
-        return 0; /* page-locked already */
+    if (bytes < RVC_STAGE_MIN || st->staging_off || !st->stage_mu_init || cuda_host_locked(ctx, h))
+        return 0; /* small, staging off, or page-locked already */
     if (pthread_mutex_trylock(&st->stage_mu) != 0)
         return 0; /* another thread copies through them now */
     if (!st->stage_buf[0]) {
