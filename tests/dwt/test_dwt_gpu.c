@@ -543,11 +543,14 @@ static void test_gpu_denoise(void **state)
 /*
  * Host transforms on the GPU: split into stripes by a small device memory
  * limit (with and without a transfer context, i.e. copies overlapping the
- * kernels), or without a limit by host_stripes (pairs -3), the coefficients equal the unsplit GPU transform of the buffer
+ * kernels), or without a limit by host_stripes (pairs -3), with or without the
+ * cascade (the levels after the striped one following its stripes), the
+ * coefficients equal the unsplit GPU transform of the buffer
  * API bit for bit, and the inverse gives its inverse; all wavelets and
  * types, odd sizes.
  */
-static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, int pairs, RV_Context *xfer)
+static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, int pairs, RV_Context *xfer,
+                       int cascade)
 {
     RV_DwtSettings s;
     rv_dwt_settings_default(&s);
@@ -560,6 +563,8 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
         s.device_memory_limit = 0;
         s.host_stripes = 5;
     }
+    if (cascade) /* every level after the striped one follows its stripes */
+        s.host_cascade_min = 1;
     s.transfer_ctx = xfer;
     const size_t n = (size_t)w * h;
     uint32_t *in = test_image(n, integer, (uint64_t)w * 17 + (uint64_t)h * 3 + (uint64_t)levels);
@@ -572,8 +577,9 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
     assert_int_equal(err, 0);
     RV_DwtStats stt;
     rv_dwt_stats(d, &stt);
-    if (stt.stripes < 2) {
-        fprintf(stderr, "host split %dx%d L%d: %lld stripes\n", w, h, levels, stt.stripes);
+    if (stt.stripes < 2 || (cascade && levels >= 2 && stt.cascade_levels < 1)) {
+        fprintf(stderr, "host split %dx%d L%d: %lld stripes, %lld cascade levels\n", w, h, levels, stt.stripes,
+                stt.cascade_levels);
         fail();
     }
     assert_true(!s.device_memory_limit || stt.peak_device_bytes <= (double)s.device_memory_limit);
@@ -587,8 +593,8 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
     uint32_t *ref = run_d(g_gpu, du, in, w, h, levels, 0);
     for (size_t i = 0; i < n; i++)
         if (co[i] != ref[i]) {
-            fprintf(stderr, "host split wavelet %d i32 %d %dx%d L%d pairs %d xfer %d: coefficient %zu differs\n", wv,
-                    integer, w, h, levels, pairs, xfer != NULL, i);
+            fprintf(stderr, "host split wavelet %d i32 %d %dx%d L%d pairs %d xfer %d cascade %d: coefficient %zu differs\n",
+                    wv, integer, w, h, levels, pairs, xfer != NULL, cascade, i);
             fail();
         }
     uint32_t *rref = run_d(g_gpu, du, ref, w, h, levels, 1);
@@ -653,11 +659,14 @@ static void test_gpu_host_split(void **state)
             for (int integer = 0; integer < 2; integer++) {
                 if (integer && wv == RV_DWT_CDF97)
                     continue;
-                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 20, NULL);
-                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 33, xfer);
-                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -1, NULL);
-                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -1, xfer);
-                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -3, xfer);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 20, NULL, 0);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 33, xfer, 0);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -1, NULL, 0);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -1, xfer, 0);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -3, xfer, 0);
+                /* the levels after the striped one following its stripes (the cascade) */
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -1, xfer, 1);
+                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -3, xfer, 1);
             }
     rv_context_destroy(&xfer);
 }

@@ -431,16 +431,23 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
                 e++;
         }
     }
+    /* RV_DWT_BENCH_CASCADE = on (default: the library's host_cascade_min), off (none)
+     * or both: the forward's levels after the striped one following its stripes */
+    const char *ce = getenv("RV_DWT_BENCH_CASCADE");
+    const int casc_both = ce && !strcmp(ce, "both"), casc_off = ce && !strcmp(ce, "off");
     const int levs[2] = {1, 5};
     for (int li = 0; li < 2; li++)
-        for (int c = 0; c < 3 + nk; c++) {
-            if (c >= 2 && !xfer)
+        for (int cv = 0; cv < 2 * (3 + nk); cv++) {
+            const int c = cv / 2, off = cv & 1;
+            if ((c >= 2 && !xfer) || (off ? !casc_both && !casc_off : casc_off) || (off && (li == 0 || c == 0)))
                 continue;
             RV_DwtSettings s;
             rv_dwt_settings_default(&s);
             s.device_memory_limit = c == 1 || c == 2 ? bytes / 2 + 65536 : 0;
             s.transfer_ctx = c >= 2 ? xfer : NULL;
             s.host_stripes = c >= 3 ? ks[c - 3] : 0;
+            if (off)
+                s.host_cascade_min = (size_t)-1;
             RV_Dwt *d = NULL;
             if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
                 die(ctx, "dwt", err);
@@ -474,13 +481,15 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
                 exit(1);
             }
             static const char *names[3] = {"whole", "limit n/2", "limit n/2 + transfer ctx"};
-            char name[64];
+            char name[96];
             if (c < 3)
                 snprintf(name, sizeof(name), "%s", names[c]);
             else if (ks[c - 3])
                 snprintf(name, sizeof(name), "transfer ctx, host_stripes %d", ks[c - 3]);
             else
                 snprintf(name, sizeof(name), "transfer ctx (host_stripes auto)");
+            if (st.cascade_levels || off)
+                snprintf(name + strlen(name), sizeof(name) - strlen(name), ", cascade %lld", st.cascade_levels);
             printf("| %d | %d | %s | %s | %.2f | %.1f%% | %lld | %.3f | %.3f | %.2f | %.1f%% |\n", N, levs[li], mem, name,
                    best * 1e3, 100 * bound / best, st.stripes, (st.upload_bytes + st.download_bytes) / (2.0 * bytes),
                    st.peak_device_bytes / bytes, ibest * 1e3, 100 * bound / ibest);

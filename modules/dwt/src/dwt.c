@@ -74,6 +74,7 @@ struct RV_Dwt {
                                  two sets when copies overlap kernels */
     RV_Buffer *ll;            /* host transforms: the LL region of the last striped level, kept on
                                  the device for the levels after it (keep_room) */
+    RV_Buffer *casc;          /* host transforms: the cascade's regions and outputs (casc_plan) */
     /* cached plan */
     int pw, ph, plev, pvalid;
     plan_level *lv;
@@ -471,6 +472,7 @@ RV_API void rv_dwt_destroy(RV_Dwt **pd)
     rv_buffer_destroy(&d->lsync);
     drop_sets(d);
     rv_buffer_destroy(&d->ll);
+    rv_buffer_destroy(&d->casc);
     rv_module_unload(&d->mod);
     free(d->lv);
     free(d->tab);
@@ -485,7 +487,7 @@ RV_API size_t rv_dwt_memory(const RV_Dwt *d)
     return rv_buffer_size(d->tmp) + rv_buffer_size(d->table) + rv_buffer_size(d->fbuf) + rv_buffer_size(d->halo) +
            rv_buffer_size(d->gsync) + rv_buffer_size(d->lsync) +
            rv_buffer_size(d->sa[0]) + rv_buffer_size(d->sb[0]) + rv_buffer_size(d->sa[1]) +
-           rv_buffer_size(d->sb[1]) + rv_buffer_size(d->ll);
+           rv_buffer_size(d->sb[1]) + rv_buffer_size(d->ll) + rv_buffer_size(d->casc);
 }
 
 /* (Re)creates *b with at least `bytes` (contents lost) and records the peak. */
@@ -2242,7 +2244,176 @@ typedef struct stripe_job {
     uint64_t ll; /* 0, or the LL region kept on the device (keep_room): llw samples a row, pitch llp */
     int64_t llp;
     int llw;
+    struct casc *c; /* forward with ll: the levels after it that follow the stripes, or NULL */
 } stripe_job;
+
+/*
+ * The cascade (forward, RV_DwtSettings.host_cascade_min): the levels after a
+ * striped level whose LL region is kept on the device follow its stripes. Level
+ * s of the cascade has its region (W x Hh samples at `in`, pitch p; level 0's is
+ * the kept LL region) filled row by row: the stripes of the level above write
+ * its rows, in order. Fed rows [0, R), it lifts the rows it has not lifted yet,
+ * then the column pairs [done, b) whose rows and halo (2 (b + H) <= R, or the
+ * whole region) are there, into `o` (S rows from o, D rows from o + Q rows,
+ * pitch p); the S rows' LL part goes into the next level's region (or `last`,
+ * after the last level of the cascade), which feeds that level; the rest of
+ * the pairs goes down after the stripe (casc_down) while the next stripe comes
+ * up. Each level lifts its rows and columns as a whole 2-D level would (rows,
+ * then columns with the symmetric extension at the region's ends), so the
+ * results are the same bit for bit; every coefficient still goes down once.
+ */
+typedef struct casc_level {
+    uint64_t in, o;
+    int64_t p;
+    int W, Hh;
+    int Q;      /* pairs `o` holds: the most one feed finishes (casc_plan) */
+    int rt;     /* rows lifted (= rows arrived) */
+    int done;   /* pairs finished */
+    int pa, pb; /* pairs the last feed finished, to go down */
+} casc_level;
+
+typedef struct casc {
+    int m, rest, H;  /* levels in the cascade, levels after it (on `last`), halo pairs */
+    casc_level l[32];
+    uint64_t last;   /* the LL region after the cascade's last level: lw x lh, packed */
+    int lw, lh;
+} casc;
+
+/*
+ * Feeds level s of the cascade the rows [0, R) of its region (see casc). With
+ * d NULL it only counts: the most pairs one feed finishes go into Q (casc_plan).
+ */
+static int casc_feed(RV_Dwt *d, casc *c, int s, int R)
+{
+    casc_level *L = &c->l[s];
+    const int nS = (L->Hh + 1) / 2;
+    const int64_t p = L->p;
+    int err;
+    if (R > L->Hh)
+        R = L->Hh;
+    if (d && R > L->rt && L->W >= 2 &&
+        (err = transform_as(d, L->in + (uint64_t)L->rt * (uint64_t)p, p, L->W, R - L->rt, 1, 0, RV_DWT_IN_PLACE, 1)) <
+            0)
+        return err;
+    if (R > L->rt)
+        L->rt = R;
+    int b = R >= L->Hh ? nS : R >= 2 * c->H ? (R - 2 * c->H) / 2 : 0;
+    if (b > nS)
+        b = nS;
+    L->pa = L->done;
+    L->pb = b > L->done ? b : L->done;
+    if (b <= L->done)
+        return 0;
+    const uint64_t a = (uint64_t)L->done, up = (uint64_t)p;
+    if (!d) {
+        if (b - L->done > L->Q)
+            L->Q = b - L->done;
+    } else {
+        const int last = s + 1 == c->m;
+        const uint64_t next = last ? c->last : c->l[s + 1].in;
+        const int64_t np = last ? (int64_t)c->lw * 4 : c->l[s + 1].p;
+        if ((err = run_colfused_win(d, L->in, L->in + up, 2 * p, L->o - a * up, L->o + (uint64_t)L->Q * up - a * up, p,
+                                    L->Hh, L->W, L->done, b, 0)) < 0 ||
+            (err = run_split(d, L->o, p, next + a * (uint64_t)np, np, 0, (L->W + 1) / 2, b - L->done, 2)) < 0)
+            return err;
+    }
+    L->done = b;
+    return s + 1 < c->m ? casc_feed(d, c, s + 1, b) : 0;
+}
+
+/* After a stripe's kernels: the pairs its feed finished go down (the S rows right of
+ * the next level's LL part, the D rows whole), to the level's place in dst. */
+static int casc_down(RV_Dwt *d, const casc *c, unsigned char *dst, size_t dp)
+{
+    const uint64_t base = rv_buffer_address(d->casc);
+    for (int s = 0; s < c->m; s++) {
+        const casc_level *L = &c->l[s];
+        const int n = L->pb - L->pa, nS = (L->Hh + 1) / 2, nD = L->Hh / 2, nw = (L->W + 1) / 2;
+        const int de = L->pb < nD ? L->pb : nD;
+        const size_t p = (size_t)L->p, off = (size_t)(L->o - base), lb = (size_t)nw * 4;
+        int err = 0;
+        if (n > 0 && nw < L->W)
+            err = xfer_rows(d, d->casc, off + lb, p, dst + (size_t)L->pa * dp + lb, dp, p - lb, n, 0);
+        if (err >= 0 && de > L->pa)
+            err = xfer_rows(d, d->casc, off + (size_t)L->Q * p, p, dst + (size_t)(nS + L->pa) * dp, dp, p, de - L->pa,
+                            0);
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* 256-byte steps for the parts of the cascade's buffer. */
+static size_t casc_round(size_t b)
+{
+    return (b + 255) & ~(size_t)255;
+}
+
+/*
+ * Plans the cascade after a striped level of nS pairs in stripes of P pairs: the
+ * levels (of `levels` after it, regions lw[s] x lh[s]) whose regions have at least
+ * host_cascade_min bytes, and the pairs each feed finishes at most (a dry run of
+ * the stripes). Returns the bytes of the cascade's buffer, 0 for no cascade.
+ */
+static size_t casc_plan(const RV_Dwt *d, casc *c, const int *lw, const int *lh, int levels, long long P, int nS)
+{
+    const size_t min = d->s.host_cascade_min ? d->s.host_cascade_min : RV_DWT_HOST_CASCADE_MIN;
+    memset(c, 0, sizeof(*c));
+    c->H = steps_reach(d);
+    while (c->m < levels && c->m < 32 && lh[c->m] >= 2 && min != (size_t)-1 &&
+           (size_t)lw[c->m] * 4 * (size_t)lh[c->m] >= min) {
+        casc_level *L = &c->l[c->m];
+        L->W = lw[c->m];
+        L->Hh = lh[c->m];
+        L->p = (int64_t)L->W * 4;
+        c->m++;
+    }
+    if (c->m == 0 || P < 1)
+        return 0;
+    c->rest = levels - c->m;
+    c->lw = lw[c->m];
+    c->lh = lh[c->m];
+    for (long long k = P;; k += P) {
+        casc_feed(NULL, c, 0, k < nS ? (int)k : nS);
+        if (k >= nS)
+            break;
+    }
+    size_t bytes = casc_round((size_t)c->lw * 4 * (size_t)c->lh);
+    for (int s = 0; s < c->m; s++) {
+        casc_level *L = &c->l[s];
+        L->rt = L->done = L->pa = L->pb = 0;
+        if (L->Q < 1)
+            L->Q = 1;
+        bytes += casc_round(2 * (size_t)L->Q * (size_t)L->p);
+        if (s > 0)
+            bytes += casc_round((size_t)L->Hh * (size_t)L->p);
+    }
+    return bytes;
+}
+
+/* Makes the cascade's buffer (bytes from casc_plan) and places its parts; level 0's
+ * region is the kept LL region ll. */
+static int casc_alloc(RV_Dwt *d, casc *c, size_t bytes, uint64_t ll)
+{
+    const int err = buf_ensure(d, &d->casc, bytes, "cascade of the deeper levels");
+    if (err < 0)
+        return err;
+    uint64_t at = rv_buffer_address(d->casc);
+    c->last = at;
+    at += casc_round((size_t)c->lw * 4 * (size_t)c->lh);
+    for (int s = 0; s < c->m; s++) {
+        casc_level *L = &c->l[s];
+        L->o = at;
+        at += casc_round(2 * (size_t)L->Q * (size_t)L->p);
+        if (s == 0)
+            L->in = ll;
+        else {
+            L->in = at;
+            at += casc_round((size_t)L->Hh * (size_t)L->p);
+        }
+    }
+    return 0;
+}
 
 /*
  * The uploads of stripe i into set `set`, without touching d (no message, no
@@ -2308,10 +2479,12 @@ static int stripe_run(RV_Dwt *d, const stripe_job *j, int i, int set)
                                     B - (uint64_t)k0 * rbu, B + (uint64_t)(j->P - k0) * rbu, (int64_t)j->rb, h, w, k0,
                                     k1, 0)) < 0)
             return err;
-        /* the stripe's S rows start with its rows of the LL region: into the kept LL */
-        return j->ll ? run_split(d, B, (int64_t)j->rb, j->ll + (uint64_t)k0 * (uint64_t)j->llp, j->llp, 0, j->llw,
-                                 k1 - k0, 2)
-                     : 0;
+        /* the stripe's S rows start with its rows of the LL region: into the kept LL,
+         * whose rows [0, k1) are then all there for the cascade */
+        if (j->ll && (err = run_split(d, B, (int64_t)j->rb, j->ll + (uint64_t)k0 * (uint64_t)j->llp, j->llp, 0,
+                                      j->llw, k1 - k0, 2)) < 0)
+            return err;
+        return j->c ? casc_feed(d, j->c, 0, k1) : 0;
     }
     const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
     const int dlo = slo < j->nD ? slo : j->nD;
@@ -2340,6 +2513,8 @@ static int stripe_down(RV_Dwt *d, const stripe_job *j, int i, int set)
         if (err >= 0)
             err = get_rows(d, d->sb[set], (size_t)j->P * j->rb, j->dst + (size_t)(j->nS + k0) * j->dp, j->dp, j->rb,
                            de - k0);
+        if (err >= 0 && j->c)
+            err = casc_down(d, j->c, j->dst, j->dp);
         return err;
     }
     const int rows = (2 * k1 < j->h ? 2 * k1 : j->h) - 2 * k0;
@@ -2486,9 +2661,24 @@ static int host_rows(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned ch
     return err < 0 ? err : stripe_pipeline(d, &j);
 }
 
-/* One 2-D level of the w x h region in stripes: host src (pitch sp) -> host dst (pitch dp). */
+/* The pairs a stripe of a 2-D level of width w and h rows gets from `usable` bytes,
+ * and the sets of stripe buffers (*nsets): below 1 when not even one fits. */
+static long long level_pairs(const RV_Dwt *d, int w, int h, size_t usable, int *nsets)
+{
+    const int nS = (h + 1) / 2;
+    *nsets = stripe_sets(d);
+    long long P = stripe_pairs(usable, *nsets, (size_t)w * 4, steps_reach(d));
+    if (P >= nS) {
+        P = nS;
+        *nsets = 1;
+    }
+    return P;
+}
+
+/* One 2-D level of the w x h region in stripes: host src (pitch sp) -> host dst (pitch dp);
+ * ll (llw samples a row): the LL region kept on the device, c: the cascade after it. */
 static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned char *dst, size_t dp, int w, int h,
-                      int inverse, size_t usable, uint64_t ll, int llw)
+                      int inverse, size_t usable, uint64_t ll, int llw, casc *c)
 {
     if (h < 2) /* one row: no columns to transform */
         return host_rows(d, src, sp, dst, dp, w, h, 1, inverse, usable);
@@ -2499,11 +2689,8 @@ static int host_level(RV_Dwt *d, const unsigned char *src, size_t sp, unsigned c
     j.ll = ll;
     j.llw = llw;
     j.llp = (int64_t)llw * 4;
-    long long P = stripe_pairs(usable, j.nsets, j.rb, j.H);
-    if (P >= j.nS) {
-        P = j.nS;
-        j.nsets = 1;
-    }
+    j.c = c;
+    const long long P = level_pairs(d, w, h, usable, &j.nsets);
     if (P < 1)
         return fail(d, RV_ENOMEM, "device memory limit %zu too small for stripes of %zu-byte rows",
                     d->s.device_memory_limit, j.rb);
@@ -2543,7 +2730,57 @@ static uint64_t keep_alloc(RV_Dwt *d, size_t llb)
 static int keep_done(RV_Dwt *d, int err)
 {
     rv_buffer_destroy(&d->ll);
+    rv_buffer_destroy(&d->casc);
     return err;
+}
+
+/*
+ * The cascade after the striped level lw[0] x lh[0] (forward), whose LL region ll
+ * (llb bytes) is kept and whose stripes have `room` bytes: planned, and its buffer
+ * made, within the limit (`usable` bytes in all); the stripes' room shrinks by the
+ * cascade's bytes when the limit needs it. *cp: c, or NULL for no cascade.
+ */
+static int casc_setup(RV_Dwt *d, casc *c, const int *lw, const int *lh, int levels, uint64_t ll, size_t llb,
+                      size_t usable, size_t *room, casc **cp)
+{
+    int nsets;
+    const int nS = (lh[0] + 1) / 2;
+    const size_t rb = (size_t)lw[0] * 4;
+    *cp = NULL;
+    long long P = level_pairs(d, lw[0], lh[0], *room, &nsets);
+    /* only where the copies overlap the kernels (two sets): else the cascade's
+     * launches and small copies come on top of the same bytes */
+    size_t cb = nsets == 2 ? casc_plan(d, c, lw + 1, lh + 1, levels - 1, P, nS) : 0;
+    if (!cb)
+        return 0;
+    if (llb + cb + stripe_bytes((size_t)P, nsets, rb, steps_reach(d)) > usable) {
+        /* the limit: the stripes give the cascade its room (fewer pairs, so no more bytes) */
+        if (*room <= cb || (P = level_pairs(d, lw[0], lh[0], *room - cb, &nsets)) < 1 || nsets != 2)
+            return 0;
+        *room -= cb;
+        if (!(cb = casc_plan(d, c, lw + 1, lh + 1, levels - 1, P, nS)))
+            return 0;
+    }
+    const int err = casc_alloc(d, c, cb, ll);
+    if (err < 0)
+        return err;
+    d->stats.cascade_levels += c->m;
+    *cp = c;
+    return 0;
+}
+
+/* After the last stripe: the levels after the cascade on its last region, which goes
+ * down (all else went down stripe by stripe). */
+static int casc_tail(RV_Dwt *d, const casc *c, unsigned char *out, size_t pitch, size_t usable)
+{
+    const size_t lp = (size_t)c->lw * 4, off = (size_t)(c->last - rv_buffer_address(d->casc));
+    int err = 0;
+    if (c->rest > 0 && (err = transform_as(d, c->last, (int64_t)lp, c->lw, c->lh, c->rest, 0,
+                                           method_for(d, lp * (size_t)c->lh, usable), 2)) < 0)
+        return err;
+    if ((err = rv_context_sync(d->ctx)) < 0)
+        return rvfail(d, err, "sync");
+    return xfer_rows(d, d->casc, off, lp, out, pitch, lp, c->lh, 0);
 }
 
 /* Host scratch copy of a w x h region (packed rows), for levels that cannot be striped in place. */
@@ -2648,6 +2885,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
     const size_t ll_use = !llb ? 0 : kpipe ? su - llb : keep_room(d, lw[lf - 1], llb, su);
     uint64_t ll = 0;
     if (!inverse) {
+        casc cc, *cp = NULL; /* the levels after the kept region that follow the stripes */
         for (int l = 0; l < lf; l++) {
             const unsigned char *src = in;
             size_t sp = pitch;
@@ -2663,11 +2901,21 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
                 free(copy);
                 return keep_done(d, RV_ENOMEM);
             }
-            err = host_level(d, src, sp, out, pitch, lw[l], lh[l], 0, l == lf - 1 && ll ? ll_use : su,
-                             l == lf - 1 ? ll : 0, lw[lf]);
+            size_t room = l == lf - 1 && ll ? ll_use : su;
+            if (l == lf - 1 && ll &&
+                (err = casc_setup(d, &cc, lw + l, lh + l, levels - l, ll, llb, usable, &room, &cp)) < 0) {
+                free(copy);
+                return keep_done(d, err);
+            }
+            err = host_level(d, src, sp, out, pitch, lw[l], lh[l], 0, room, l == lf - 1 ? ll : 0, lw[lf],
+                             l == lf - 1 ? cp : NULL);
             free(copy);
             if (err < 0)
                 return keep_done(d, err);
+        }
+        if (cp) { /* the cascade: what is left of the deeper levels, then its last region goes down */
+            drop_sets(d);
+            return keep_done(d, casc_tail(d, cp, out, pitch, usable));
         }
         if (ll) {
             /* the deeper levels on the kept region, then it goes to the host once */
@@ -2717,7 +2965,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
                 copy_rows(copy, (size_t)lw[l] * 4, out, pitch, (size_t)lw[l + 1] * 4, lh[l + 1]);
         }
         err = host_level(d, copy ? copy : in, copy ? (size_t)lw[l] * 4 : pitch, out, pitch, lw[l], lh[l], 1,
-                         kept ? ll_use : su, kept ? ll : 0, lw[l + 1]);
+                         kept ? ll_use : su, kept ? ll : 0, lw[l + 1], NULL);
         free(copy);
         if (kept) /* the levels above have the whole limit */
             err = keep_done(d, err);

@@ -161,6 +161,19 @@ typedef struct RV_DwtSettings {
                                 k stripes (at most one a pair of rows). Ignored
                                 without a transfer_ctx and when the limit already
                                 splits level 0. */
+    size_t host_cascade_min; /* forward host transforms with a transfer_ctx whose
+                                striped level keeps its LL region on the device
+                                (host_stripes, or a device_memory_limit), in two
+                                sets of stripes: the levels after it whose
+                                regions have at least this many bytes follow the
+                                stripes ("cascade"): as each stripe's rows of a region
+                                arrive, the rows are lifted and the column pairs
+                                whose rows (and halo) are all there are finished,
+                                and their coefficients go down beside the next
+                                stripe's upload, instead of every deeper level after
+                                the last stripe. Same results bit for bit. 0
+                                (default): RV_DWT_HOST_CASCADE_MIN; 1: every level
+                                of at least two rows; SIZE_MAX: none. */
     long long col_fuse_min;  /* in place, GPU: a level's columns go through the fused
                                 pass (dwt_halo + dwt_colfused) only when the level has
                                 at least this many samples, or when its halos fit the
@@ -188,6 +201,11 @@ typedef struct RV_DwtSettings {
 #define RV_DWT_HOST_STRIPES 8
 #define RV_DWT_HOST_PIPE_MIN ((size_t)64 << 20)
 #define RV_DWT_HOST_STRIPE_MIN_PAGEABLE ((size_t)64 << 20)
+
+/** RV_DwtSettings.host_cascade_min = 0: the levels after a striped level follow its
+    stripes when their regions have at least this many bytes (smaller ones cost more in
+    launches and small copies a stripe than their one copy after the last stripe). */
+#define RV_DWT_HOST_CASCADE_MIN ((size_t)4 << 20)
 
 /** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
     COL_SHARED: those of dwt4; ROW_SHARED | INPLACE_NO_SCRATCH | HALO_OWN: the default of
@@ -416,6 +434,8 @@ typedef struct RV_DwtStats {
     double peak_device_bytes; /* most bytes of buffers the RV_Dwt held at once */
     long long stripes;        /* host transforms: stripes uploaded */
     double upload_bytes, download_bytes; /* host transforms: bytes copied each way */
+    long long cascade_levels; /* forward host transforms: levels that followed the
+                                 stripes (RV_DwtSettings.host_cascade_min) */
 } RV_DwtStats;
 
 RV_API void rv_dwt_stats(const RV_Dwt *dwt, RV_DwtStats *out);
