@@ -514,9 +514,10 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
     s.type = c->integer ? RV_DWT_I32 : RV_DWT_F32;
     s.dims = dims;
     s.method = pairs & 1 ? RV_DWT_OUT_OF_PLACE : RV_DWT_IN_PLACE;
-    /* pairs -4, -5, -6: as -1, -2, -3 below, with every level after the striped one
-     * following its stripes (the cascade, host_cascade_min = 1) where the copies
-     * overlap the kernels (a transfer context: -5, -6); none without (-4) */
+    /* pairs -4, -5, -6: as -1, -2, -3 below, with host_cascade_min = 1: every level
+     * after the striped one follows its stripes (the cascade) where the copies overlap
+     * the kernels and the limit leaves room beside the stripes (-6); none without a
+     * transfer context (-4), nor where the stripes fill the limit (-5) */
     /* -7: as -3, with only the first level after the striped one in the cascade (its
      * region's bytes as the minimum), the levels after it on its last region */
     const int cascade = pairs <= -4, first_only = pairs == -7;
@@ -588,7 +589,7 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
     }
     /* the cascade: levels after the kept region (of at least two rows) followed the stripes */
     {
-        const int kept = levels >= 2 && h >= 4 && (pairs == -2 || (pairs == -3 && !same));
+        const int kept = levels >= 2 && h >= 4 && pairs == -3 && !same;
         const long long want = !cascade || !kept ? 0 : first_only ? 1 : stt.cascade_levels;
         if (stt.cascade_levels != want || (cascade && kept && stt.cascade_levels < 1)) {
             fprintf(stderr, "%s %dx%d L%d pairs %d cascade %d: %lld cascade levels\n", WNAME[c->wv], w, h, levels, pairs,
@@ -684,8 +685,9 @@ static void test_host_split(void **state)
         check_host(&CFGS[c], 2, 600, 500, 1, -3, 0);
         check_host(&CFGS[c], 2, 600, 501, 4, -3, 0);
         check_host(&CFGS[c], 2, 600, 500, 3, -3, 1);
-        /* the deeper levels following the stripes (the cascade): limit, one and two
-         * sets (out = in), pipelined; odd sizes, levels down to regions of 2 rows */
+        /* the deeper levels following the stripes (the cascade): not under a limit the
+         * stripes fill (one and two sets, out = in); pipelined, odd sizes, levels down
+         * to regions of 2 rows, and only the first level after the striped one */
         check_host(&CFGS[c], 2, 600, 500, 3, -4, 0);
         check_host(&CFGS[c], 2, 601, 333, 5, -5, 1);
         check_host(&CFGS[c], 2, 333, 601, 2, -5, 0);

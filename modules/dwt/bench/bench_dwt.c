@@ -431,23 +431,35 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
                 e++;
         }
     }
-    /* RV_DWT_BENCH_CASCADE = on (default: the library's host_cascade_min), off (none)
-     * or both: the forward's levels after the striped one following its stripes */
+    /* RV_DWT_BENCH_CASCADE="on off 16777216": host_cascade_min values for the
+     * five-level cases with a transfer context, a row each (on: the library's
+     * default, off: none, a number: bytes); default "on" */
+    size_t cm[6] = {0};
+    int ncm = 1;
     const char *ce = getenv("RV_DWT_BENCH_CASCADE");
-    const int casc_both = ce && !strcmp(ce, "both"), casc_off = ce && !strcmp(ce, "off");
+    if (ce && *ce) {
+        ncm = 0;
+        char tok[32];
+        for (int at = 0, len; ncm < 6 && sscanf(ce + at, " %31[^ ,]%n", tok, &len) == 1; at += len) {
+            cm[ncm++] = !strcmp(tok, "off") ? (size_t)-1 : !strcmp(tok, "on") ? 0 : (size_t)strtoull(tok, NULL, 10);
+            while (ce[at + len] == ',')
+                len++;
+        }
+        if (ncm == 0)
+            cm[ncm++] = 0;
+    }
     const int levs[2] = {1, 5};
     for (int li = 0; li < 2; li++)
-        for (int cv = 0; cv < 2 * (3 + nk); cv++) {
-            const int c = cv / 2, off = cv & 1;
-            if ((c >= 2 && !xfer) || (off ? !casc_both && !casc_off : casc_off) || (off && (li == 0 || c == 0)))
+        for (int cv = 0; cv < 6 * (3 + nk); cv++) {
+            const int c = cv / 6, ci = cv % 6;
+            if ((c >= 2 && !xfer) || ci >= ncm || (ci > 0 && (li == 0 || c < 2)))
                 continue;
             RV_DwtSettings s;
             rv_dwt_settings_default(&s);
             s.device_memory_limit = c == 1 || c == 2 ? bytes / 2 + 65536 : 0;
             s.transfer_ctx = c >= 2 ? xfer : NULL;
             s.host_stripes = c >= 3 ? ks[c - 3] : 0;
-            if (off)
-                s.host_cascade_min = (size_t)-1;
+            s.host_cascade_min = cm[ci];
             RV_Dwt *d = NULL;
             if ((err = rv_dwt_create(ctx, &s, &d)) < 0)
                 die(ctx, "dwt", err);
@@ -488,8 +500,11 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
                 snprintf(name, sizeof(name), "transfer ctx, host_stripes %d", ks[c - 3]);
             else
                 snprintf(name, sizeof(name), "transfer ctx (host_stripes auto)");
-            if (st.cascade_levels || off)
-                snprintf(name + strlen(name), sizeof(name) - strlen(name), ", cascade %lld", st.cascade_levels);
+            if (st.cascade_levels || ncm > 1)
+                snprintf(name + strlen(name), sizeof(name) - strlen(name), ", cascade %lld (min %s)",
+                         st.cascade_levels, cm[ci] == (size_t)-1 ? "off" : !cm[ci] ? "default" : "given");
+            if (cm[ci] && cm[ci] != (size_t)-1)
+                snprintf(name + strlen(name) - 1, sizeof(name) - strlen(name) + 1, " %zu)", cm[ci]);
             printf("| %d | %d | %s | %s | %.2f | %.1f%% | %lld | %.3f | %.3f | %.2f | %.1f%% |\n", N, levs[li], mem, name,
                    best * 1e3, 100 * bound / best, st.stripes, (st.upload_bytes + st.download_bytes) / (2.0 * bytes),
                    st.peak_device_bytes / bytes, ibest * 1e3, 100 * bound / ibest);

@@ -2737,30 +2737,26 @@ static int keep_done(RV_Dwt *d, int err)
 /*
  * The cascade after the striped level lw[0] x lh[0] (forward), whose LL region ll
  * (llb bytes) is kept and whose stripes have `room` bytes: planned, and its buffer
- * made, within the limit (`usable` bytes in all); the stripes' room shrinks by the
- * cascade's bytes when the limit needs it. *cp: c, or NULL for no cascade.
+ * made, when it fits the limit (`usable` bytes in all) beside them. *cp: c, or NULL
+ * for no cascade.
  */
 static int casc_setup(RV_Dwt *d, casc *c, const int *lw, const int *lh, int levels, uint64_t ll, size_t llb,
-                      size_t usable, size_t *room, casc **cp)
+                      size_t usable, size_t room, casc **cp)
 {
     int nsets;
     const int nS = (lh[0] + 1) / 2;
     const size_t rb = (size_t)lw[0] * 4;
     *cp = NULL;
-    long long P = level_pairs(d, lw[0], lh[0], *room, &nsets);
+    const long long P = level_pairs(d, lw[0], lh[0], room, &nsets);
     /* only where the copies overlap the kernels (two sets): else the cascade's
      * launches and small copies come on top of the same bytes */
-    size_t cb = nsets == 2 ? casc_plan(d, c, lw + 1, lh + 1, levels - 1, P, nS) : 0;
+    const size_t cb = nsets == 2 ? casc_plan(d, c, lw + 1, lh + 1, levels - 1, P, nS) : 0;
     if (!cb)
         return 0;
-    if (llb + cb + stripe_bytes((size_t)P, nsets, rb, steps_reach(d)) > usable) {
-        /* the limit: the stripes give the cascade its room (fewer pairs, so no more bytes) */
-        if (*room <= cb || (P = level_pairs(d, lw[0], lh[0], *room - cb, &nsets)) < 1 || nsets != 2)
-            return 0;
-        *room -= cb;
-        if (!(cb = casc_plan(d, c, lw + 1, lh + 1, levels - 1, P, nS)))
-            return 0;
-    }
+    /* within the limit beside the stripes as they are: shorter stripes to make room
+     * measured slower than no cascade (docs/perf/dwt.md, session 39) */
+    if (llb + cb + stripe_bytes((size_t)P, nsets, rb, steps_reach(d)) > usable)
+        return 0;
     const int err = casc_alloc(d, c, cb, ll);
     if (err < 0)
         return err;
@@ -2901,9 +2897,9 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
                 free(copy);
                 return keep_done(d, RV_ENOMEM);
             }
-            size_t room = l == lf - 1 && ll ? ll_use : su;
+            const size_t room = l == lf - 1 && ll ? ll_use : su;
             if (l == lf - 1 && ll &&
-                (err = casc_setup(d, &cc, lw + l, lh + l, levels - l, ll, llb, usable, &room, &cp)) < 0) {
+                (err = casc_setup(d, &cc, lw + l, lh + l, levels - l, ll, llb, usable, room, &cp)) < 0) {
                 free(copy);
                 return keep_done(d, err);
             }

@@ -161,19 +161,20 @@ typedef struct RV_DwtSettings {
                                 k stripes (at most one a pair of rows). Ignored
                                 without a transfer_ctx and when the limit already
                                 splits level 0. */
-    size_t host_cascade_min; /* forward host transforms with a transfer_ctx whose
-                                striped level keeps its LL region on the device
-                                (host_stripes, or a device_memory_limit), in two
-                                sets of stripes: the levels after it whose
-                                regions have at least this many bytes follow the
-                                stripes ("cascade"): as each stripe's rows of a region
-                                arrive, the rows are lifted and the column pairs
-                                whose rows (and halo) are all there are finished,
-                                and their coefficients go down beside the next
-                                stripe's upload, instead of every deeper level after
-                                the last stripe. Same results bit for bit. 0
-                                (default): RV_DWT_HOST_CASCADE_MIN; 1: every level
-                                of at least two rows; SIZE_MAX: none. */
+    size_t host_cascade_min; /* forward host transforms of images that fit, pipelined
+                                by host_stripes (a transfer_ctx, the LL region kept on
+                                the device): the levels after level 0 whose regions
+                                have at least this many bytes follow the stripes
+                                ("cascade"): as each stripe's rows of a region arrive,
+                                they are lifted, the column pairs whose rows (and
+                                halo) are all there are finished, and their
+                                coefficients go down beside the next stripe's upload,
+                                instead of every deeper level after the last stripe.
+                                Only where its buffers fit beside the stripes (not when
+                                a device_memory_limit splits the image: shorter stripes
+                                to make room measured slower). Same results bit for
+                                bit. 0 (default): RV_DWT_HOST_CASCADE_MIN; 1: every
+                                level of at least two rows; SIZE_MAX: none. */
     long long col_fuse_min;  /* in place, GPU: a level's columns go through the fused
                                 pass (dwt_halo + dwt_colfused) only when the level has
                                 at least this many samples, or when its halos fit the
