@@ -676,7 +676,8 @@ static void test_gpu_host_split(void **state)
  * RV_DWT_HOST_STRIPES stripes from page-locked memory (images' planes on the
  * CUDA context) and whole from pageable memory (one stripe, below twice
  * RV_DWT_HOST_STRIPE_MIN_PAGEABLE); the coefficients and the inverse are the
- * same bit for bit either way, and rv_host_memory_locked tells the two apart.
+ * same bit for bit either way, and rv_host_memory_locked tells the two apart;
+ * the same with the cascade given (host_cascade_min).
  */
 /* The host transform of in into out by d; the stripes it uploaded. */
 static long long host_stripes_of(RV_Dwt *d, const void *in, void *out, int w, int h, size_t pitch, int levels,
@@ -731,6 +732,31 @@ static void test_gpu_host_auto(void **state)
         assert_int_equal(host_stripes_of(d, p[0], p[1], N, N, (size_t)pitch[0], levels, 0), RV_DWT_HOST_STRIPES);
         for (int y = 0; y < N; y++)
             assert_memory_equal(p[1] + (size_t)y * (size_t)pitch[1], out + (size_t)y * N, rb);
+        if (levels > 1) {
+            /* the cascade: none by default here (the 2048^2 LL region is under
+             * RV_DWT_HOST_CASCADE_MIN); given 16 MiB, level 1 follows the stripes,
+             * page-locked or pageable, with the same coefficients */
+            RV_DwtStats st;
+            rv_dwt_stats(d, &st);
+            assert_int_equal(st.cascade_levels, 0);
+            RV_DwtSettings sc = s;
+            sc.host_cascade_min = (size_t)16 << 20;
+            RV_Dwt *dc = NULL;
+            assert_int_equal(rv_dwt_create(g_gpu, &sc, &dc), 0);
+            assert_int_equal(host_stripes_of(dc, p[0], p[2], N, N, (size_t)pitch[0], levels, 0), RV_DWT_HOST_STRIPES);
+            rv_dwt_stats(dc, &st);
+            assert_int_equal(st.cascade_levels, 1);
+            for (int y = 0; y < N; y++)
+                assert_memory_equal(p[2] + (size_t)y * (size_t)pitch[2], out + (size_t)y * N, rb);
+            sc.host_stripes = 4; /* pageable: stripes asked for, the cascade given */
+            rv_dwt_destroy(&dc);
+            assert_int_equal(rv_dwt_create(g_gpu, &sc, &dc), 0);
+            assert_int_equal(host_stripes_of(dc, in, rec, N, N, rb, levels, 0), 4);
+            rv_dwt_stats(dc, &st);
+            assert_int_equal(st.cascade_levels, 1);
+            assert_memory_equal(rec, out, n * 4);
+            rv_dwt_destroy(&dc);
+        }
         assert_int_equal(host_stripes_of(d, out, rec, N, N, rb, levels, 1), 1);
         assert_int_equal(host_stripes_of(d, p[1], p[2], N, N, (size_t)pitch[1], levels, 1), RV_DWT_HOST_STRIPES);
         double mx = 0;

@@ -2355,9 +2355,9 @@ static size_t casc_round(size_t b)
  * host_cascade_min bytes, and the pairs each feed finishes at most (a dry run of
  * the stripes). Returns the bytes of the cascade's buffer, 0 for no cascade.
  */
-static size_t casc_plan(const RV_Dwt *d, casc *c, const int *lw, const int *lh, int levels, long long P, int nS)
+static size_t casc_plan(const RV_Dwt *d, casc *c, const int *lw, const int *lh, int levels, long long P, int nS,
+                        size_t min)
 {
-    const size_t min = d->s.host_cascade_min ? d->s.host_cascade_min : RV_DWT_HOST_CASCADE_MIN;
     memset(c, 0, sizeof(*c));
     c->H = steps_reach(d);
     while (c->m < levels && c->m < 32 && lh[c->m] >= 2 && min != (size_t)-1 &&
@@ -2741,8 +2741,14 @@ static int keep_done(RV_Dwt *d, int err)
  * for no cascade.
  */
 static int casc_setup(RV_Dwt *d, casc *c, const int *lw, const int *lh, int levels, uint64_t ll, size_t llb,
-                      size_t usable, size_t room, casc **cp)
+                      size_t usable, size_t room, const void *out, casc **cp)
 {
+    /* the default only where the coefficients go down by DMA (page-locked out): from
+     * pageable memory the small copies of the deeper levels measured slower (docs/perf/
+     * dwt.md, session 39) */
+    const size_t min = d->s.host_cascade_min           ? d->s.host_cascade_min
+                       : rv_host_memory_locked(d->ctx, out) ? RV_DWT_HOST_CASCADE_MIN
+                                                          : (size_t)-1;
     int nsets;
     const int nS = (lh[0] + 1) / 2;
     const size_t rb = (size_t)lw[0] * 4;
@@ -2750,7 +2756,7 @@ static int casc_setup(RV_Dwt *d, casc *c, const int *lw, const int *lh, int leve
     const long long P = level_pairs(d, lw[0], lh[0], room, &nsets);
     /* only where the copies overlap the kernels (two sets): else the cascade's
      * launches and small copies come on top of the same bytes */
-    const size_t cb = nsets == 2 ? casc_plan(d, c, lw + 1, lh + 1, levels - 1, P, nS) : 0;
+    const size_t cb = nsets == 2 ? casc_plan(d, c, lw + 1, lh + 1, levels - 1, P, nS, min) : 0;
     if (!cb)
         return 0;
     /* within the limit beside the stripes as they are: shorter stripes to make room
@@ -2899,7 +2905,7 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
             }
             const size_t room = l == lf - 1 && ll ? ll_use : su;
             if (l == lf - 1 && ll &&
-                (err = casc_setup(d, &cc, lw + l, lh + l, levels - l, ll, llb, usable, room, &cp)) < 0) {
+                (err = casc_setup(d, &cc, lw + l, lh + l, levels - l, ll, llb, usable, room, out, &cp)) < 0) {
                 free(copy);
                 return keep_done(d, err);
             }

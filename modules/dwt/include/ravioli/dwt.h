@@ -173,8 +173,12 @@ typedef struct RV_DwtSettings {
                                 Only where its buffers fit beside the stripes (not when
                                 a device_memory_limit splits the image: shorter stripes
                                 to make room measured slower). Same results bit for
-                                bit. 0 (default): RV_DWT_HOST_CASCADE_MIN; 1: every
-                                level of at least two rows; SIZE_MAX: none. */
+                                bit. 0 (default): RV_DWT_HOST_CASCADE_MIN when out is
+                                page-locked (rv_host_memory_locked), none from
+                                pageable memory (its small copies measured slower);
+                                k > 0: levels of at least k bytes, any host memory
+                                (1: every level of at least two rows); SIZE_MAX:
+                                none. */
     long long col_fuse_min;  /* in place, GPU: a level's columns go through the fused
                                 pass (dwt_halo + dwt_colfused) only when the level has
                                 at least this many samples, or when its halos fit the
@@ -203,10 +207,11 @@ typedef struct RV_DwtSettings {
 #define RV_DWT_HOST_PIPE_MIN ((size_t)64 << 20)
 #define RV_DWT_HOST_STRIPE_MIN_PAGEABLE ((size_t)64 << 20)
 
-/** RV_DwtSettings.host_cascade_min = 0: the levels after a striped level follow its
-    stripes when their regions have at least this many bytes (smaller ones cost more in
-    launches and small copies a stripe than their one copy after the last stripe). */
-#define RV_DWT_HOST_CASCADE_MIN ((size_t)4 << 20)
+/** RV_DwtSettings.host_cascade_min = 0: the levels after level 0 follow its stripes
+    when their regions have at least this many bytes and out is page-locked (smaller
+    regions cost more in launches and small copies a stripe than they gain: at 8K and
+    16K on an H200, 64 MiB measured faster than 16 and 4; docs/perf/dwt.md, session 39). */
+#define RV_DWT_HOST_CASCADE_MIN ((size_t)64 << 20)
 
 /** Bits of RV_DwtSettings.gpu_variant (COL_SYNC | ROW_SYNC: the kernels of branch dwt3;
     COL_SHARED: those of dwt4; ROW_SHARED | INPLACE_NO_SCRATCH | HALO_OWN: the default of
