@@ -505,8 +505,6 @@ static void test_denoise(void **state)
  * the limit, and `out` may be `in`.
  */
 static RV_Context *g_xfer; /* a second context: copies overlap kernels (two buffer sets) */
-static RV_Context *g_dl;   /* a third: downloads on a thread of their own (stripe_triplex) */
-static int g_dl_on;        /* check_host: g_dl as the download_ctx wherever g_xfer is used */
 
 static void check_host(const cfg *c, int dims, int w, int h, int levels, int pairs, int same)
 {
@@ -546,8 +544,6 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
         s.transfer_ctx = g_xfer;
         s.host_stripes = 4;
     }
-    if (g_dl_on && s.transfer_ctx)
-        s.download_ctx = g_dl;
     const size_t n = (size_t)w * h, pitch = (size_t)w * 4 + 8;
     uint64_t st = (uint64_t)(w * 131 + h * 7 + levels) | 1;
     double *ref = malloc(n * sizeof(double));
@@ -700,18 +696,6 @@ static void test_host_split(void **state)
         check_host(&CFGS[c], 2, 3, 400, 3, -6, 0);
         check_host(&CFGS[c], 2, 600, 500, 4, -7, 0);
     }
-    /* the same with a download context (a third thread for the downloads): two sets
-     * under a limit, pipelined, with and without the cascade, forward and inverse */
-    g_dl_on = 1;
-    for (size_t c = 0; c < sizeof(CFGS) / sizeof(CFGS[0]); c++) {
-        check_host(&CFGS[c], 2, 97, 101, 3, 8, 0);
-        check_host(&CFGS[c], 2, 129, 67, 6, 8, 1);
-        check_host(&CFGS[c], 2, 601, 333, 5, -2, 1);
-        check_host(&CFGS[c], 2, 600, 501, 4, -3, 0);
-        check_host(&CFGS[c], 2, 257, 771, 9, -6, 0);
-        check_host(&CFGS[c], 2, 600, 500, 4, -7, 0);
-    }
-    g_dl_on = 0;
     /* host_stripes without a transfer context, or 1: the image at once; below 0: refused */
     {
         RV_DwtSettings hs;
@@ -797,7 +781,7 @@ static void test_error_kept_on_success(void **state)
 }
 
 /*
- * transfer_ctx (and download_ctx) must be on the transform's backend: rv_dwt_create refuses
+ * transfer_ctx must be on the transform's backend: rv_dwt_create refuses
  * another one with RV_EINVAL, and rv_dwt_settings_check_for gives the reason.
  * Only CPU contexts exist without a GPU, so a context is made to report the
  * CUDA backend here by its private field (what rv_context_backend reads;
@@ -849,23 +833,6 @@ static void test_transfer_ctx_backend(void **state)
         /* settings on their own are fine: the context decides */
         assert_int_equal(rv_dwt_settings_check(&s, why, sizeof(why)), 0);
     }
-    /* the download context the same way */
-    s.transfer_ctx = g_xfer;
-    s.download_ctx = g_dl;
-    g_dl->backend = RV_BACKEND_CUDA;
-    {
-        const int cerr = rv_dwt_settings_check_for(g_ctx, &s, why, sizeof(why));
-        d = (RV_Dwt *)g_ctx;
-        const int err = rv_dwt_create(g_ctx, &s, &d);
-        g_dl->backend = RV_BACKEND_CPU;
-        assert_int_equal(cerr, RV_EINVAL);
-        assert_int_equal(err, RV_EINVAL);
-        assert_null(d);
-        printf("  refused: %s\n", why);
-        assert_non_null(strstr(why, "download_ctx runs on the cuda backend, the transform's context on cpu"));
-    }
-    assert_int_equal(rv_dwt_settings_check_for(g_ctx, &s, why, sizeof(why)), 0);
-    s.download_ctx = NULL;
     /* no context to check against */
     s.transfer_ctx = NULL;
     assert_int_equal(rv_dwt_settings_check_for(NULL, &s, why, sizeof(why)), RV_EINVAL);
@@ -890,14 +857,12 @@ static int setup(void **state)
     (void)state;
     g_ctx = rv_test_cpu_context(2);
     g_xfer = rv_test_cpu_context(1);
-    g_dl = rv_test_cpu_context(1);
     return 0;
 }
 static int teardown(void **state)
 {
     (void)state;
     printf("configurations checked: %d\n", g_checked);
-    rv_context_destroy(&g_dl);
     rv_context_destroy(&g_xfer);
     rv_context_destroy(&g_ctx);
     return 0;

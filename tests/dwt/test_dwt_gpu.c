@@ -549,8 +549,6 @@ static void test_gpu_denoise(void **state)
  * API bit for bit, and the inverse gives its inverse; all wavelets and
  * types, odd sizes.
  */
-static RV_Context *g_hdl; /* host_split: the download context to give, or NULL */
-
 static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, int pairs, RV_Context *xfer,
                        int cascade)
 {
@@ -568,7 +566,6 @@ static void host_split(RV_DwtWavelet wv, int integer, int w, int h, int levels, 
     if (cascade) /* every level after the striped one follows its stripes */
         s.host_cascade_min = 1;
     s.transfer_ctx = xfer;
-    s.download_ctx = xfer ? g_hdl : NULL;
     const size_t n = (size_t)w * h;
     uint32_t *in = test_image(n, integer, (uint64_t)w * 17 + (uint64_t)h * 3 + (uint64_t)levels);
     uint32_t *co = malloc(n * 4), *rec = malloc(n * 4);
@@ -670,18 +667,6 @@ static void test_gpu_host_split(void **state)
                 /* the levels after the striped one following its stripes (the cascade) */
                 host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -3, xfer, 1);
             }
-    /* downloads through a third context, on a thread of their own (stripe_triplex) */
-    assert_int_equal(rv_context_create(&g_hdl, &cs), 0);
-    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++)
-        for (int wv = RV_DWT_HAAR; wv <= RV_DWT_DD137; wv++)
-            for (int integer = 0; integer < 2; integer++) {
-                if (integer && wv == RV_DWT_CDF97)
-                    continue;
-                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], 33, xfer, 0);
-                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -1, xfer, 0);
-                host_split(wv, integer, sizes[z][0], sizes[z][1], sizes[z][2], -3, xfer, 1);
-            }
-    rv_context_destroy(&g_hdl);
     rv_context_destroy(&xfer);
 }
 

@@ -405,7 +405,7 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
            100 * bound / fmax(tu, td));
     printf("| N | L | memory | case | ms | bound / time | stripes | copied / 2n | peak device / n | inverse ms | "
            "inverse bound / time |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
-    RV_Context *xfer = NULL, *dl = NULL;
+    RV_Context *xfer = NULL;
     if (!cpu) {
         RV_Settings cs;
         rv_settings_default(&cs);
@@ -413,13 +413,7 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
         cs.log_level = RV_LOG_WARN;
         if (rv_context_create(&xfer, &cs) < 0)
             xfer = NULL;
-        if (xfer && rv_context_create(&dl, &cs) < 0)
-            dl = NULL;
     }
-    /* RV_DWT_BENCH_DL = off, on or both (default): the transfer-context cases without
-     * and with a download context (downloads on a third thread) */
-    const char *de = getenv("RV_DWT_BENCH_DL");
-    const int dl_lo = de && !strcmp(de, "on") ? 1 : 0, dl_hi = de && !strcmp(de, "off") ? 0 : 1;
     /* cases 3..: the whole image with a transfer context, host_stripes 0 (automatic:
      * RV_DWT_HOST_STRIPES stripes from RV_DWT_HOST_PIPE_MIN bytes) or, with
      * RV_DWT_BENCH_STRIPES="4 8 16", each k given */
@@ -456,16 +450,14 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
     }
     const int levs[2] = {1, 5};
     for (int li = 0; li < 2; li++)
-        for (int cv = 0; cv < 12 * (3 + nk); cv++) {
-            const int c = cv / 12, ci = cv % 6, wd = cv % 12 / 6;
-            if ((c >= 2 && !xfer) || ci >= ncm || (ci > 0 && (li == 0 || c < 2)) ||
-                (c >= 2 ? wd < dl_lo || wd > dl_hi || (wd && !dl) : wd))
+        for (int cv = 0; cv < 6 * (3 + nk); cv++) {
+            const int c = cv / 6, ci = cv % 6;
+            if ((c >= 2 && !xfer) || ci >= ncm || (ci > 0 && (li == 0 || c < 2)))
                 continue;
             RV_DwtSettings s;
             rv_dwt_settings_default(&s);
             s.device_memory_limit = c == 1 || c == 2 ? bytes / 2 + 65536 : 0;
             s.transfer_ctx = c >= 2 ? xfer : NULL;
-            s.download_ctx = wd ? dl : NULL;
             s.host_stripes = c >= 3 ? ks[c - 3] : 0;
             s.host_cascade_min = cm[ci];
             RV_Dwt *d = NULL;
@@ -501,15 +493,13 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
                 exit(1);
             }
             static const char *names[3] = {"whole", "limit n/2", "limit n/2 + transfer ctx"};
-            char name[128];
+            char name[96];
             if (c < 3)
                 snprintf(name, sizeof(name), "%s", names[c]);
             else if (ks[c - 3])
                 snprintf(name, sizeof(name), "transfer ctx, host_stripes %d", ks[c - 3]);
             else
                 snprintf(name, sizeof(name), "transfer ctx (host_stripes auto)");
-            if (wd)
-                snprintf(name + strlen(name), sizeof(name) - strlen(name), ", download ctx");
             if (st.cascade_levels || ncm > 1)
                 snprintf(name + strlen(name), sizeof(name) - strlen(name), ", cascade %lld (min %s)",
                          st.cascade_levels, cm[ci] == (size_t)-1 ? "off" : !cm[ci] ? "default" : "given");
@@ -520,7 +510,6 @@ static void e2e_run(RV_Context *ctx, RV_Buffer *buf, const float *host, float *o
                    st.peak_device_bytes / bytes, ibest * 1e3, 100 * bound / ibest);
             rv_dwt_destroy(&d);
         }
-    rv_context_destroy(&dl);
     rv_context_destroy(&xfer);
 }
 

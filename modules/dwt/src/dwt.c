@@ -125,20 +125,6 @@ static RV_Context *up_ctx(const RV_Dwt *d)
     return d->s.transfer_ctx ? d->s.transfer_ctx : d->ctx;
 }
 
-/* The third context the stripes go down through (RV_DwtSettings.download_ctx), or NULL. */
-static RV_Context *down_ctx(const RV_Dwt *d)
-{
-    RV_Context *x = d->s.download_ctx;
-    return x && d->s.transfer_ctx && d->s.transfer_ctx != d->ctx && x != d->ctx && x != d->s.transfer_ctx ? x : NULL;
-}
-
-/* The context the stripes go down through. */
-static RV_Context *dl_ctx(const RV_Dwt *d)
-{
-    RV_Context *x = down_ctx(d);
-    return x ? x : d->ctx;
-}
-
 RV_API const char *rv_dwt_error(const RV_Dwt *d)
 {
     return d ? d->err : "";
@@ -372,19 +358,14 @@ RV_API int rv_dwt_settings_check_for(const RV_Context *ctx, const RV_DwtSettings
     /* the copies of the host transforms go through transfer_ctx into buffers the
      * transform's kernels use: one backend for both (one device: CUDA contexts of
      * a device share its primary context; the device is not visible here) */
-    const RV_Context *const xs[2] = {s->transfer_ctx, s->download_ctx};
-    static const char *const names[2] = {"transfer_ctx", "download_ctx"};
-    for (int i = 0; i < 2; i++) {
-        const RV_Context *x = xs[i];
-        if (x && x != ctx && rv_context_backend(x) != rv_context_backend(ctx)) {
-            if (why && why_len)
-                snprintf(why, why_len,
-                         "%s runs on the %s backend, the transform's context on %s: the %s context must be on "
-                         "the transform's backend and device",
-                         names[i], rv_backend_name(rv_context_backend(x)), rv_backend_name(rv_context_backend(ctx)),
-                         i ? "download" : "transfer");
-            return RV_EINVAL;
-        }
+    const RV_Context *x = s->transfer_ctx;
+    if (x && x != ctx && rv_context_backend(x) != rv_context_backend(ctx)) {
+        if (why && why_len)
+            snprintf(why, why_len,
+                     "transfer_ctx runs on the %s backend, the transform's context on %s: the transfer "
+                     "context must be on the transform's backend and device",
+                     rv_backend_name(rv_context_backend(x)), rv_backend_name(rv_context_backend(ctx)));
+        return RV_EINVAL;
     }
     return 0;
 }
@@ -2165,19 +2146,6 @@ static void copy_rows(unsigned char *dst, size_t dp, const unsigned char *src, s
  * rows rows of rb bytes between the buffer (byte offset off, rows bp apart) and the
  * host (rows hp apart), up: into the buffer. One pitched copy (rv_buffer_*_rows).
  */
-/* The same without d (for the copy threads): adds the bytes to *bytes. */
-static int copy_rows_raw(RV_Buffer *b, size_t off, size_t bp, unsigned char *h, size_t hp, size_t rb, int rows,
-                         int up, double *bytes)
-{
-    if (rows <= 0 || rb == 0)
-        return 0;
-    const int err = up ? rv_buffer_upload_rows(b, off, bp, h, hp, rb, (size_t)rows)
-                       : rv_buffer_download_rows(b, off, bp, h, hp, rb, (size_t)rows);
-    if (err >= 0)
-        *bytes += (double)rb * (double)rows;
-    return err;
-}
-
 static int xfer_rows(RV_Dwt *d, RV_Buffer *b, size_t off, size_t bp, unsigned char *h, size_t hp, size_t rb,
                      int rows, int up)
 {
@@ -2230,9 +2198,9 @@ static int ensure_sets(RV_Dwt *d, const size_t a[2], const size_t b[2])
         return 0;
     drop_sets(d);
     /* uploads go through the transfer context; with separate upload buffers the
-     * downloads go through the download context, else the transform's own, so that
-     * the two can run at once from two threads (stripe_duplex, stripe_triplex) */
-    RV_Context *c = up_ctx(d), *cb = a[0] ? dl_ctx(d) : c;
+     * downloads go through the transform's own, so that the two can run at once
+     * from two threads (stripe_duplex) */
+    RV_Context *c = up_ctx(d), *cb = a[0] ? d->ctx : c;
     int err = 0;
     for (int i = 0; i < 2 && err >= 0; i++) {
         if (a[i] && (err = buf_ensure_in(d, c, &d->sa[i], a[i], "stripe buffer")) < 0)
@@ -2295,14 +2263,13 @@ typedef struct stripe_job {
  * results are the same bit for bit; every coefficient still goes down once.
  */
 typedef struct casc_level {
-    uint64_t in, o[2]; /* o: one a set of stripe buffers (a stripe's pairs go down while
-                          the next stripe's are made) */
+    uint64_t in, o;
     int64_t p;
     int W, Hh;
-    int Q;            /* pairs o[] holds: the most one feed finishes (casc_plan) */
-    int rt;           /* rows lifted (= rows arrived) */
-    int done;         /* pairs finished */
-    int pa[2], pb[2]; /* pairs the last feed of a set finished, to go down */
+    int Q;      /* pairs `o` holds: the most one feed finishes (casc_plan) */
+    int rt;     /* rows lifted (= rows arrived) */
+    int done;   /* pairs finished */
+    int pa, pb; /* pairs the last feed finished, to go down */
 } casc_level;
 
 typedef struct casc {
@@ -2316,7 +2283,7 @@ typedef struct casc {
  * Feeds level s of the cascade the rows [0, R) of its region (see casc). With
  * d NULL it only counts: the most pairs one feed finishes go into Q (casc_plan).
  */
-static int casc_feed(RV_Dwt *d, casc *c, int s, int R, int set)
+static int casc_feed(RV_Dwt *d, casc *c, int s, int R)
 {
     casc_level *L = &c->l[s];
     const int nS = (L->Hh + 1) / 2;
@@ -2333,10 +2300,10 @@ static int casc_feed(RV_Dwt *d, casc *c, int s, int R, int set)
     int b = R >= L->Hh ? nS : R >= 2 * c->H ? (R - 2 * c->H) / 2 : 0;
     if (b > nS)
         b = nS;
-    L->pa[set] = L->done;
-    L->pb[set] = b > L->done ? b : L->done;
+    L->pa = L->done;
+    L->pb = b > L->done ? b : L->done;
     if (b <= L->done)
-        return s + 1 < c->m ? casc_feed(d, c, s + 1, L->done, set) : 0;
+        return 0;
     const uint64_t a = (uint64_t)L->done, up = (uint64_t)p;
     if (!d) {
         if (b - L->done > L->Q)
@@ -2345,31 +2312,31 @@ static int casc_feed(RV_Dwt *d, casc *c, int s, int R, int set)
         const int last = s + 1 == c->m;
         const uint64_t next = last ? c->last : c->l[s + 1].in;
         const int64_t np = last ? (int64_t)c->lw * 4 : c->l[s + 1].p;
-        const uint64_t o = L->o[set];
-        if ((err = run_colfused_win(d, L->in, L->in + up, 2 * p, o - a * up, o + (uint64_t)L->Q * up - a * up, p, L->Hh,
-                                    L->W, L->done, b, 0)) < 0 ||
-            (err = run_split(d, o, p, next + a * (uint64_t)np, np, 0, (L->W + 1) / 2, b - L->done, 2)) < 0)
+        if ((err = run_colfused_win(d, L->in, L->in + up, 2 * p, L->o - a * up, L->o + (uint64_t)L->Q * up - a * up, p,
+                                    L->Hh, L->W, L->done, b, 0)) < 0 ||
+            (err = run_split(d, L->o, p, next + a * (uint64_t)np, np, 0, (L->W + 1) / 2, b - L->done, 2)) < 0)
             return err;
     }
     L->done = b;
-    return s + 1 < c->m ? casc_feed(d, c, s + 1, b, set) : 0;
+    return s + 1 < c->m ? casc_feed(d, c, s + 1, b) : 0;
 }
 
-/* After a stripe's kernels: the pairs the feed of its set finished go down (the S rows
- * right of the next level's LL part, the D rows whole), to the level's place in dst.
- * Touches nothing of d but reads (a copy thread may run it): adds to *bytes. */
-static int casc_down(const RV_Dwt *d, const casc *c, int set, unsigned char *dst, size_t dp, double *bytes)
+/* After a stripe's kernels: the pairs its feed finished go down (the S rows right of
+ * the next level's LL part, the D rows whole), to the level's place in dst. */
+static int casc_down(RV_Dwt *d, const casc *c, unsigned char *dst, size_t dp)
 {
     const uint64_t base = rv_buffer_address(d->casc);
     for (int s = 0; s < c->m; s++) {
         const casc_level *L = &c->l[s];
-        const int pa = L->pa[set], pb = L->pb[set];
-        const int nS = (L->Hh + 1) / 2, nD = L->Hh / 2, nw = (L->W + 1) / 2, de = pb < nD ? pb : nD;
-        const size_t p = (size_t)L->p, off = (size_t)(L->o[set] - base), lb = (size_t)nw * 4;
-        int err = copy_rows_raw(d->casc, off + lb, p, dst + (size_t)pa * dp + lb, dp, p - lb, pb - pa, 0, bytes);
-        if (err >= 0)
-            err = copy_rows_raw(d->casc, off + (size_t)L->Q * p, p, dst + (size_t)(nS + pa) * dp, dp, p, de - pa, 0,
-                                bytes);
+        const int n = L->pb - L->pa, nS = (L->Hh + 1) / 2, nD = L->Hh / 2, nw = (L->W + 1) / 2;
+        const int de = L->pb < nD ? L->pb : nD;
+        const size_t p = (size_t)L->p, off = (size_t)(L->o - base), lb = (size_t)nw * 4;
+        int err = 0;
+        if (n > 0 && nw < L->W)
+            err = xfer_rows(d, d->casc, off + lb, p, dst + (size_t)L->pa * dp + lb, dp, p - lb, n, 0);
+        if (err >= 0 && de > L->pa)
+            err = xfer_rows(d, d->casc, off + (size_t)L->Q * p, p, dst + (size_t)(nS + L->pa) * dp, dp, p, de - L->pa,
+                            0);
         if (err < 0)
             return err;
     }
@@ -2407,17 +2374,17 @@ static size_t casc_plan(const RV_Dwt *d, casc *c, const int *lw, const int *lh, 
     c->lw = lw[c->m];
     c->lh = lh[c->m];
     for (long long k = P;; k += P) {
-        casc_feed(NULL, c, 0, k < nS ? (int)k : nS, 0);
+        casc_feed(NULL, c, 0, k < nS ? (int)k : nS);
         if (k >= nS)
             break;
     }
     size_t bytes = casc_round((size_t)c->lw * 4 * (size_t)c->lh);
     for (int s = 0; s < c->m; s++) {
         casc_level *L = &c->l[s];
-        L->rt = L->done = L->pa[0] = L->pb[0] = L->pa[1] = L->pb[1] = 0;
+        L->rt = L->done = L->pa = L->pb = 0;
         if (L->Q < 1)
             L->Q = 1;
-        bytes += 2 * casc_round(2 * (size_t)L->Q * (size_t)L->p);
+        bytes += casc_round(2 * (size_t)L->Q * (size_t)L->p);
         if (s > 0)
             bytes += casc_round((size_t)L->Hh * (size_t)L->p);
     }
@@ -2428,9 +2395,7 @@ static size_t casc_plan(const RV_Dwt *d, casc *c, const int *lw, const int *lh, 
  * region is the kept LL region ll. */
 static int casc_alloc(RV_Dwt *d, casc *c, size_t bytes, uint64_t ll)
 {
-    /* on the context the stripes go down through (their pairs go down from it) */
-    RV_Context *dc = down_ctx(d);
-    const int err = buf_ensure_in(d, dc ? dc : d->ctx, &d->casc, bytes, "cascade of the deeper levels");
+    const int err = buf_ensure(d, &d->casc, bytes, "cascade of the deeper levels");
     if (err < 0)
         return err;
     uint64_t at = rv_buffer_address(d->casc);
@@ -2438,10 +2403,8 @@ static int casc_alloc(RV_Dwt *d, casc *c, size_t bytes, uint64_t ll)
     at += casc_round((size_t)c->lw * 4 * (size_t)c->lh);
     for (int s = 0; s < c->m; s++) {
         casc_level *L = &c->l[s];
-        for (int k = 0; k < 2; k++) {
-            L->o[k] = at;
-            at += casc_round(2 * (size_t)L->Q * (size_t)L->p);
-        }
+        L->o = at;
+        at += casc_round(2 * (size_t)L->Q * (size_t)L->p);
         if (s == 0)
             L->in = ll;
         else {
@@ -2521,7 +2484,7 @@ static int stripe_run(RV_Dwt *d, const stripe_job *j, int i, int set)
         if (j->ll && (err = run_split(d, B, (int64_t)j->rb, j->ll + (uint64_t)k0 * (uint64_t)j->llp, j->llp, 0,
                                       j->llw, k1 - k0, 2)) < 0)
             return err;
-        return j->c ? casc_feed(d, j->c, 0, k1, set) : 0;
+        return j->c ? casc_feed(d, j->c, 0, k1) : 0;
     }
     const int slo = k0 - H < 0 ? 0 : k0 - H, shi = k1 + H < j->nS ? k1 + H : j->nS;
     const int dlo = slo < j->nD ? slo : j->nD;
@@ -2537,88 +2500,40 @@ static int stripe_run(RV_Dwt *d, const stripe_job *j, int i, int set)
     return w >= 2 ? transform_as(d, B, (int64_t)j->rb, w, rows, 1, 1, RV_DWT_IN_PLACE, 1) : 0;
 }
 
-/*
- * The downloads of stripe i from set `set`, without touching d (no message, no
- * statistics), so that a copy thread can run them: returns 0 or the error, and
- * adds the bytes copied to *bytes.
- */
-static int stripe_copy_down(const RV_Dwt *d, const stripe_job *j, int i, int set, double *bytes)
+static int stripe_down(RV_Dwt *d, const stripe_job *j, int i, int set)
 {
     const int k0 = i * j->P, k1 = k0 + j->P < j->nS ? k0 + j->P : j->nS;
-    RV_Buffer *b = d->sb[set];
     if (j->levels)
-        return copy_rows_raw(b, 0, j->rb, j->dst + (size_t)k0 * j->dp, j->dp, j->rb, k1 - k0, 0, bytes);
+        return get_rows(d, d->sb[set], 0, j->dst + (size_t)k0 * j->dp, j->dp, j->rb, k1 - k0);
     if (!j->inverse) {
         const int de = k1 < j->nD ? k1 : j->nD;
-        /* S rows: not their LL part when it is kept (it goes on to the deeper levels) */
+        /* S rows: not their LL part when it is kept (the kept region goes down at the end) */
         const size_t lb = j->ll ? (size_t)j->llw * 4 : 0;
-        int err = copy_rows_raw(b, lb, j->rb, j->dst + (size_t)k0 * j->dp + lb, j->dp, j->rb - lb, k1 - k0, 0, bytes);
+        int err = xfer_rows(d, d->sb[set], lb, j->rb, j->dst + (size_t)k0 * j->dp + lb, j->dp, j->rb - lb, k1 - k0, 0);
         if (err >= 0)
-            err = copy_rows_raw(b, (size_t)j->P * j->rb, j->rb, j->dst + (size_t)(j->nS + k0) * j->dp, j->dp, j->rb,
-                                de - k0, 0, bytes);
+            err = get_rows(d, d->sb[set], (size_t)j->P * j->rb, j->dst + (size_t)(j->nS + k0) * j->dp, j->dp, j->rb,
+                           de - k0);
         if (err >= 0 && j->c)
-            err = casc_down(d, j->c, set, j->dst, j->dp, bytes);
+            err = casc_down(d, j->c, j->dst, j->dp);
         return err;
     }
     const int rows = (2 * k1 < j->h ? 2 * k1 : j->h) - 2 * k0;
-    return copy_rows_raw(b, 0, j->rb, j->dst + (size_t)(2 * k0) * j->dp, j->dp, j->rb, rows, 0, bytes);
+    return get_rows(d, d->sb[set], 0, j->dst + (size_t)(2 * k0) * j->dp, j->dp, j->rb, rows);
 }
 
-static int stripe_down(RV_Dwt *d, const stripe_job *j, int i, int set)
-{
-    double bytes = 0;
-    const int err = stripe_copy_down(d, j, i, set, &bytes);
-    d->stats.download_bytes += bytes;
-    return err < 0 ? rvfail_in(d, dl_ctx(d), err, "download") : 0;
-}
-
-/* A stripe's copies on a thread of their own (stripe_duplex, stripe_triplex). */
-typedef struct copy_task {
+/* A stripe's uploads on a second thread (stripe_duplex). */
+typedef struct up_task {
     const RV_Dwt *d;
     const stripe_job *j;
-    int i, set, up, err, spawned, active;
+    int i, set, err;
     double bytes;
-    pthread_t th;
-} copy_task;
+} up_task;
 
-static void *copy_main(void *p)
+static void *up_main(void *p)
 {
-    copy_task *t = p;
-    t->err = t->up ? stripe_copy_up(t->d, t->j, t->i, t->set, &t->bytes)
-                   : stripe_copy_down(t->d, t->j, t->i, t->set, &t->bytes);
+    up_task *t = p;
+    t->err = stripe_copy_up(t->d, t->j, t->i, t->set, &t->bytes);
     return NULL;
-}
-
-/* Starts the uploads (up) or downloads of stripe i into / from `set` on a thread, or
- * runs them here when no thread can be made. */
-static void copy_start(copy_task *t, const RV_Dwt *d, const stripe_job *j, int i, int set, int up)
-{
-    memset(t, 0, sizeof(*t));
-    t->d = d;
-    t->j = j;
-    t->i = i;
-    t->set = set;
-    t->up = up;
-    t->active = 1;
-    t->spawned = pthread_create(&t->th, NULL, copy_main, t) == 0;
-    if (!t->spawned)
-        copy_main(t);
-}
-
-/* Waits for t when it was started, and records it in d: 0, or its error with the
- * message. */
-static int copy_join(RV_Dwt *d, copy_task *t)
-{
-    if (!t->active)
-        return 0;
-    if (t->spawned)
-        pthread_join(t->th, NULL);
-    t->active = 0;
-    if (t->up)
-        d->stats.upload_bytes += t->bytes;
-    else
-        d->stats.download_bytes += t->bytes;
-    return t->err < 0 ? rvfail_in(d, t->up ? up_ctx(d) : dl_ctx(d), t->err, t->up ? "upload" : "download") : 0;
 }
 
 /*
@@ -2635,62 +2550,32 @@ static int stripe_duplex(RV_Dwt *d, stripe_job *j)
     if ((err = stripe_up(d, j, 0, 0)) < 0 || (err = stripe_run(d, j, 0, 0)) < 0)
         return err;
     for (int i = 0; i < n; i++) {
-        const int more = i + 1 < n;
-        copy_task t;
-        memset(&t, 0, sizeof(t));
-        if (more)
-            copy_start(&t, d, j, i + 1, (i + 1) & 1, 1);
+        const int cur = i & 1, nxt = (i + 1) & 1, more = i + 1 < n;
+        up_task t = {d, j, i + 1, nxt, 0, 0};
+        pthread_t th;
+        int spawned = 0;
+        if (more) {
+            spawned = pthread_create(&th, NULL, up_main, &t) == 0;
+            if (!spawned) /* no thread: one after the other */
+                up_main(&t);
+        }
         if ((err = rv_context_sync(d->ctx)) < 0)
             err = rvfail(d, err, "sync");
         else
-            err = stripe_down(d, j, i, i & 1);
-        const int ue = copy_join(d, &t);
-        if (err < 0 || ue < 0)
-            return err < 0 ? err : ue;
-        if (more && (err = stripe_run(d, j, i + 1, (i + 1) & 1)) < 0)
+            err = stripe_down(d, j, i, cur);
+        if (spawned)
+            pthread_join(th, NULL);
+        if (err < 0)
             return err;
+        if (more) {
+            if (t.err < 0)
+                return rvfail_in(d, up_ctx(d), t.err, "upload");
+            d->stats.upload_bytes += t.bytes;
+            if ((err = stripe_run(d, j, i + 1, nxt)) < 0)
+                return err;
+        }
     }
     return 0;
-}
-
-/*
- * stripe_duplex with a download context: stripe i goes down on a third thread
- * (through the download context's stream) while the kernels of stripe i+1 run and
- * stripe i+2 comes up, so a stripe's kernels no longer come between its upload and
- * its download:
- *   up(0) run(0) [up(1)] | sync [down(0)] join-up run(1) [up(2)] | sync join-down [down(1)] join-up run(2) [up(3)] | ...
- * Stripe i+1's kernels write the set down(i-1) read (joined first) and read what
- * up(i+1) wrote (joined first); up(i+2) writes the set run(i) read (synced).
- */
-static int stripe_triplex(RV_Dwt *d, stripe_job *j)
-{
-    const int n = (j->nS + j->P - 1) / j->P;
-    copy_task up, dn;
-    memset(&up, 0, sizeof(up));
-    memset(&dn, 0, sizeof(dn));
-    int err;
-    if ((err = stripe_up(d, j, 0, 0)) < 0 || (err = stripe_run(d, j, 0, 0)) < 0)
-        return err;
-    if (n > 1)
-        copy_start(&up, d, j, 1, 1, 1);
-    for (int i = 0; i < n && err >= 0; i++) {
-        if ((err = rv_context_sync(d->ctx)) < 0) {
-            err = rvfail(d, err, "sync");
-            break;
-        }
-        if ((err = copy_join(d, &dn)) < 0)
-            break;
-        copy_start(&dn, d, j, i, i & 1, 0);
-        if (i + 1 < n) {
-            if ((err = copy_join(d, &up)) < 0)
-                break;
-            if (i + 2 < n)
-                copy_start(&up, d, j, i + 2, i & 1, 1);
-            err = stripe_run(d, j, i + 1, (i + 1) & 1);
-        }
-    }
-    const int ue = copy_join(d, &up), de = copy_join(d, &dn);
-    return err < 0 ? err : ue < 0 ? ue : de;
 }
 
 static int stripe_pipeline(RV_Dwt *d, stripe_job *j)
@@ -2698,7 +2583,7 @@ static int stripe_pipeline(RV_Dwt *d, stripe_job *j)
     const int n = (j->nS + j->P - 1) / j->P, two = j->nsets == 2;
     int err;
     if (two && !j->levels)
-        return down_ctx(d) ? stripe_triplex(d, j) : stripe_duplex(d, j);
+        return stripe_duplex(d, j);
     if ((err = stripe_up(d, j, 0, 0)) < 0 || (err = stripe_run(d, j, 0, 0)) < 0)
         return err;
     for (int i = 0; i < n; i++) {

@@ -145,16 +145,6 @@ typedef struct RV_DwtSettings {
                                 kernels of the current one (two buffer sets within
                                 the limit). NULL (default): copies on the transform's
                                 context, one stripe after the other. Not owned. */
-    RV_Context *download_ctx; /* host transforms with a transfer_ctx: optional third
-                                context on the same device and backend for the
-                                downloads (the same check as transfer_ctx), on a third
-                                host thread, so that stripe i goes down while the
-                                kernels of stripe i + 1 run and stripe i + 2 comes up;
-                                without it the downloads share the transform's
-                                stream, and a stripe's kernels come between its
-                                upload and its download. Ignored without a
-                                transfer_ctx, or when it is the transform's context or
-                                the transfer context. Not owned. */
     int host_stripes;        /* host transforms with a transfer_ctx, of images that fit
                                 the device (or the limit): level 0 in this many
                                 stripes anyway, so that the upload of one overlaps
