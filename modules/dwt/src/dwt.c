@@ -2302,8 +2302,8 @@ static int casc_feed(RV_Dwt *d, casc *c, int s, int R)
         b = nS;
     L->pa = L->done;
     L->pb = b > L->done ? b : L->done;
-    if (b <= L->done)
-        return 0;
+    if (b <= L->done) /* nothing new here: nor below (their last pairs went down already) */
+        return s + 1 < c->m ? casc_feed(d, c, s + 1, L->done) : 0;
     const uint64_t a = (uint64_t)L->done, up = (uint64_t)p;
     if (!d) {
         if (b - L->done > L->Q)
