@@ -425,6 +425,8 @@ static void stale_fatbin_warn(RV_Context *ctx, const char *path)
 static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
 {
     rvc_state *st = st_of(ctx);
+    /* (bound before the file is read: test_cuda_module_file changes the file
+     * in the fake driver's cuCtxSetCurrent) */
     int err = bind(ctx);
     if (err < 0)
         return err;
