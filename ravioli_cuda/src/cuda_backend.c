@@ -425,6 +425,8 @@ static void stale_fatbin_warn(RV_Context *ctx, const char *path)
 static int cuda_module_load(RV_Context *ctx, const char *path, RV_Module *m)
 {
     rvc_state *st = st_of(ctx);
+    /* (bound before the file is read: test_cuda_module_file changes the file
+     * in the fake driver's cuCtxSetCurrent) */
     int err = bind(ctx);
     if (err < 0)
         return err;
@@ -1293,86 +1295,137 @@ static void stage_free(rvc_state *st)
 }
 
 /*
+ * A staged copy: rows rows of rb bytes between host memory (pitch hp) and
+ * the device at dev (pitch bp), cut in chunks of whole rows, cr rows each
+ * (the last one fewer); a flat copy (one row, or rows packed on both sides)
+ * is one long row cut in pieces of cb bytes (the last one shorter).
+ */
+typedef struct stage_plan {
+    CUdeviceptr dev;
+    size_t bp, hp, rb, rows;
+    int flat, up;         /* up: host to device */
+    size_t total, cb, cr; /* rb * rows; a chunk: cr rows of cb bytes (flat: 1 piece of up to cb) */
+    size_t nchunks;
+} stage_plan;
+
+/* Chunk k of a plan: `rows` rows of `bytes` bytes, at host_off from the
+ * host memory (pitch host_pitch) and dev_off from the device address; packed
+ * (pitch `bytes`) in staging buffer `slot` (k % 2), whose event is recorded
+ * after its DMA. */
+typedef struct stage_chunk {
+    size_t host_off, dev_off, bytes, rows, host_pitch;
+    int slot;
+} stage_chunk;
+
+static stage_plan stage_plan_make(CUdeviceptr dev, size_t bp, size_t hp, size_t rb, size_t rows, int up)
+{
+    stage_plan p;
+    p.dev = dev;
+    p.bp = bp;
+    p.hp = hp;
+    p.rb = rb;
+    p.rows = rows;
+    p.up = up;
+    p.flat = rows == 1 || (bp == rb && hp == rb);
+    p.total = rb * rows;
+    p.cb = p.flat ? RVC_STAGE_BYTES : rb;
+    p.cr = p.flat ? 1 : RVC_STAGE_BYTES / rb;
+    p.nchunks = p.flat ? (p.total + p.cb - 1) / p.cb : (rows + p.cr - 1) / p.cr;
+    return p;
+}
+
+static stage_chunk stage_chunk_at(const stage_plan *p, size_t k)
+{
+    stage_chunk c;
+    c.slot = (int)(k % 2);
+    if (p->flat) {
+        c.host_off = c.dev_off = k * p->cb;
+        c.bytes = k * p->cb + p->cb <= p->total ? p->cb : p->total - k * p->cb;
+        c.rows = 1;
+        c.host_pitch = c.bytes;
+    } else {
+        c.host_off = k * p->cr * p->hp;
+        c.dev_off = k * p->cr * p->bp;
+        c.bytes = p->rb;
+        c.rows = k * p->cr + p->cr <= p->rows ? p->cr : p->rows - k * p->cr;
+        c.host_pitch = p->hp;
+    }
+    return c;
+}
+
+/* Queues the DMA of chunk c between its staging buffer (packed) and the
+ * device on stream s, then records the buffer's event. */
+static CUresult stage_chunk_dma(rvc_state *st, const stage_plan *p, const stage_chunk *c, CUstream s)
+{
+    unsigned char *sb = st->stage_buf[c->slot];
+    const CUdeviceptr d = p->dev + c->dev_off;
+    CUresult r;
+    if (p->flat) {
+        r = p->up ? st->drv.cuMemcpyHtoDAsync(d, sb, c->bytes, s) : st->drv.cuMemcpyDtoHAsync(sb, d, c->bytes, s);
+    } else {
+        RVC_MEMCPY2D m;
+        memset(&m, 0, sizeof(m));
+        m.WidthInBytes = c->bytes;
+        m.Height = c->rows;
+        m.srcMemoryType = p->up ? RVC_MEMORYTYPE_HOST : RVC_MEMORYTYPE_DEVICE;
+        m.dstMemoryType = p->up ? RVC_MEMORYTYPE_DEVICE : RVC_MEMORYTYPE_HOST;
+        if (p->up) {
+            m.srcHost = sb;
+            m.srcPitch = c->bytes;
+            m.dstDevice = d;
+            m.dstPitch = p->bp;
+        } else {
+            m.srcDevice = d;
+            m.srcPitch = p->bp;
+            m.dstHost = sb;
+            m.dstPitch = c->bytes;
+        }
+        r = st->drv.cuMemcpy2DAsync(&m, s);
+    }
+    if (r == CUDA_SUCCESS)
+        r = st->drv.cuEventRecord(st->stage_ev[c->slot], s);
+    return r;
+}
+
+/*
  * rows rows of rb bytes between host memory h (pitch hp) and the buffer at
  * dev (pitch bp), through the staging buffers (the caller holds stage_mu):
  * chunks of whole rows (a contiguous copy is one row, cut in pieces), chunk k
- * in buffer k % 2. Up: the host copy of chunk k, then its DMA queued, the
- * host copy of chunk k + 1 beside it (waiting first for the DMA of chunk
- * k - 1 out of that buffer). Down: the DMA of chunk k + 1 queued before the
- * host copy of chunk k. Ends with the stream synchronised, as the direct
- * copies do.
+ * in buffer k % 2 (stage_chunk_at). Up: the host copy of chunk k, then its
+ * DMA queued, the host copy of chunk k + 1 beside it (waiting first for the
+ * DMA of chunk k - 1 out of that buffer). Down: the DMA of chunk k + 1 queued
+ * before the host copy of chunk k. Ends with the stream synchronised, as the
+ * direct copies do.
  */
 static int stage_rows(RV_Context *ctx, rvc_state *st, CUdeviceptr dev, size_t bp, unsigned char *h, size_t hp,
                       size_t rb, size_t rows, int up, const char *what)
 {
-    const int flat = rows == 1 || (bp == rb && hp == rb);
-    /* a chunk: cr rows of cb bytes (flat: pieces of the one long row) */
-    const size_t total = rb * rows, cb = flat ? RVC_STAGE_BYTES : rb, cr = flat ? 1 : RVC_STAGE_BYTES / rb;
-    const size_t nchunks = flat ? (total + cb - 1) / cb : (rows + cr - 1) / cr;
+    const stage_plan p = stage_plan_make(dev, bp, hp, rb, rows, up);
     CUstream s = cur_stream(st);
     CUresult r = CUDA_SUCCESS;
-#define CHUNK_AT(k, hp_, dp_, n_, rows_)                                                         \
-    const size_t hp_ = flat ? (k) * cb : (k) * cr * hp, dp_ = flat ? (k) * cb : (k) * cr * bp;   \
-    const size_t rows_ = flat ? 1 : ((k) * cr + cr <= rows ? cr : rows - (k) * cr);             \
-    const size_t n_ = flat ? ((k) * cb + cb <= total ? cb : total - (k) * cb) : rb
-    /* the DMA of chunk k between the staging buffer k % 2 (packed) and the device */
-#define CHUNK_DMA(k)                                                                             \
-    do {                                                                                         \
-        CHUNK_AT(k, ho_, do_, n_, nr_);                                                          \
-        (void)ho_;                                                                               \
-        unsigned char *sb_ = st->stage_buf[(k) % 2];                                             \
-        if (flat) {                                                                              \
-            r = up ? st->drv.cuMemcpyHtoDAsync(dev + do_, sb_, n_, s)                            \
-                   : st->drv.cuMemcpyDtoHAsync(sb_, dev + do_, n_, s);                           \
-        } else {                                                                                 \
-            RVC_MEMCPY2D c_;                                                                     \
-            memset(&c_, 0, sizeof(c_));                                                          \
-            c_.WidthInBytes = n_;                                                                \
-            c_.Height = nr_;                                                                     \
-            c_.srcMemoryType = up ? RVC_MEMORYTYPE_HOST : RVC_MEMORYTYPE_DEVICE;                 \
-            c_.dstMemoryType = up ? RVC_MEMORYTYPE_DEVICE : RVC_MEMORYTYPE_HOST;                 \
-            if (up) {                                                                            \
-                c_.srcHost = sb_;                                                                \
-                c_.srcPitch = n_;                                                                \
-                c_.dstDevice = dev + do_;                                                        \
-                c_.dstPitch = bp;                                                                \
-            } else {                                                                             \
-                c_.srcDevice = dev + do_;                                                        \
-                c_.srcPitch = bp;                                                                \
-                c_.dstHost = sb_;                                                                \
-                c_.dstPitch = n_;                                                                \
-            }                                                                                    \
-            r = st->drv.cuMemcpy2DAsync(&c_, s);                                                 \
-        }                                                                                        \
-        if (r == CUDA_SUCCESS)                                                                   \
-            r = st->drv.cuEventRecord(st->stage_ev[(k) % 2], s);                                 \
-    } while (0)
     if (up) {
-        for (size_t k = 0; k < nchunks && r == CUDA_SUCCESS; k++) {
+        for (size_t k = 0; k < p.nchunks && r == CUDA_SUCCESS; k++) {
             if (k >= 2 && (r = st->drv.cuEventSynchronize(st->stage_ev[k % 2])) != CUDA_SUCCESS)
                 break;
-            CHUNK_AT(k, ho, dof, n, nr);
-            (void)dof;
-            stage_copy(st, st->stage_buf[k % 2], n, h + ho, flat ? n : hp, n, nr);
-            CHUNK_DMA(k);
+            const stage_chunk c = stage_chunk_at(&p, k);
+            stage_copy(st, st->stage_buf[c.slot], c.bytes, h + c.host_off, c.host_pitch, c.bytes, c.rows);
+            r = stage_chunk_dma(st, &p, &c, s);
         }
     } else {
-        CHUNK_DMA(0);
-        for (size_t k = 0; k < nchunks && r == CUDA_SUCCESS; k++) {
-            if (k + 1 < nchunks) {
-                CHUNK_DMA(k + 1);
-                if (r != CUDA_SUCCESS)
+        const stage_chunk c0 = stage_chunk_at(&p, 0);
+        r = stage_chunk_dma(st, &p, &c0, s);
+        for (size_t k = 0; k < p.nchunks && r == CUDA_SUCCESS; k++) {
+            if (k + 1 < p.nchunks) {
+                const stage_chunk next = stage_chunk_at(&p, k + 1);
+                if ((r = stage_chunk_dma(st, &p, &next, s)) != CUDA_SUCCESS)
                     break;
             }
             if ((r = st->drv.cuEventSynchronize(st->stage_ev[k % 2])) != CUDA_SUCCESS)
                 break;
-            CHUNK_AT(k, ho, dof, n, nr);
-            (void)dof;
-            stage_copy(st, h + ho, flat ? n : hp, st->stage_buf[k % 2], n, n, nr);
+            const stage_chunk c = stage_chunk_at(&p, k);
+            stage_copy(st, h + c.host_off, c.host_pitch, st->stage_buf[c.slot], c.bytes, c.bytes, c.rows);
         }
     }
-#undef CHUNK_DMA
-#undef CHUNK_AT
     if (r == CUDA_SUCCESS)
         r = st->drv.cuStreamSynchronize(s);
     else

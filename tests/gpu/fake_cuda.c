@@ -16,7 +16,9 @@
  * (CUDA_ERROR_NOT_SUPPORTED). So a test reaches everything the backend does
  * before it hands a module to the driver (finding and reading the file) and
  * the host side of its copies (test_cuda_copies: the staged copies of
- * pageable memory), and no kernel ever runs.
+ * pageable memory), and no kernel ever runs. One function of its own,
+ * rv_fake_cuda_at_next_bind, lets a test act at a known moment of a call
+ * (below, before cuCtxSetCurrent).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -127,9 +129,45 @@ FAKE_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     return CUDA_SUCCESS;
 }
 
+/*
+ * A test's hook, not a driver function: rv_fake_cuda_at_next_bind(fn, arg)
+ * makes the next cuCtxSetCurrent call of the calling thread run fn(arg) once,
+ * before it returns. The backend binds its context first in each of its entry
+ * points (bind, cuda_backend.c), so a test arms the hook right before a call
+ * and fn runs at the start of the backend's part of it: in rv_module_load,
+ * after the search found the file readable (module.c) and before the backend
+ * opens it (cuda_module_load), where test_cuda_module_file removes the file or
+ * makes it a link to itself. fn NULL disarms it. Looked up with dlsym by the
+ * test: the real driver has no such function.
+ */
+static pthread_mutex_t fake_hook_mu = PTHREAD_MUTEX_INITIALIZER;
+static void (*fake_hook_fn)(void *);
+static void *fake_hook_arg;
+static pthread_t fake_hook_thread;
+
+FAKE_API void rv_fake_cuda_at_next_bind(void (*fn)(void *), void *arg)
+{
+    pthread_mutex_lock(&fake_hook_mu);
+    fake_hook_fn = fn;
+    fake_hook_arg = arg;
+    fake_hook_thread = pthread_self();
+    pthread_mutex_unlock(&fake_hook_mu);
+}
+
 FAKE_API CUresult cuCtxSetCurrent(CUcontext c)
 {
     (void)c;
+    void (*fn)(void *) = NULL;
+    void *arg = NULL;
+    pthread_mutex_lock(&fake_hook_mu);
+    if (fake_hook_fn && pthread_equal(fake_hook_thread, pthread_self())) {
+        fn = fake_hook_fn;
+        arg = fake_hook_arg;
+        fake_hook_fn = NULL; /* once */
+    }
+    pthread_mutex_unlock(&fake_hook_mu);
+    if (fn)
+        fn(arg);
     return CUDA_SUCCESS;
 }
 
