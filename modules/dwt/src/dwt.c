@@ -2771,18 +2771,20 @@ static int casc_setup(RV_Dwt *d, casc *c, const int *lw, const int *lh, int leve
     return 0;
 }
 
-/* After the last stripe: the levels after the cascade on its last region, which goes
- * down (all else went down stripe by stripe). */
-static int casc_tail(RV_Dwt *d, const casc *c, unsigned char *out, size_t pitch, size_t usable)
+/* After the last stripe: `levels` levels (0: none) on the w x h region kept on the
+ * device at `at` (packed, in buffer b), which then goes down to out (pitch). */
+static int kept_tail(RV_Dwt *d, RV_Buffer *b, uint64_t at, int w, int h, int levels, unsigned char *out,
+                     size_t pitch, size_t usable)
 {
-    const size_t lp = (size_t)c->lw * 4, off = (size_t)(c->last - rv_buffer_address(d->casc));
+    drop_sets(d);
+    const size_t lp = (size_t)w * 4, off = (size_t)(at - rv_buffer_address(b));
     int err = 0;
-    if (c->rest > 0 && (err = transform_as(d, c->last, (int64_t)lp, c->lw, c->lh, c->rest, 0,
-                                           method_for(d, lp * (size_t)c->lh, usable), 2)) < 0)
+    if (levels > 0 &&
+        (err = transform_as(d, at, (int64_t)lp, w, h, levels, 0, method_for(d, lp * (size_t)h, usable), 2)) < 0)
         return err;
     if ((err = rv_context_sync(d->ctx)) < 0)
         return rvfail(d, err, "sync");
-    return xfer_rows(d, d->casc, off, lp, out, pitch, lp, c->lh, 0);
+    return xfer_rows(d, b, off, lp, out, pitch, lp, h, 0);
 }
 
 /* Host scratch copy of a w x h region (packed rows), for levels that cannot be striped in place. */
@@ -2915,21 +2917,10 @@ static int host_transform(RV_Dwt *d, const void *vin, void *vout, int w, int h, 
             if (err < 0)
                 return keep_done(d, err);
         }
-        if (cp) { /* the cascade: what is left of the deeper levels, then its last region goes down */
-            drop_sets(d);
-            return keep_done(d, casc_tail(d, cp, out, pitch, usable));
-        }
-        if (ll) {
-            /* the deeper levels on the kept region, then it goes to the host once */
-            drop_sets(d);
-            const int64_t lp = (int64_t)lw[lf] * 4;
-            if ((err = transform_as(d, ll, lp, lw[lf], lh[lf], levels - lf, 0, method_for(d, llb, usable), 2)) >= 0 &&
-                (err = rv_context_sync(d->ctx)) < 0)
-                err = rvfail(d, err, "sync");
-            if (err >= 0)
-                err = get_rows(d, d->ll, 0, out, pitch, (size_t)lp, lh[lf]);
-            return keep_done(d, err);
-        }
+        if (cp) /* the cascade: what is left of the deeper levels on its last region */
+            return keep_done(d, kept_tail(d, d->casc, cp->last, cp->lw, cp->lh, cp->rest, out, pitch, usable));
+        if (ll) /* the deeper levels on the kept region, then it goes to the host once */
+            return keep_done(d, kept_tail(d, d->ll, ll, lw[lf], lh[lf], levels - lf, out, pitch, usable));
         if (lf < levels)
             return host_whole(d, lf > 0 ? out : in, out, pitch, lw[lf], lh[lf], levels - lf, 0, 2, usable);
         return 0;
