@@ -169,6 +169,30 @@ static inline char *rv_test_slurp(const char *path, size_t *len)
     return b;
 }
 
+/* How many times `needle` occurs in `s` (not overlapping). */
+static inline int rv_test_count(const char *s, const char *needle)
+{
+    int n = 0;
+    const size_t k = strlen(needle);
+    for (const char *p = s; k && (p = strstr(p, needle)); p += k)
+        n++;
+    return n;
+}
+
+/* What a tool `prog` says on stderr (`err`) when `auto` found no GPU because
+ * RAVIOLI_CUDA_DRIVER names a missing library: the library's reason and that
+ * it runs on the CPU, once (rv_cli_log shows the library's information). */
+#define RV_TEST_NO_DRIVER "/nonexistent/libcuda.so.1"
+static inline void rv_test_said_cpu_once(const char *prog, const char *err)
+{
+    char want[256];
+    snprintf(want, sizeof(want), "%s: no usable GPU (the NVIDIA driver library " RV_TEST_NO_DRIVER
+             " cannot be loaded", prog);
+    if (rv_test_count(err, want) != 1 || rv_test_count(err, "running on the CPU backend with ") != 1)
+        fail_msg("%s with backend auto and no driver: want '%s ...: running on the CPU backend' once; "
+                 "stderr:\n%s", prog, want, err);
+}
+
 /* Deterministic pseudo-random bytes (xorshift64*), for test images. */
 static inline uint64_t rv_test_rand(uint64_t *state)
 {

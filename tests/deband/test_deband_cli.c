@@ -422,7 +422,8 @@ static void test_cli_inputs_and_names(void **state)
  * ravioli-run does: the library's reason (no driver, no device, ...) and that
  * backend=auto runs on the CPU. The no-driver case is also forced
  * (RAVIOLI_CUDA_DRIVER names a missing library), so it is checked on every
- * machine, for a PGM and a Y4M input (two ways through the tool). */
+ * machine, for a PGM and a Y4M input (two ways through the tool); so is
+ * backend=auto there, which runs on the CPU and says so once. */
 static void test_cli_cuda_backend(void **state)
 {
     (void)state;
@@ -481,6 +482,29 @@ static void test_cli_cuda_backend(void **state)
             assert_int_equal(access(out, F_OK), -1);
         }
         free(t);
+    }
+
+    /* backend=auto without a driver (forced): the CPU's output, said once with
+     * the reason; backend=cpu says nothing of a GPU */
+    for (int i = 0; i < 2; i++) {
+        snprintf(out, sizeof(out), "%s/auto.%s", dir, exts[i]);
+        snprintf(ref, sizeof(ref), "%s/cpu.%s", dir, exts[i]);
+        static const char *const be[2] = {"auto", "cpu"};
+        for (int b = 0; b < 2; b++) {
+            char cmd[4096];
+            snprintf(cmd, sizeof(cmd), "RAVIOLI_CUDA_DRIVER=" RV_TEST_NO_DRIVER " '%s' backend=%s '%s' '%s' 2>'%s'",
+                     RV_DEBAND_TOOL, be[b], ins[i], b ? ref : out, err);
+            assert_int_equal(run_status(cmd), 0);
+            t = rv_test_slurp(err, NULL);
+            assert_non_null(t);
+            if (b == 0)
+                rv_test_said_cpu_once("rv-deband", t);
+            else if (strstr(t, "GPU"))
+                fail_msg("backend=cpu (%s) said: %s", exts[i], t);
+            free(t);
+        }
+        snprintf(args, sizeof(args), "cmp -s '%s' '%s'", out, ref);
+        assert_int_equal(run_status(args), 0);
     }
 
     snprintf(args, sizeof(args), "rm -rf '%s'", dir);

@@ -6,7 +6,7 @@
  * ravioli-run does: the library's reason (no driver, no device, ...) and
  * that -b auto runs on the CPU. The no-driver case is also forced
  * (RAVIOLI_CUDA_DRIVER names a missing library), so it is checked on every
- * machine.
+ * machine; so is -b auto there, which runs on the CPU and says so once.
  */
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,6 +92,20 @@ static void test_cuda_backend(void **state)
     /* -b auto runs either way */
     snprintf(args, sizeof(args), "forward -w 53 -l 2 -b auto '%s' '%s'", in, ref);
     assert_int_equal(run_err("", args, err, &t), 0);
+    free(t);
+
+    /* -b auto without a driver (forced): runs on the CPU and says so once,
+     * with the reason; -b cpu says nothing of a GPU */
+    snprintf(args, sizeof(args), "forward -w 53 -l 2 -b auto '%s' '%s'", in, out);
+    assert_int_equal(run_err("RAVIOLI_CUDA_DRIVER=" RV_TEST_NO_DRIVER, args, err, &t), 0);
+    rv_test_said_cpu_once("rv-dwt", t);
+    free(t);
+    snprintf(args, sizeof(args), "cmp -s '%s' '%s'", out, ref);
+    assert_int_equal(run_status(args), 0);
+    snprintf(args, sizeof(args), "forward -w 53 -l 2 -b cpu '%s' '%s'", in, out);
+    assert_int_equal(run_err("RAVIOLI_CUDA_DRIVER=" RV_TEST_NO_DRIVER, args, err, &t), 0);
+    if (strstr(t, "GPU"))
+        fail_msg("-b cpu said: %s", t);
     free(t);
 
     snprintf(args, sizeof(args), "rm -rf '%s'", dir);

@@ -140,6 +140,24 @@ static void test_help_and_usage(void **state)
     assert_int_equal(setenv("RAVIOLI_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1), 0);
     expect((const char *[]){"--stage", "gray", "--backend", "cuda", NULL}, 3, "stderr",
            "the NVIDIA driver library /nonexistent/libcuda.so.1 cannot be loaded");
+    /* --backend auto (the default) there: runs on the CPU and says so once,
+     * with the reason; -q says nothing of it, nor --backend cpu */
+    expect((const char *[]){"--source", "synthetic:32x32", "--stage", "gray", "--frames", "3", NULL}, 0, "stderr",
+           "captured 3 = processed 3");
+    s = out_text("stderr");
+    rv_test_said_cpu_once("ravioli-run", s);
+    free(s);
+    const char *const quiet[][9] = {
+        {"--source", "synthetic:32x32", "--stage", "gray", "--frames", "3", "-q", NULL},
+        {"--source", "synthetic:32x32", "--stage", "gray", "--frames", "3", "--backend", "cpu", NULL},
+    };
+    for (int i = 0; i < 2; i++) {
+        expect(quiet[i], 0, "stderr", NULL);
+        s = out_text("stderr");
+        if (strstr(s, "GPU"))
+            fail_msg("ravioli-run %s %s said: %s", quiet[i][6], quiet[i][7] ? quiet[i][7] : "", s);
+        free(s);
+    }
     assert_int_equal(unsetenv("RAVIOLI_CUDA_DRIVER"), 0);
 }
 

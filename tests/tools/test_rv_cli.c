@@ -4,7 +4,8 @@
  * the latest whole, and stays whole while log callbacks on other threads
  * replace it (a tool's log callback also runs on a streaming capture
  * thread); rv_cli_backend_failed says the kept reason less the library's
- * "... not available: " lead; the extension and integer helpers.
+ * "... not available: " lead; rv_cli_log shows each level as the tools'
+ * policy says and keeps errors; the extension and integer helpers.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -39,6 +40,38 @@ static char *backend_failed_says(const char *backend, int err, const char *auto_
     rv_test_stderr_begin(&r);
     *ret = rv_cli_backend_failed("prog", backend, err, rv_strerror(err), auto_opt);
     return rv_test_stderr_end(&r);
+}
+
+/* rv_cli_log's lines on stderr for one message of each level. */
+static char *log_says(int verbose)
+{
+    rv_test_stderr r;
+    rv_test_stderr_begin(&r);
+    rv_cli_log("prog", verbose, RV_LOG_ERROR, "an error");
+    rv_cli_log("prog", verbose, RV_LOG_WARN, "a warning");
+    rv_cli_log("prog", verbose, RV_LOG_INFO, "no usable GPU (x): running on the CPU backend with 2 threads");
+    rv_cli_log("prog", verbose, RV_LOG_DEBUG, "a detail");
+    rv_cli_log("prog", verbose, RV_LOG_INFO, NULL);
+    return rv_test_stderr_end(&r);
+}
+
+static void test_log_levels(void **state)
+{
+    (void)state;
+    rv_cli_keep_error(RV_LOG_ERROR, "older");
+    char *t = log_says(0);
+    assert_string_equal(t, "prog: warning: a warning\n"
+                           "prog: no usable GPU (x): running on the CPU backend with 2 threads\n");
+    free(t);
+    char buf[64];
+    rv_cli_kept_error(buf, sizeof(buf));
+    assert_string_equal(buf, "an error"); /* kept, though not shown */
+    t = log_says(1);
+    assert_string_equal(t, "prog: an error\n"
+                           "prog: warning: a warning\n"
+                           "prog: no usable GPU (x): running on the CPU backend with 2 threads\n"
+                           "prog: a detail\n");
+    free(t);
 }
 
 static void test_backend_failed(void **state)
@@ -130,6 +163,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keep_levels),
+        cmocka_unit_test(test_log_levels),
         cmocka_unit_test(test_backend_failed),
         cmocka_unit_test(test_keep_concurrent),
         cmocka_unit_test(test_helpers),

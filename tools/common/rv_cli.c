@@ -54,6 +54,14 @@ void rv_cli_keep_error(int level, const char *msg)
     pthread_mutex_unlock(&g_kept_lock);
 }
 
+void rv_cli_log(const char *prog, int verbose, int level, const char *msg)
+{
+    rv_cli_keep_error(level, msg);
+    if (!msg || (!verbose && (level == 0 || level > 2))) /* RV_LOG_ERROR, RV_LOG_DEBUG */
+        return;
+    fprintf(stderr, "%s: %s%s\n", prog, level == 1 ? "warning: " : "", msg);
+}
+
 void rv_cli_kept_error(char *buf, size_t size)
 {
     if (!buf || !size)

@@ -30,6 +30,21 @@ int rv_cli_has_ext(const char *path, const char *ext);
  *  reads the message with rv_cli_kept_error. */
 void rv_cli_keep_error(int level, const char *msg);
 
+/** The tools' one policy for the library's log messages, for a tool's log
+ *  callback (RV_LogFn) with the context's log level at RV_LOG_INFO (2), or
+ *  RV_LOG_DEBUG (3) with `verbose`:
+ *  - errors (0) are kept (rv_cli_keep_error) and not shown, since the tool
+ *    reports each failure itself with the context's message; with `verbose`
+ *    they are shown too, as "<prog>: <msg>";
+ *  - warnings (1): "<prog>: warning: <msg>";
+ *  - information (2): "<prog>: <msg>". The library says so once a context:
+ *    which backend runs ("no usable GPU (<reason>): running on the CPU
+ *    backend with N threads" when `auto` found none; the GPU's name), a
+ *    camera's format;
+ *  - debug messages (3): only with `verbose`.
+ *  Thread-safe as rv_cli_keep_error (one fprintf a message). */
+void rv_cli_log(const char *prog, int verbose, int level, const char *msg);
+
 /** Copies the message rv_cli_keep_error kept last ("" when none) into
  *  buf[0, size), truncated, under the same lock. */
 void rv_cli_kept_error(char *buf, size_t size);

@@ -135,7 +135,8 @@ static void help(void)
            "\n"
            "Output:\n"
            "  --stats / --no-stats live one-line statistics on stderr (default: when a terminal)\n"
-           "  -q, --quiet          no statistics, no summary\n"
+           "  -q, --quiet          no statistics, no summary, no notes (which backend runs,\n"
+           "                       conversions inserted); warnings and errors are still said\n"
            "  -v, --verbose        library messages at debug level\n"
            "  -h, --help           this help\n"
            "  --version            the library version\n"
@@ -165,14 +166,12 @@ static void help(void)
 static void log_cb(void *opaque, RV_LogLevel lvl, const char *msg)
 {
     (void)opaque;
-    if (g_env && g_env->quiet)
+    if ((g_env && g_env->quiet) || (g_quiet && lvl == RV_LOG_INFO))
         return;
-    rv_cli_keep_error(lvl, msg); /* errors: for the tool's own message (e.g. why there is no GPU) */
-    /* Errors are reported by the tool where they happen (with the context's
-     * message), so the library's copies are shown with -v only. */
-    if ((lvl == RV_LOG_ERROR || lvl > RV_LOG_WARN) && !g_verbose)
-        return;
-    fprintf(stderr, "%s: %s%s\n", prog, lvl == RV_LOG_ERROR ? "" : lvl == RV_LOG_WARN ? "warning: " : "", msg);
+    /* errors are reported by the tool where they happen (with the context's
+     * message), so the library's copies are shown with -v only; information
+     * (which backend runs, said once) is shown, but not with -q */
+    rv_cli_log(prog, g_verbose, lvl, msg);
 }
 
 static void on_signal(int sig)
@@ -577,6 +576,7 @@ int main(int argc, char **argv)
     opts o;
     parse_args(argc, argv, &o);
     g_verbose = o.verbose;
+    g_quiet = o.quiet;
 
     run_env env;
     memset(&env, 0, sizeof(env));
@@ -586,7 +586,7 @@ int main(int argc, char **argv)
     cs.backend = o.backend;
     cs.threads = o.threads;
     cs.log = log_cb;
-    cs.log_level = o.verbose ? RV_LOG_DEBUG : RV_LOG_WARN;
+    cs.log_level = o.verbose ? RV_LOG_DEBUG : RV_LOG_INFO;
     RV_Context *ctx = NULL;
     int err = rv_context_create(&ctx, &cs);
     if (err < 0) /* the library's reason (no driver, no device, ...), shown without -v too */
@@ -634,7 +634,6 @@ int main(int argc, char **argv)
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C kills */
     sigemptyset(&sa.sa_mask);
-    g_quiet = o.quiet;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN); /* a closed output pipe is reported by the sink */

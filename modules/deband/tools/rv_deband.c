@@ -178,15 +178,14 @@ static int set_key(RV_DebandSettings *s, const char *kv, RV_Backend *be, int *il
     return -1;
 }
 
-/* The library's messages: warnings shown; errors left out, since this tool
- * reports each failure itself with the context's or the module's message
- * (the latest is kept: why a backend is unavailable, open_context). */
+/* The library's messages (rv_cli_log): warnings and information (which
+ * backend runs, said once) shown; errors left out, since this tool reports
+ * each failure itself with the context's or the module's message (the latest is
+ * kept: why a backend is unavailable). */
 static void tool_log(void *opaque, RV_LogLevel level, const char *msg)
 {
     (void)opaque;
-    rv_cli_keep_error(level, msg);
-    if (level == RV_LOG_WARN)
-        fprintf(stderr, "rv-deband: warning: %s\n", msg);
+    rv_cli_log("rv-deband", 0, level, msg);
 }
 
 /* A context on backend `be`, or NULL after saying why there is none (e.g.
@@ -198,7 +197,7 @@ static RV_Context *open_context(RV_Backend be, int *rc)
     rv_settings_default(&cs);
     cs.backend = be;
     cs.log = tool_log;
-    cs.log_level = RV_LOG_WARN;
+    cs.log_level = RV_LOG_INFO;
     RV_Context *ctx = NULL;
     const int err = rv_context_create(&ctx, &cs);
     if (err < 0) {

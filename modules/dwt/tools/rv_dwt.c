@@ -41,15 +41,14 @@ static void usage_to(FILE *f)
                "             kind the reader refuses)\n");
 }
 
-/* The library's messages: warnings shown; errors left out, since this tool
- * reports each failure itself with the context's or the transform's message
- * (the latest is kept: why a backend is unavailable). */
+/* The library's messages (rv_cli_log): warnings and information (which
+ * backend runs, said once) shown; errors left out, since this tool reports
+ * each failure itself with the context's or the transform's message (the latest is
+ * kept: why a backend is unavailable). */
 static void tool_log(void *opaque, RV_LogLevel level, const char *msg)
 {
     (void)opaque;
-    rv_cli_keep_error(level, msg);
-    if (level == RV_LOG_WARN)
-        fprintf(stderr, "rv-dwt: warning: %s\n", msg);
+    rv_cli_log("rv-dwt", 0, level, msg);
 }
 
 static void usage(void)
@@ -190,7 +189,7 @@ int main(int argc, char **argv)
         return 2;
     }
     cs.log = tool_log;
-    cs.log_level = RV_LOG_WARN;
+    cs.log_level = RV_LOG_INFO;
     RV_Context *ctx = NULL;
     RV_Dwt *dwt = NULL;
     RV_Image *img = NULL, *f = NULL, *o8 = NULL;
