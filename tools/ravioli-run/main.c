@@ -85,9 +85,12 @@ static void help(void)
            "Source and sink:\n"
            "  --source SRC         synthetic[:WxH[@FPS]]   moving test pattern (default 640x480@30)\n"
            "                       y4m:PATH | y4m:-         Y4M file, or standard input\n"
+           "                       image:PATH               a PGM, PPM or grey PFM image: one frame\n"
            "                       v4l2:/dev/videoN         camera\n"
            "                       (default: synthetic)\n"
-           "  --sink SINK          null (default) | y4m:PATH | y4m:- | sdl (window)\n"
+           "  --sink SINK          null (default) | y4m:PATH | y4m:- | sdl (window) |\n"
+           "                       image:PATH (the one frame: grey -> .pgm, RGBA -> .ppm,\n"
+           "                       float grey, e.g. DWT coefficients -> .pfm)\n"
            "  --frames N           stop after N source frames\n"
            "  --realtime           read files and the pattern at their frame rate, as if live\n"
            "  --raw-yuyv           camera: deliver YUYV frames unconverted (packed); the first\n"
@@ -149,7 +152,8 @@ static void help(void)
            "  0  success (end of the source, --frames reached, Ctrl-C, window closed)\n"
            "  1  runtime error or malformed input (a stage, the source or the sink failed; a\n"
            "     malformed Y4M header or frame, a truncated frame: the frames before it are kept)\n"
-           "  2  usage error (bad option, bad stage, stage unsuitable for the source's format)\n"
+           "  2  usage error (bad option, bad stage, stage unsuitable for the source's format,\n"
+           "     a sink that cannot take the chain's frames as named: image:x.pgm for grayf32)\n"
            "  3  source, sink, --log file, module or backend unavailable (missing file, camera\n"
            "     or module, unwritable --log, no GPU (the reason is said), an unsupported Y4M\n"
            "     colour space, not in this build)\n"
@@ -159,8 +163,10 @@ static void help(void)
            "  %s --source y4m:in.y4m --stage edge --sink y4m:out.y4m\n"
            "  %s --source v4l2:/dev/video0 --stage emboss --sink sdl --deadline-ms 33\n"
            "  %s --source v4l2:/dev/video0 --raw-yuyv --stage yuv420 --stage deband --sink y4m:out.y4m\n"
-           "  ffmpeg -i clip.mp4 -f yuv4mpegpipe - | %s --source y4m:- --stage deband --sink y4m:out.y4m\n",
-           prog, prog, prog, prog, prog);
+           "  ffmpeg -i clip.mp4 -f yuv4mpegpipe - | %s --source y4m:- --stage deband --sink y4m:out.y4m\n"
+           "  %s --source image:in.pgm --stage dwt:levels=5 --sink image:coef.pfm\n"
+           "  %s --source image:coef.pfm --stage idwt:levels=5 --sink image:back.pgm\n",
+           prog, prog, prog, prog, prog, prog, prog);
 }
 
 static void log_cb(void *opaque, RV_LogLevel lvl, const char *msg)
@@ -321,8 +327,9 @@ static void parse_args(int argc, char **argv, opts *o)
         usage_error("unexpected argument '%s' (stages are given with --stage)", argv[optind]);
     if (o->nstages == 0)
         usage_error("no stage given (e.g. --stage gray; --list-stages lists them)");
-    if (strcmp(o->sink, "null") && strcmp(o->sink, "sdl") && !(!strncmp(o->sink, "y4m:", 4) && o->sink[4]))
-        usage_error("--sink: null, y4m:PATH|- or sdl, not '%s'", o->sink);
+    if (strcmp(o->sink, "null") && strcmp(o->sink, "sdl") && !(!strncmp(o->sink, "y4m:", 4) && o->sink[4]) &&
+        !(!strncmp(o->sink, "image:", 6) && o->sink[6]))
+        usage_error("--sink: null, y4m:PATH|-, image:PATH or sdl, not '%s'", o->sink);
     /* the controller takes strides up to RV_ADAPT_MAX_STRIDE, fixed ones too */
     if (o->fixed_st > RV_ADAPT_MAX_STRIDE && !o->no_adapt)
         usage_error("--fixed-stride: T above %d needs --no-adapt (the adaptation controller's bound), not %d",
@@ -330,10 +337,16 @@ static void parse_args(int argc, char **argv, opts *o)
     if (o->raw_yuyv && strncmp(o->source, "v4l2", 4))
         usage_error("--raw-yuyv is for camera sources (--source v4l2:...)");
     /* the sink (and the frame log) would overwrite the input while it is read */
-    if (!strncmp(o->source, "y4m:", 4) && strcmp(o->source + 4, "-")) {
-        if (!strncmp(o->sink, "y4m:", 4) && strcmp(o->sink + 4, "-") && rv_cli_same_file(o->source + 4, o->sink + 4))
-            usage_error("--source and --sink are the same file ('%s'): the output would overwrite the input", o->sink + 4);
-        if (o->log_path && rv_cli_same_file(o->source + 4, o->log_path))
+    const char *in_path = !strncmp(o->source, "y4m:", 4) && strcmp(o->source + 4, "-") ? o->source + 4
+                          : !strncmp(o->source, "image:", 6)                         ? o->source + 6
+                                                                                     : NULL;
+    const char *out_path = !strncmp(o->sink, "y4m:", 4) && strcmp(o->sink + 4, "-") ? o->sink + 4
+                           : !strncmp(o->sink, "image:", 6)                       ? o->sink + 6
+                                                                                  : NULL;
+    if (in_path) {
+        if (out_path && rv_cli_same_file(in_path, out_path))
+            usage_error("--source and --sink are the same file ('%s'): the output would overwrite the input", out_path);
+        if (o->log_path && rv_cli_same_file(in_path, o->log_path))
             usage_error("--source and --log are the same file ('%s')", o->log_path);
     }
 }
@@ -377,6 +390,11 @@ static int open_source(RV_Context *ctx, const opts *o, RV_Source **src, int *liv
         ys.realtime = o->realtime;
         return rv_source_open_y4m(ctx, s + 4, &ys, src);
     }
+    if (!strncmp(s, "image:", 6)) {
+        if (!s[6])
+            usage_error("--source image:PATH (a PGM, PPM or grey PFM file)");
+        return rv_source_open_image(ctx, s + 6, src);
+    }
     if (!strncmp(s, "v4l2", 4) && (s[4] == 0 || s[4] == ':')) {
         RV_V4L2Settings vs;
         rv_v4l2_settings_default(&vs);
@@ -386,7 +404,7 @@ static int open_source(RV_Context *ctx, const opts *o, RV_Source **src, int *liv
         *live = 1;
         return rv_source_open_v4l2(ctx, &vs, src);
     }
-    usage_error("--source: synthetic[:WxH[@FPS]], y4m:PATH|- or v4l2:/dev/videoN, not '%s'", s);
+    usage_error("--source: synthetic[:WxH[@FPS]], y4m:PATH|-, image:PATH or v4l2:/dev/videoN, not '%s'", s);
 }
 
 static int open_sink(RV_Context *ctx, const opts *o, const RV_VideoInfo *info, RV_Sink **sink)
@@ -397,9 +415,11 @@ static int open_sink(RV_Context *ctx, const opts *o, const RV_VideoInfo *info, R
         return 0; /* the output is discarded: no sink needed */
     if (!strncmp(s, "y4m:", 4) && s[4])
         return rv_sink_open_y4m(ctx, s + 4, info, sink);
+    if (!strncmp(s, "image:", 6) && s[6])
+        return rv_sink_open_image(ctx, s + 6, info, sink);
     if (!strcmp(s, "sdl"))
         return rv_sink_open_sdl(ctx, "ravioli-run", info, sink);
-    usage_error("--sink: null, y4m:PATH|- or sdl, not '%s'", s);
+    usage_error("--sink: null, y4m:PATH|-, image:PATH or sdl, not '%s'", s);
 }
 
 /* ---------------------------------------------------------------- */
@@ -699,14 +719,21 @@ int main(int argc, char **argv)
     out_info.width = cur.packed ? (cur.w + 1) / 2 : cur.w;
     out_info.height = cur.h;
     if (cur.fmt != info.format || cur.packed != info.packed_yuyv)
-        out_info.bit_depth = rv_format_info(cur.fmt)->sample_bytes == 2 ? 16 : 8;
+        out_info.bit_depth = rv_format_info(cur.fmt)->elem_type == RV_ET_F32      ? 0
+                             : rv_format_info(cur.fmt)->sample_bytes == 2 ? 16
+                                                                          : 8;
     if (o.verbose)
         fprintf(stderr, "%s: chain: %s %dx%d in, %s %dx%d out (%d stage%s)\n", prog,
                 fmt_name(&(chain_fmt){info.format, info.packed_yuyv, 0, 0}), info.width, info.height,
                 fmt_name(&cur), cur.w, cur.h, nchain, nchain == 1 ? "" : "s");
 
     if ((err = open_sink(ctx, &o, &out_info, &sink)) < 0) {
-        rc = unavailable("sink", o.sink, err, ctx);
+        if (err == RV_EINVAL) { /* the chain's frames do not fit the sink as named (image:x.pgm for grayf32) */
+            fprintf(stderr, "%s: sink '%s': %s\n", prog, o.sink, rv_context_error(ctx));
+            rc = EXIT_USAGE;
+        } else {
+            rc = unavailable("sink", o.sink, err, ctx);
+        }
         goto out;
     }
 

@@ -183,21 +183,21 @@ static void free_dwt(void **obj)
     *obj = NULL;
 }
 
-static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
+/* The stage's dwt_slots with slot 0 made (a settings or module error shows
+ * before the run), for frames of `fmt`; `wavelet` indexes the stages'
+ * parameter (0 Haar, 1 CDF 5/3, 2 CDF 9/7, 3 DD(13,7)). */
+static int prep_dwt_slots(run_stage *s, run_env *env, int wavelet)
 {
     static const RV_DwtWavelet wavelets[] = {RV_DWT_HAAR, RV_DWT_CDF53, RV_DWT_CDF97, RV_DWT_DD137};
-    if (classify(fmt) != FC_U8 && classify(fmt) != FC_U16 && fmt != RV_FMT_GRAYF32)
-        return unsupported(s, env, fmt);
     dwt_slots *ds = calloc(1, sizeof(*ds));
     if (!ds) {
         snprintf(env->err, sizeof(env->err), "out of memory");
         return RV_ENOMEM;
     }
     rv_dwt_settings_default(&ds->ds);
-    ds->ds.wavelet = wavelets[s->val[2]];
+    ds->ds.wavelet = wavelets[wavelet];
     s->obj = ds;
     s->obj_free = free_dwt;
-    /* slot 0 now: a settings or module error shows before the run */
     int err = rv_dwt_create(env->ctx, &ds->ds, &ds->d[0]);
     if (err < 0) {
         /* refused settings: their reason; else the module's, on the context */
@@ -208,27 +208,115 @@ static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
     return 0;
 }
 
-static void run_denoise(RV_Image *frame, RV_Data *d)
+/* The frame's slot's RV_Dwt (made on first use), or NULL after failing d. */
+static RV_Dwt *dwt_of(run_stage *s, RV_Data *d)
 {
-    run_stage *s = rv_data_user(d);
     dwt_slots *ds = s->obj;
     const int slot = rv_data_slot(d);
     if (slot < 0 || slot >= RV_MAX_FRAMES_IN_FLIGHT) {
         rv_data_fail(d, RV_EINVAL, "frame slot %d out of range", slot); /* the stream names the stage */
-        return;
+        return NULL;
     }
     int err = 0;
     if (!ds->d[slot] && (err = rv_dwt_create(rv_data_context(d), &ds->ds, &ds->d[slot])) < 0) {
         rv_data_fail(d, err, "%s", rv_context_error(rv_data_context(d)));
-        return;
+        return NULL;
     }
+    return ds->d[slot];
+}
+
+static int prep_denoise(run_stage *s, run_env *env, RV_Format fmt)
+{
+    if (classify(fmt) != FC_U8 && classify(fmt) != FC_U16 && fmt != RV_FMT_GRAYF32)
+        return unsupported(s, env, fmt);
+    return prep_dwt_slots(s, env, s->val[2]);
+}
+
+static void run_denoise(RV_Image *frame, RV_Data *d)
+{
+    run_stage *s = rv_data_user(d);
+    RV_Dwt *dwt = dwt_of(s, d);
+    if (!dwt)
+        return;
     RV_DwtDenoiseParams p;
     rv_dwt_denoise_default(&p);
     p.threshold = (float)s->val[0];
     p.levels = s->val[1];
-    err = rv_dwt_denoise(ds->d[slot], frame, &p);
+    const int err = rv_dwt_denoise(dwt, frame, &p);
     if (err < 0)
-        rv_data_fail(d, err, "%s", rv_dwt_error(ds->d[slot])); /* the stream names the stage */
+        rv_data_fail(d, err, "%s", rv_dwt_error(dwt)); /* the stream names the stage */
+}
+
+/* ---- dwt / idwt: the luma to coefficients (grayf32, block layout) and back ---- */
+
+static int prep_dwt(run_stage *s, run_env *env, RV_Format fmt)
+{
+    if (classify(fmt) != FC_U8 && classify(fmt) != FC_U16 && fmt != RV_FMT_GRAYF32)
+        return unsupported(s, env, fmt);
+    snprintf(s->scratch[0], sizeof(s->scratch[0]), "dw%lx", (unsigned long)(uintptr_t)s & 0xffffffu);
+    s->out_fmt = RV_FMT_GRAYF32; /* the luma's size: the frame's */
+    return prep_dwt_slots(s, env, s->val[1]);
+}
+
+/* The coefficients go to a scratch image of the stage vector, which becomes
+ * the frame for the following stages and the output. */
+static void run_dwt(RV_Image *frame, RV_Data *d)
+{
+    run_stage *s = rv_data_user(d);
+    RV_Dwt *dwt = dwt_of(s, d);
+    RV_Image *coef = NULL;
+    if (!dwt || rv_data_check(d, rv_data_image(d, s->scratch[0], rv_image_width(frame), rv_image_height(frame),
+                                               RV_FMT_GRAYF32, &coef)) < 0)
+        return;
+    const int err = rv_dwt_forward_frame(dwt, frame, coef, s->val[0]);
+    if (err < 0) {
+        rv_data_fail(d, err, "%s", rv_dwt_error(dwt));
+        return;
+    }
+    rv_data_check(d, rv_data_set_frame(d, coef));
+}
+
+static int prep_idwt(run_stage *s, run_env *env, RV_Format fmt)
+{
+    if (fmt != RV_FMT_GRAYF32) {
+        const RV_FormatInfo *fi = rv_format_info(fmt);
+        snprintf(env->err, sizeof(env->err), "takes grayf32 frames (DWT coefficients: a PFM, or --stage dwt), not %s",
+                 fi ? fi->name : "unknown");
+        return RV_ENOSYS;
+    }
+    const int depth = s->val[2];
+    if (depth != 8 && depth != 16 && depth != 32) {
+        snprintf(env->err, sizeof(env->err), "depth must be 8, 16 or 32 (got %d)", depth);
+        return RV_EINVAL;
+    }
+    snprintf(s->scratch[0], sizeof(s->scratch[0]), "iw%lx", (unsigned long)(uintptr_t)s & 0xffffffu);
+    s->out_fmt = depth == 8 ? RV_FMT_GRAY8 : depth == 16 ? RV_FMT_GRAY16 : RV_FMT_GRAYF32;
+    return prep_dwt_slots(s, env, s->val[1]);
+}
+
+/* Inverts the coefficients in place; depth 8 / 16: rounded and clamped into a
+ * scratch image, which becomes the frame. */
+static void run_idwt(RV_Image *frame, RV_Data *d)
+{
+    run_stage *s = rv_data_user(d);
+    RV_Dwt *dwt = dwt_of(s, d);
+    if (!dwt)
+        return;
+    int err;
+    if (s->out_fmt == RV_FMT_GRAYF32) {
+        if ((err = rv_dwt_inverse(dwt, frame, s->val[0])) < 0)
+            rv_data_fail(d, err, "%s", rv_dwt_error(dwt));
+        return;
+    }
+    RV_Image *out = NULL;
+    if (rv_data_check(d, rv_data_image(d, s->scratch[0], rv_image_width(frame), rv_image_height(frame), s->out_fmt,
+                                       &out)) < 0)
+        return;
+    if ((err = rv_dwt_inverse_frame(dwt, frame, out, s->val[0])) < 0) {
+        rv_data_fail(d, err, "%s", rv_dwt_error(dwt));
+        return;
+    }
+    rv_data_check(d, rv_data_set_frame(d, out));
 }
 
 /* ---- deband: banding reduction (modules/deband), f3kdb parameters ---- */
@@ -436,6 +524,17 @@ const run_stage_def run_stage_table[] = {
       {"wavelet", 2, 0, 3, "0 Haar, 1 CDF 5/3, 2 CDF 9/7, 3 Deslauriers-Dubuc (13,7)"},
       {NULL, 0, 0, 0, NULL}},
      prep_denoise, run_denoise, 0},
+    {"dwt", "the luma's 2-D wavelet transform: grayf32 coefficients, block layout (DWT module)",
+     {{"levels", 3, 0, 32, "decomposition levels"},
+      {"wavelet", 2, 0, 3, "0 Haar, 1 CDF 5/3, 2 CDF 9/7, 3 Deslauriers-Dubuc (13,7)"},
+      {NULL, 0, 0, 0, NULL}},
+     prep_dwt, run_dwt, 0},
+    {"idwt", "the inverse of dwt: grayf32 coefficients back to a grey image (DWT module)",
+     {{"levels", 3, 0, 32, "decomposition levels (as the forward's)"},
+      {"wavelet", 2, 0, 3, "as the forward's"},
+      {"depth", 8, 8, 32, "8: gray8, 16: gray16 (rounded, clamped), 32: grayf32"},
+      {NULL, 0, 0, 0, NULL}},
+     prep_idwt, run_idwt, 0},
     {"deband", "banding reduction, f3kdb family (YUV/grey frames; deband module)",
      {{"range", 15, 0, 255, "reference offsets within +-range samples"},
       {"y", 64, 0, 4095, "luma threshold (1/16 of an 8-bit code)"},
@@ -727,7 +826,7 @@ int run_stage_make_conversion(run_stage *s, const char *name)
 
 int run_stage_wants_yuv(const run_stage *s)
 {
-    return s->def && (s->def->prepare == prep_deband || s->def->prepare == prep_denoise);
+    return s->def && (s->def->prepare == prep_deband || s->def->prepare == prep_denoise || s->def->prepare == prep_dwt);
 }
 
 void run_stage_print_table(FILE *f)

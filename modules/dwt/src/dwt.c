@@ -3081,3 +3081,74 @@ RV_API int rv_dwt_denoise(RV_Dwt *d, RV_Image *frame, const RV_DwtDenoiseParams 
     }
     return 0;
 }
+
+/* rv_dwt_forward_frame / rv_dwt_inverse_frame: the checks both make; *fi gets
+ * the frame's format (GRAYF32 frames are copied, not converted). */
+static int frame_args(RV_Dwt *d, RV_Image *frame, RV_Image *coef, const RV_FormatInfo **fi)
+{
+    if (!frame || !coef)
+        return fail(d, RV_EINVAL, "frame and coefficient image are required");
+    if (d->type != DWT_F32 || d->s.layout != RV_DWT_LAYOUT_BLOCK || d->s.dims != 2)
+        return fail(d, RV_EINVAL, "needs f32, 2-D, block-layout settings");
+    if (rv_image_context(frame) != d->ctx || rv_image_context(coef) != d->ctx)
+        return fail(d, RV_EINVAL, "the images belong to another context");
+    *fi = rv_format_info(rv_image_format(frame));
+    if (!*fi || ((*fi)->elem_type != RV_ET_U8 && (*fi)->elem_type != RV_ET_U16 && (*fi)->elem_type != RV_ET_F32))
+        return fail(d, RV_EINVAL, "%s frames have no luma plane (YUV or GRAY only)", *fi ? (*fi)->name : "unknown");
+    if (rv_image_format(coef) != RV_FMT_GRAYF32 || rv_image_width(coef) != rv_image_width(frame) ||
+        rv_image_height(coef) != rv_image_height(frame))
+        return fail(d, RV_EINVAL, "the coefficients must be a GRAYF32 image of the luma's size %dx%d",
+                    rv_image_width(frame), rv_image_height(frame));
+    if (frame == coef)
+        return fail(d, RV_EINVAL, "the frame and the coefficients must be two images");
+    return 0;
+}
+
+RV_API int rv_dwt_forward_frame(RV_Dwt *d, RV_Image *frame, RV_Image *coef, int levels)
+{
+    if (!d)
+        return RV_EINVAL;
+    const RV_FormatInfo *fi = NULL;
+    int err = frame_args(d, frame, coef, &fi);
+    if (err < 0)
+        return err;
+    if (fi->elem_type == RV_ET_F32) {
+        if ((err = rv_image_copy(coef, frame)) < 0)
+            return rvfail(d, err, "copy of the frame");
+    } else {
+        uint64_t plane = 0, fb = 0;
+        ptrdiff_t pp = 0, fp = 0;
+        if ((err = rv_image_kernel_address(frame, 0, RV_ACCESS_READ, &plane, &pp)) < 0 ||
+            (err = rv_image_kernel_address(coef, 0, RV_ACCESS_WRITE, &fb, &fp)) < 0)
+            return rvfail(d, err, "image address");
+        if ((err = convert_plane(d, plane, pp, fb, fp, rv_image_width(frame), rv_image_height(frame),
+                                 fi->sample_bytes, 0)) < 0)
+            return err;
+    }
+    return image_transform(d, coef, levels, 0);
+}
+
+RV_API int rv_dwt_inverse_frame(RV_Dwt *d, RV_Image *coef, RV_Image *frame, int levels)
+{
+    if (!d)
+        return RV_EINVAL;
+    const RV_FormatInfo *fi = NULL;
+    int err = frame_args(d, frame, coef, &fi);
+    if (err < 0)
+        return err;
+    if ((err = image_transform(d, coef, levels, 1)) < 0)
+        return err;
+    if (fi->elem_type == RV_ET_F32) {
+        if ((err = rv_image_copy(frame, coef)) < 0)
+            return rvfail(d, err, "copy into the frame");
+        return 0;
+    }
+    uint64_t plane = 0, fb = 0;
+    ptrdiff_t pp = 0, fp = 0;
+    /* RW, not WRITE: the frame's other planes (chroma) must stay valid where
+     * the kernel writes plane 0 */
+    if ((err = rv_image_kernel_address(frame, 0, RV_ACCESS_RW, &plane, &pp)) < 0 ||
+        (err = rv_image_kernel_address(coef, 0, RV_ACCESS_READ, &fb, &fp)) < 0)
+        return rvfail(d, err, "image address");
+    return convert_plane(d, plane, pp, fb, fp, rv_image_width(frame), rv_image_height(frame), fi->sample_bytes, 1);
+}

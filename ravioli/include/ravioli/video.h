@@ -1,6 +1,6 @@
 /*
- * ravioli/video.h - frame sources (camera, Y4M, synthetic) and sinks
- * (window, Y4M, null). RV_Streaming (stream.h) drives them; they can also
+ * ravioli/video.h - frame sources (camera, Y4M, synthetic, an image file) and
+ * sinks (window, Y4M, an image file, null). RV_Streaming (stream.h) drives them; they can also
  * be used on their own.
  *
  * A source delivers frames in its native format (e.g. YUV 4:2:0 from a Y4M
@@ -87,6 +87,14 @@ typedef struct RV_V4L2Settings {
 RV_API void rv_v4l2_settings_default(RV_V4L2Settings *s);
 RV_API int rv_source_open_v4l2(RV_Context *ctx, const RV_V4L2Settings *s, RV_Source **out);
 
+/** A still image file (PGM, PPM or grey PFM, ravioli/io.h) as a stream of one
+ *  frame, of the format rv_image_read_file gives it (gray8, gray16, rgba8,
+ *  rgba16, grayf32). The file is read when the source opens, so its errors
+ *  come from here: rv_image_read_file's codes and messages (RV_ENOENT, RV_EIO,
+ *  RV_EBADMSG, RV_ENOSYS for the kinds it refuses). info: frames 1, frame
+ *  rate unknown (0/0); the read after the frame is RV_EPIPE. */
+RV_API int rv_source_open_image(RV_Context *ctx, const char *path, RV_Source **out);
+
 /** The source's size, format and rate. RV_EINVAL for a NULL src (no message) or
  *  info (the message on the source's context). */
 RV_API int rv_source_info(const RV_Source *src, RV_VideoInfo *info);
@@ -133,6 +141,18 @@ RV_API int rv_sink_open_y4m(RV_Context *ctx, const char *path, const RV_VideoInf
 /** As rv_sink_open_y4m(); RGBA8 frames become `rgb_to` (RV_FMT_YUV420P8 or RV_FMT_YUV444P8). */
 RV_API int rv_sink_open_y4m_ex(RV_Context *ctx, const char *path, const RV_VideoInfo *info,
                                RV_Format rgb_to, RV_Sink **out);
+
+/**
+ * An image file that takes the one frame of a stream, written by
+ * rv_image_write_file: gray8 / gray16 frames as a PGM, rgba8 / rgba16 as a PPM,
+ * grayf32 as a PFM; `path` must end in that kind's extension (.pgm, .ppm,
+ * .pfm, in any case), else RV_EINVAL before anything is written, as for frames
+ * of another format (YUV: use rv_sink_open_y4m). A path whose directory does
+ * not exist is RV_ENOENT, one that cannot be written there RV_EIO, both found
+ * when the sink opens. The file is written at the first frame; a second frame
+ * is RV_EINVAL and leaves the first as written.
+ */
+RV_API int rv_sink_open_image(RV_Context *ctx, const char *path, const RV_VideoInfo *info, RV_Sink **out);
 
 /**
  * SDL2 window (RV_ENOSYS when built without SDL2). SDL renders only from the

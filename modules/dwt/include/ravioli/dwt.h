@@ -385,6 +385,21 @@ RV_API int rv_dwt_forward(RV_Dwt *dwt, RV_Image *img, int levels);
 RV_API int rv_dwt_inverse(RV_Dwt *dwt, RV_Image *img, int levels);
 
 /**
+ * A frame's luma to coefficients and back (the `dwt` and `idwt` stages of
+ * ravioli-run): `coef` is a GRAYF32 image of the luma's size, on the
+ * transform's context (f32, 2-D, block-layout settings); `frame` is a YUV or
+ * GRAY frame of 8 or 16 bits, or GRAYF32, whose plane 0 is the luma.
+ * rv_dwt_forward_frame converts the luma to float into `coef` (the sample
+ * values as they are: 0..255, 0..65535) and transforms it there;
+ * rv_dwt_inverse_frame transforms `coef` back in place (its coefficients are
+ * overwritten) and writes it into the luma of `frame`, rounded half up and
+ * clamped to the sample range for integer planes; other planes are untouched.
+ * The results equal rv_dwt_forward / rv_dwt_inverse of the same samples.
+ */
+RV_API int rv_dwt_forward_frame(RV_Dwt *dwt, RV_Image *frame, RV_Image *coef, int levels);
+RV_API int rv_dwt_inverse_frame(RV_Dwt *dwt, RV_Image *coef, RV_Image *frame, int levels);
+
+/**
  * The same on a buffer holding h rows of w 32-bit samples (type of the
  * settings), row r at byte offset r * pitch (pitch >= 4 * w, a multiple of 4).
  */
