@@ -13,6 +13,7 @@
 #include "internal.h" /* test_transfer_ctx_backend: a context's backend field */
 #include "dwt_ref.h"
 #include "copy16_check.h"
+#include "frame_api_check.h"
 
 typedef struct cfg {
     RV_DwtWavelet wv;
@@ -661,6 +662,13 @@ static void check_host(const cfg *c, int dims, int w, int h, int levels, int pai
     free(ref);
 }
 
+/* rv_dwt_forward_frame / rv_dwt_inverse_frame (frame_api_check.h) */
+static void test_frame_api(void **state)
+{
+    (void)state;
+    frame_api_check(g_ctx);
+}
+
 static void test_host_split(void **state)
 {
     (void)state;
@@ -878,6 +886,7 @@ int main(void)
         cmocka_unit_test(test_1d_block),      cmocka_unit_test(test_1d_interleaved),
         cmocka_unit_test(test_long_rows),     cmocka_unit_test(test_image_api),
         cmocka_unit_test(test_denoise),       cmocka_unit_test(test_host_split),
+        cmocka_unit_test(test_frame_api),
         cmocka_unit_test(test_copy16),         cmocka_unit_test(test_message_convention),
         cmocka_unit_test(test_header_example),
         cmocka_unit_test(test_ll_size),

@@ -10,6 +10,7 @@
 #include <ravioli/dwt.h>
 
 #include "copy16_check.h"
+#include "frame_api_check.h"
 
 static RV_Context *g_gpu, *g_cpu;
 
@@ -507,6 +508,14 @@ static void test_gpu_equals_cpu(void **state)
                 compare(wv, integer, RV_DWT_LAYOUT_BLOCK, RV_DWT_IN_PLACE, 1, 1, w, h, 5);
                 compare(wv, integer, RV_DWT_LAYOUT_INTERLEAVED, RV_DWT_IN_PLACE, 1, 1, w, h, 5);
             }
+}
+
+/* rv_dwt_forward_frame / rv_dwt_inverse_frame on the GPU (frame_api_check.h:
+ * the conversions and the transforms' own results on the same context) */
+static void test_gpu_frame_api(void **state)
+{
+    (void)state;
+    frame_api_check(g_gpu);
 }
 
 static void test_gpu_denoise(void **state)
@@ -1142,6 +1151,7 @@ int main(void)
         cmocka_unit_test(test_gpu_fix_exact),
         cmocka_unit_test(test_gpu_base_arch),
         cmocka_unit_test(test_gpu_transfer_ctx_backend),
+        cmocka_unit_test(test_gpu_frame_api),
     };
     /* a base run: the code for older GPUs, by the tests whose expectations do
      * not name sm_90 passes (launch counts of clusters and one-pass levels) */
@@ -1151,6 +1161,7 @@ int main(void)
         cmocka_unit_test(test_gpu_inplace_levels),
         cmocka_unit_test(test_gpu_denoise),
         cmocka_unit_test(test_gpu_host_split),
+        cmocka_unit_test(test_gpu_frame_api),
     };
     /* RV_DWT_TEST_FILTER="test_gpu_inplace*": run only the matching tests (short device calls) */
     const char *filter = getenv("RV_DWT_TEST_FILTER");

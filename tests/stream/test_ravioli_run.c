@@ -12,6 +12,7 @@
  * the same Y4M clip and compares the outputs, and exits 77 without a GPU.
  */
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -719,6 +720,62 @@ static void cli_cpu_vs_cuda(const char *in, const char *const *stages, const cha
     }
 }
 
+/* An image through the dwt stage on both backends (image source and sink):
+ * the coefficients within 1e-6 of the largest, and idwt on the GPU gives the
+ * image back. */
+static void dwt_cpu_vs_cuda(int wavelet, int levels)
+{
+    char in[128], co[2][128], back[128], src[300], snk[300], stage[64];
+    snprintf(in, sizeof(in), "%s/dwt_in.pgm", g_dir);
+    RV_Context *ctx = rv_test_cpu_context(1);
+    RV_Image *img = NULL;
+    assert_int_equal(rv_image_create(ctx, 333, 190, RV_FMT_GRAY8, &img), 0);
+    rv_test_fill_random(img, 7 + (uint64_t)wavelet);
+    assert_int_equal(rv_image_write_file(img, in), 0);
+    snprintf(src, sizeof(src), "image:%s", in);
+    snprintf(stage, sizeof(stage), "dwt:levels=%d,wavelet=%d", levels, wavelet);
+    for (int b = 0; b < 2; b++) {
+        snprintf(co[b], sizeof(co[b]), "%s/dwt_%d.pfm", g_dir, b);
+        snprintf(snk, sizeof(snk), "image:%s", co[b]);
+        expect((const char *[]){"--source", src, "--stage", stage, "--sink", snk, "--backend", b ? "cuda" : "cpu",
+                                NULL},
+               0, "stderr", "captured 1 = processed 1");
+    }
+    RV_Image *c[2] = {NULL, NULL};
+    for (int b = 0; b < 2; b++)
+        assert_int_equal(rv_image_read_file(ctx, co[b], &c[b]), 0);
+    ptrdiff_t pa = 0, pb = 0;
+    const unsigned char *a = rv_image_read(c[0], 0, &pa), *g = rv_image_read(c[1], 0, &pb);
+    double mx = 0, worst = 0;
+    for (int y = 0; y < 190; y++)
+        for (int x = 0; x < 333; x++)
+            mx = fmax(mx, fabs(((const float *)(a + y * pa))[x]));
+    for (int y = 0; y < 190; y++)
+        for (int x = 0; x < 333; x++)
+            worst = fmax(worst, fabs(((const float *)(a + y * pa))[x] - ((const float *)(g + y * pb))[x]));
+    if (worst > 1e-6 * mx)
+        fail_msg("dwt wavelet %d, %d levels: cuda differs from cpu by %g (largest coefficient %g)", wavelet, levels,
+                 worst, mx);
+    snprintf(src, sizeof(src), "image:%s", co[1]);
+    snprintf(back, sizeof(back), "%s/dwt_back.pgm", g_dir);
+    snprintf(snk, sizeof(snk), "image:%s", back);
+    snprintf(stage, sizeof(stage), "idwt:levels=%d,wavelet=%d", levels, wavelet);
+    expect((const char *[]){"--source", src, "--stage", stage, "--sink", snk, "--backend", "cuda", NULL}, 0, "stderr",
+           "captured 1 = processed 1");
+    size_t n1 = 0, n2 = 0;
+    char *x = rv_test_slurp(in, &n1), *y = rv_test_slurp(back, &n2);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(x, y, n1);
+    free(x);
+    free(y);
+    rv_image_destroy(&c[0]);
+    rv_image_destroy(&c[1]);
+    rv_image_destroy(&img);
+    rv_context_destroy(&ctx);
+}
+
 static void test_gpu(void **state)
 {
     (void)state;
@@ -733,6 +790,8 @@ static void test_gpu(void **state)
     /* float DWT: equal up to the last rounding to 8 bits */
     cli_cpu_vs_cuda(in, (const char *[]){"denoise:threshold=20,levels=2", NULL}, NULL, 1);
     cli_cpu_vs_cuda(in, (const char *[]){"denoise:threshold=10,levels=3,wavelet=1", "invert", NULL}, "2", 1);
+    for (int w = 0; w < 4; w++)
+        dwt_cpu_vs_cuda(w, w == 2 ? 5 : 3);
 }
 
 int main(int argc, char **argv)
