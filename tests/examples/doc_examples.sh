@@ -161,7 +161,7 @@ program video_md video_md.c
 run video_md
 [ "$(grep -c FRAME out.y4m)" = 3 ] || fail "docs/video.md example: out.y4m does not hold the 3 frames"
 
-# ---- docs/dwt.md: the API, the denoising stage ----
+# ---- docs/dwt.md: the API, the denoising stage, frames to coefficients ----
 {
   printf '#include <ravioli/dwt.h>\n'
   printf 'static int api(RV_Context *ctx, RV_Context *ctx2, RV_Buffer *buf, RV_Image *grayf32_image,\n'
@@ -171,12 +171,18 @@ run video_md
   printf 'static int denoise(RV_Context *ctx, RV_Image *frame)\n{\n'
   block "$src/docs/dwt.md" 'rv_dwt_denoise_default(&p)'
   printf '    rv_dwt_destroy(&dwt);\n    return 0;\n}\n'
+  printf 'static int frames(RV_Dwt *dwt, RV_Image *frame, RV_Image *coef, int levels)\n{\n'
+  block "$src/docs/dwt.md" 'rv_dwt_forward_frame(dwt, frame, coef, levels)'
+  printf '    return 0;\n}\n'
   printf 'int main(void)\n{\n    RV_Context *ctx, *ctx2; RV_Buffer *buf; RV_Image *img, *g8;\n'
   printf '    static float in[16 * 12], out[16 * 12];\n'
   printf '    if (rv_context_create(&ctx, NULL) < 0 || rv_context_create(&ctx2, NULL) < 0 ||\n'
   printf '        rv_buffer_create(ctx, sizeof(in), &buf) < 0 || rv_image_create(ctx, 16, 12, RV_FMT_GRAYF32, &img) < 0 ||\n'
   printf '        rv_image_create(ctx, 16, 12, RV_FMT_GRAY8, &g8) < 0) return 1;\n'
   printf '    int rc = api(ctx, ctx2, buf, img, in, out, 16, 12, 16 * sizeof(float), 2) | denoise(ctx, g8);\n'
+  printf '    RV_DwtSettings s; rv_dwt_settings_default(&s); RV_Dwt *d = NULL;\n'
+  printf '    if (rv_dwt_create(ctx, &s, &d) < 0) return 1;\n'
+  printf '    rc |= frames(d, g8, img, 3) < 0;\n    rv_dwt_destroy(&d);\n'
   printf '    rv_context_destroy(&ctx2); rv_context_destroy(&ctx);\n    return rc;\n}\n'
 } > dwt_md.c
 program dwt_md dwt_md.c -lravioli_dwt
