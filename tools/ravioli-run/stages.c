@@ -183,8 +183,8 @@ static void free_dwt(void **obj)
     *obj = NULL;
 }
 
-/* The stage's dwt_slots with slot 0 made (a settings or module error shows
- * before the run), for frames of `fmt`; `wavelet` indexes the stages'
+/* The stage's dwt_slots (denoise, dwt, idwt), slot 0 made now so that a
+ * settings or module error shows before the run; `wavelet` is the stages'
  * parameter (0 Haar, 1 CDF 5/3, 2 CDF 9/7, 3 DD(13,7)). */
 static int prep_dwt_slots(run_stage *s, run_env *env, int wavelet)
 {
