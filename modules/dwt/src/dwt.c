@@ -3104,27 +3104,35 @@ static int frame_args(RV_Dwt *d, RV_Image *frame, RV_Image *coef, const RV_Forma
     return 0;
 }
 
+/* Plane 0 of the frame into the coefficients as floats (inverse: back,
+ * rounded and clamped; GRAYF32 frames are copied). The frame is written RW,
+ * not WRITE: its other planes (chroma) must stay valid where the kernel
+ * writes plane 0. */
+static int frame_convert(RV_Dwt *d, RV_Image *frame, RV_Image *coef, const RV_FormatInfo *fi, int inverse)
+{
+    int err;
+    if (fi->elem_type == RV_ET_F32) {
+        if ((err = inverse ? rv_image_copy(frame, coef) : rv_image_copy(coef, frame)) < 0)
+            return rvfail(d, err, inverse ? "copy into the frame" : "copy of the frame");
+        return 0;
+    }
+    uint64_t plane = 0, fb = 0;
+    ptrdiff_t pp = 0, fp = 0;
+    if ((err = rv_image_kernel_address(frame, 0, inverse ? RV_ACCESS_RW : RV_ACCESS_READ, &plane, &pp)) < 0 ||
+        (err = rv_image_kernel_address(coef, 0, inverse ? RV_ACCESS_READ : RV_ACCESS_WRITE, &fb, &fp)) < 0)
+        return rvfail(d, err, "image address");
+    return convert_plane(d, plane, pp, fb, fp, rv_image_width(frame), rv_image_height(frame), fi->sample_bytes,
+                         inverse);
+}
+
 RV_API int rv_dwt_forward_frame(RV_Dwt *d, RV_Image *frame, RV_Image *coef, int levels)
 {
     if (!d)
         return RV_EINVAL;
     const RV_FormatInfo *fi = NULL;
     int err = frame_args(d, frame, coef, &fi);
-    if (err < 0)
+    if (err < 0 || (err = frame_convert(d, frame, coef, fi, 0)) < 0)
         return err;
-    if (fi->elem_type == RV_ET_F32) {
-        if ((err = rv_image_copy(coef, frame)) < 0)
-            return rvfail(d, err, "copy of the frame");
-    } else {
-        uint64_t plane = 0, fb = 0;
-        ptrdiff_t pp = 0, fp = 0;
-        if ((err = rv_image_kernel_address(frame, 0, RV_ACCESS_READ, &plane, &pp)) < 0 ||
-            (err = rv_image_kernel_address(coef, 0, RV_ACCESS_WRITE, &fb, &fp)) < 0)
-            return rvfail(d, err, "image address");
-        if ((err = convert_plane(d, plane, pp, fb, fp, rv_image_width(frame), rv_image_height(frame),
-                                 fi->sample_bytes, 0)) < 0)
-            return err;
-    }
     return image_transform(d, coef, levels, 0);
 }
 
@@ -3134,21 +3142,7 @@ RV_API int rv_dwt_inverse_frame(RV_Dwt *d, RV_Image *coef, RV_Image *frame, int 
         return RV_EINVAL;
     const RV_FormatInfo *fi = NULL;
     int err = frame_args(d, frame, coef, &fi);
-    if (err < 0)
+    if (err < 0 || (err = image_transform(d, coef, levels, 1)) < 0)
         return err;
-    if ((err = image_transform(d, coef, levels, 1)) < 0)
-        return err;
-    if (fi->elem_type == RV_ET_F32) {
-        if ((err = rv_image_copy(frame, coef)) < 0)
-            return rvfail(d, err, "copy into the frame");
-        return 0;
-    }
-    uint64_t plane = 0, fb = 0;
-    ptrdiff_t pp = 0, fp = 0;
-    /* RW, not WRITE: the frame's other planes (chroma) must stay valid where
-     * the kernel writes plane 0 */
-    if ((err = rv_image_kernel_address(frame, 0, RV_ACCESS_RW, &plane, &pp)) < 0 ||
-        (err = rv_image_kernel_address(coef, 0, RV_ACCESS_READ, &fb, &fp)) < 0)
-        return rvfail(d, err, "image address");
-    return convert_plane(d, plane, pp, fb, fp, rv_image_width(frame), rv_image_height(frame), fi->sample_bytes, 1);
+    return frame_convert(d, frame, coef, fi, 1);
 }
