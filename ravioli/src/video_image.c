@@ -13,7 +13,10 @@
 #include "ravioli/io.h"
 
 typedef struct image_src {
-    RV_Image *img; /* read when the source opened; NULL once delivered */
+    RV_Image *img; /* read when the source opened, freed when it closes (the
+                    * reads run on the streaming capture thread; the image
+                    * belongs to the context's thread) */
+    int delivered;
     char name[256];
 } image_src;
 
@@ -21,7 +24,7 @@ static int image_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int ti
 {
     (void)timeout_ms;
     image_src *st = src->priv;
-    if (!st->img)
+    if (st->delivered)
         return RV_EPIPE;
     int err = rv__video_check_frame(src->ctx, "image source", &src->info, frame);
     if (err < 0)
@@ -34,7 +37,7 @@ static int image_read(RV_Source *src, RV_Image *frame, long long *pts_ns, int ti
     const size_t row = (size_t)frame->w * (size_t)frame->fi->sample_bytes;
     for (int y = 0; y < frame->h; y++)
         memcpy(d + (ptrdiff_t)y * dp, s + (ptrdiff_t)y * sp, row);
-    rv_image_destroy(&st->img); /* one frame: the next read is the end */
+    st->delivered = 1; /* one frame: the next read is the end */
     if (pts_ns)
         *pts_ns = rv__now_ns();
     return 0;
